@@ -1,0 +1,130 @@
+#include "nabla/autograd/node.h"
+
+#include "nabla/core/grad_mode.h"
+#include "nabla/ops/ops.h"
+
+namespace nabla::autograd {
+
+namespace {
+std::atomic<uint64_t> g_next_sequence_nr{0};
+}
+
+Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+
+SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t version)
+    : version_(version), is_output_(is_output) {
+  if (is_output) {
+    output_nr_ = t.output_nr();
+    data_ = make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  } else {
+    data_ = t;
+  }
+}
+
+Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op, int index) const {
+  NABLA_CHECK(data_.defined(), op,
+              ": trying to backward through the graph a second time (its saved tensors were freed); "
+              "pass retain_graph=true to the first backward");
+  NABLA_CHECK(data_.version() == version_, "backward of ", op, ": one of the tensors needed for the gradient (",
+              is_output_ ? "output " : "input ", index, ", shape ", data_.sizes(),
+              ") has been modified by an in-place operation: it is at version ", data_.version(),
+              ", expected version ", version_);
+  if (!is_output_ || !GradMode::is_enabled()) return data_;
+  // create_graph: the output must be connected to the node that made it.
+  Tensor alias = make_view(data_, data_.sizes(), data_.strides(), data_.storage_offset());
+  auto meta = std::make_shared<AutogradMeta>();
+  meta->requires_grad = true;
+  meta->grad_fn = owner;
+  meta->output_nr = output_nr_;
+  alias.impl()->autograd = std::move(meta);
+  return alias;
+}
+
+namespace {
+
+class OpGradCtx final : public GradCtx {
+ public:
+  OpGradCtx(OpNode& node, TensorList& grads) : node_(node), grads_(grads) {}
+  const Tensor& grad(int i) override {
+    Tensor& g = grads_[static_cast<std::size_t>(i)];
+    if (!g.defined()) {
+      const OutputMeta& m = node_.output_meta[static_cast<std::size_t>(i)];
+      g = zeros(m.sizes, TensorOptions().dtype(m.dtype).device(node_.input_device));
+    }
+    return g;
+  }
+  Tensor input(int i) override {
+    return node_.saved_inputs[static_cast<std::size_t>(i)].unpack(self(), node_.op.name.data(), i);
+  }
+  Tensor output(int i) override {
+    return node_.saved_outputs[static_cast<std::size_t>(i)].unpack(self(), node_.op.name.data(), i);
+  }
+  const Shape& input_sizes(int i) override { return node_.input_meta[static_cast<std::size_t>(i)].sizes; }
+  DType input_dtype(int i) override { return node_.input_meta[static_cast<std::size_t>(i)].dtype; }
+  bool needs_grad(int i) override { return node_.next_edges[static_cast<std::size_t>(i)].valid(); }
+  int num_inputs() override { return static_cast<int>(node_.next_edges.size()); }
+  const Attrs& attrs() override { return node_.attrs; }
+
+ private:
+  std::shared_ptr<Node> self() { return node_.shared_from_this(); }
+  OpNode& node_;
+  TensorList& grads_;
+};
+
+}  // namespace
+
+TensorList OpNode::apply(TensorList& grads) {
+  NABLA_CHECK(!released, op.name,
+              ": trying to backward through the graph a second time (its saved tensors were freed); "
+              "pass retain_graph=true to the first backward");
+  NABLA_CHECK(op.grad, op.name, ": has no gradient rule");
+  OpGradCtx ctx(*this, grads);
+  return op.grad(ctx);
+}
+
+void OpNode::release_saved() {
+  for (auto& s : saved_inputs) s.reset();
+  for (auto& s : saved_outputs) s.reset();
+  released = true;
+}
+
+TensorList AccumulateGrad::apply(TensorList& grads) {
+  std::shared_ptr<AutogradMeta> m = meta.lock();
+  if (!m || !grads[0].defined()) return {};
+  Tensor g = grads[0];
+  for (auto& hook : m->hooks) {
+    Tensor r = hook(g);
+    if (r.defined()) g = r;
+  }
+  if (!m->grad.defined()) {
+    // Own the gradient: the same tensor may flow to several leaves.
+    m->grad = GradMode::is_enabled() ? g.clone() : g.detach().clone();
+  } else if (GradMode::is_enabled()) {
+    m->grad = m->grad + g;  // create_graph: keep the history
+  } else {
+    m->grad.add_(g);
+  }
+  return {};
+}
+
+AutogradMeta& autograd_meta(const Tensor& t) {
+  auto& m = t.impl()->autograd;
+  if (!m) m = std::make_shared<AutogradMeta>();
+  return *m;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  auto& m = t.impl()->autograd;
+  if (!m) return {};
+  if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  if (!m->requires_grad) return {};
+  if (!m->grad_accumulator) {
+    auto acc = std::make_shared<AccumulateGrad>(m);
+    acc->input_meta.push_back({t.sizes(), t.dtype()});
+    acc->output_meta.push_back({t.sizes(), t.dtype()});
+    m->grad_accumulator = acc;
+  }
+  return {m->grad_accumulator, 0};
+}
+
+}  // namespace nabla::autograd

@@ -1,0 +1,33 @@
+// Device memory allocators. The CPU one caches freed blocks by size class, so a
+// training loop in steady state asks the system for no new memory.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "nabla/core/device.h"
+
+namespace nabla {
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  virtual void* allocate(std::size_t nbytes) = 0;
+  virtual void deallocate(void* p, std::size_t nbytes) = 0;
+};
+
+struct AllocatorStats {
+  uint64_t system_allocations = 0;  // blocks obtained from the system
+  uint64_t cache_hits = 0;          // requests served from the cache
+  uint64_t bytes_in_use = 0;
+  uint64_t bytes_cached = 0;
+  uint64_t peak_bytes_in_use = 0;
+};
+
+// The allocator of a device type (CPU now; backends register theirs).
+Allocator* allocator_for(Device d);
+void register_allocator(DeviceType t, Allocator* a);
+
+AllocatorStats cpu_allocator_stats();
+void cpu_allocator_empty_cache();  // returns cached blocks to the system
+
+}  // namespace nabla

@@ -1,0 +1,9 @@
+#include "nabla/core/grad_mode.h"
+
+namespace nabla {
+namespace {
+thread_local bool g_grad_enabled = true;
+}
+bool GradMode::is_enabled() { return g_grad_enabled; }
+void GradMode::set_enabled(bool enabled) { g_grad_enabled = enabled; }
+}  // namespace nabla

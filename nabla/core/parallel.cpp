@@ -1,0 +1,154 @@
+#include "nabla/core/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "nabla/core/error.h"
+
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+
+namespace nabla {
+namespace {
+
+int default_threads() {
+  if (const char* env = std::getenv("NABLA_NUM_THREADS")) {
+    int n = std::atoi(env);
+    if (n > 0) return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int n) { resize(n); }
+  ~ThreadPool() { stop(); }
+
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  void resize(int n) {
+    stop();
+    stopping_ = false;
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { loop(i); });
+  }
+
+  // Runs fn(chunk) for chunk in [0, chunks) on the pool; the caller takes chunk 0.
+  void run(int chunks, const std::function<void(int)>& fn) {
+    std::unique_lock<std::mutex> lock(mu_);
+    task_ = &fn;
+    chunks_ = chunks;
+    pending_ = chunks - 1;
+    error_ = nullptr;
+    ++generation_;
+    cv_.notify_all();
+    lock.unlock();
+    try {
+      fn(0);
+    } catch (...) {
+      std::lock_guard<std::mutex> g(mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+    lock.lock();
+    done_cv_.wait(lock, [&] { return pending_ == 0; });
+    task_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void loop(int id) {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+      if (id >= chunks_) continue;
+      const auto* fn = task_;
+      lock.unlock();
+      try {
+        (*fn)(id);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(mu_);
+        if (!error_) error_ = std::current_exception();
+      }
+      lock.lock();
+      if (--pending_ == 0) done_cv_.notify_one();
+    }
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+      cv_.notify_all();
+    }
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable cv_, done_cv_;
+  const std::function<void(int)>* task_ = nullptr;
+  int chunks_ = 0;
+  int pending_ = 0;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+};
+
+std::atomic<int> g_num_threads{0};
+std::mutex g_pool_mu;
+
+ThreadPool& pool() {
+  static ThreadPool* p = new ThreadPool(get_num_threads());  // leaked: lives until exit
+  return *p;
+}
+
+thread_local bool t_in_parallel = false;
+
+}  // namespace
+
+int get_num_threads() {
+  int n = g_num_threads.load();
+  if (n == 0) {
+    n = default_threads();
+    g_num_threads.store(n);
+    if (openblas_set_num_threads) openblas_set_num_threads(n);
+  }
+  return n;
+}
+
+void set_num_threads(int n) {
+  NABLA_CHECK(n >= 1, "set_num_threads: expected a positive number of threads, got ", n);
+  std::lock_guard<std::mutex> lock(g_pool_mu);
+  g_num_threads.store(n);
+  if (openblas_set_num_threads) openblas_set_num_threads(n);
+  pool().resize(n);
+}
+
+void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  int64_t n = end - begin;
+  if (n <= 0) return;
+  int threads = get_num_threads();
+  if (threads <= 1 || n < grain || t_in_parallel) {
+    fn(begin, end);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_pool_mu);  // one parallel region at a time
+  int chunks = static_cast<int>(std::min<int64_t>(pool().size(), (n + grain - 1) / grain));
+  chunks = std::max(chunks, 1);
+  int64_t step = (n + chunks - 1) / chunks;
+  pool().run(chunks, [&](int c) {
+    t_in_parallel = true;
+    int64_t b = begin + c * step, e = std::min(end, b + step);
+    if (b < e) fn(b, e);
+    t_in_parallel = false;
+  });
+}
+
+}  // namespace nabla

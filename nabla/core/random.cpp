@@ -1,0 +1,30 @@
+#include "nabla/core/random.h"
+
+#include <mutex>
+
+namespace nabla {
+namespace {
+std::mutex g_mu;
+}
+
+void Generator::manual_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  seed_ = seed;
+  offset_ = 0;
+}
+
+uint64_t Generator::reserve(uint64_t counters) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  uint64_t first = offset_;
+  offset_ += counters;
+  return first;
+}
+
+Generator& default_generator() {
+  static Generator g;
+  return g;
+}
+
+void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
+
+}  // namespace nabla

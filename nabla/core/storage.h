@@ -1,0 +1,38 @@
+// Storage: one block of device memory shared by a tensor and all its views. It
+// also carries the version counter that in-place ops bump, so autograd can tell
+// when a tensor it saved was modified (see Note [Version counter]).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "nabla/core/allocator.h"
+#include "nabla/core/device.h"
+#include "nabla/core/ref.h"
+
+namespace nabla {
+
+class Storage : public RefCounted {
+ public:
+  // Allocates nbytes on device.
+  Storage(std::size_t nbytes, Device device);
+  // Wraps memory the caller owns (borrowed: never freed here).
+  Storage(void* borrowed, std::size_t nbytes, Device device);
+  ~Storage() override;
+
+  void* data() const { return data_; }
+  std::size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+  // Note [Version counter]: incremented by every in-place write through any view.
+  uint32_t version() const { return version_; }
+  void bump_version() { ++version_; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t nbytes_ = 0;
+  Device device_;
+  Allocator* allocator_ = nullptr;  // null when borrowed
+  uint32_t version_ = 0;
+};
+
+}  // namespace nabla

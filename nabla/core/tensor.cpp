@@ -1,0 +1,86 @@
+#include "nabla/core/tensor.h"
+
+#include <limits>
+
+namespace nabla {
+
+TensorImpl::TensorImpl(Ref<Storage> s, Shape sz, Shape st, int64_t off, DType dt, Device dev)
+    : storage(std::move(s)), sizes(std::move(sz)), strides(std::move(st)), offset(off), dtype(dt), device(dev) {
+  numel = 1;
+  for (int64_t d : sizes) numel *= d;
+}
+
+TensorImpl::~TensorImpl() = default;
+
+bool TensorImpl::is_contiguous() const {
+  int64_t expected = 1;
+  for (std::size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
+Shape contiguous_strides(IntList sizes) {
+  Shape strides(sizes.size(), 1);
+  int64_t acc = 1;
+  for (std::size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = acc;
+    acc *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+int64_t checked_numel(IntList sizes, const char* api) {
+  int64_t n = 1;
+  for (int64_t d : sizes) {
+    NABLA_CHECK(d >= 0, api, ": negative dimension in size ", sizes, "; sizes must be >= 0");
+    NABLA_CHECK(d == 0 || n <= std::numeric_limits<int64_t>::max() / d, api, ": size ", sizes,
+                " has more elements than fit in int64");
+    n *= d;
+  }
+  return n;
+}
+
+Tensor make_empty(IntList sizes, DType dtype, Device device, const char* api) {
+  int64_t n = checked_numel(sizes, api);
+  std::size_t bytes = static_cast<std::size_t>(n) * itemsize(dtype);
+  NABLA_CHECK(n == 0 || bytes / itemsize(dtype) == static_cast<std::size_t>(n), api, ": size ", sizes,
+              " overflows the addressable memory");
+  auto storage = make_ref<Storage>(bytes, device);
+  return Tensor(make_ref<TensorImpl>(std::move(storage), sizes.shape(), contiguous_strides(sizes), 0, dtype, device));
+}
+
+Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset) {
+  TensorImpl* b = base.impl();
+  return Tensor(make_ref<TensorImpl>(b->storage, std::move(sizes), std::move(strides), offset, b->dtype, b->device));
+}
+
+int64_t Tensor::size(int64_t d) const {
+  int64_t n = dim();
+  NABLA_CHECK(d >= -n && d < n, "Tensor::size: dim ", d, " is out of range for a tensor of ", n,
+              " dims (expected in [", -n, ", ", n - 1, "])");
+  return sizes()[static_cast<std::size_t>(d < 0 ? d + n : d)];
+}
+
+int64_t Tensor::stride(int64_t d) const {
+  int64_t n = dim();
+  NABLA_CHECK(d >= -n && d < n, "Tensor::stride: dim ", d, " is out of range for a tensor of ", n, " dims");
+  return strides()[static_cast<std::size_t>(d < 0 ? d + n : d)];
+}
+
+void* Tensor::raw_data() const {
+  TensorImpl* p = checked();
+  NABLA_CHECK(p->storage, "Tensor: a symbolic tensor (a graph value) has no data; run the graph in a Session");
+  NABLA_CHECK(p->device.is_cpu(), "Tensor: data of a tensor on ", p->device,
+              " is not host-addressable; call .to(kCPU) first");
+  return static_cast<char*>(p->storage->data()) + p->offset * static_cast<int64_t>(itemsize(p->dtype));
+}
+
+uint32_t Tensor::version() const {
+  TensorImpl* p = checked();
+  return p->storage ? p->storage->version() : 0;
+}
+
+}  // namespace nabla

@@ -1,0 +1,276 @@
+// Tensor: a cheap handle (one pointer) to a TensorImpl. Copies share data, like
+// torch::Tensor. Methods are thin wrappers over the ops in nabla/ops; they are
+// declared here so that `x.mm(w).clamp_min(0)` reads like PyTorch.
+#pragma once
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "nabla/core/dtype.h"
+#include "nabla/core/device.h"
+#include "nabla/core/error.h"
+#include "nabla/core/scalar.h"
+#include "nabla/core/small_vector.h"
+#include "nabla/core/tensor_impl.h"
+
+namespace nabla {
+
+namespace autograd {
+class Node;
+}
+
+class Tensor;
+using TensorList = SmallVector<Tensor, 4>;
+
+// Options for factories: dtype, device, requires_grad.
+struct TensorOptions {
+  DType dtype_ = kFloat32;
+  Device device_ = kCPU;
+  bool requires_grad_ = false;
+  TensorOptions() = default;
+  TensorOptions(DType t) : dtype_(t) {}
+  TensorOptions(Device d) : device_(d) {}
+  TensorOptions dtype(DType t) const { auto o = *this; o.dtype_ = t; return o; }
+  TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
+  TensorOptions requires_grad(bool r = true) const { auto o = *this; o.requires_grad_ = r; return o; }
+};
+inline TensorOptions dtype(DType t) { return TensorOptions().dtype(t); }
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+
+// One index of Tensor::index: an integer, a slice (start, stop, step; missing
+// bounds are open), None (a new axis of size 1) or Ellipsis.
+struct Slice {
+  std::optional<int64_t> start, stop;
+  int64_t step = 1;
+  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt, int64_t step = 1)
+      : start(start), stop(stop), step(step) {}
+};
+struct NoneIndex {};
+struct EllipsisIndex {};
+inline constexpr NoneIndex None{};
+inline constexpr EllipsisIndex Ellipsis{};
+struct TensorIndex {
+  enum Kind { Integer, SliceKind, NoneKind, EllipsisKind } kind;
+  int64_t integer = 0;
+  Slice slice;
+  TensorIndex(int64_t i) : kind(Integer), integer(i) {}
+  TensorIndex(int i) : kind(Integer), integer(i) {}
+  TensorIndex(Slice s) : kind(SliceKind), slice(s) {}
+  TensorIndex(NoneIndex) : kind(NoneKind) {}
+  TensorIndex(EllipsisIndex) : kind(EllipsisKind) {}
+};
+
+using TensorHook = std::function<Tensor(const Tensor&)>;
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(Ref<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata -------------------------------------------------------
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* impl() const { return impl_.get(); }
+  const Shape& sizes() const { return checked()->sizes; }
+  const Shape& shape() const { return sizes(); }
+  const Shape& strides() const { return checked()->strides; }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return static_cast<int64_t>(sizes().size()); }
+  int64_t numel() const { return checked()->numel; }
+  int64_t storage_offset() const { return checked()->offset; }
+  DType dtype() const { return checked()->dtype; }
+  Device device() const { return checked()->device; }
+  bool is_contiguous() const { return checked()->is_contiguous(); }
+  bool is_floating_point() const { return is_floating(dtype()); }
+  bool is_symbolic() const { return defined() && !impl_->storage; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  std::string str() const;  // printed like PyTorch
+
+  // Raw CPU data (checks device and dtype). Only the CPU backend and tests use it.
+  template <class T> T* data_ptr() const;
+  void* raw_data() const;  // CPU only, no dtype check
+  // The single value of a one-element tensor, converted to T (copies from device).
+  template <class T> T item() const;
+  // One element by multi-index, converted to T (for tests; copies from device).
+  template <class T> T at(IntList index) const;
+  // All elements in row-major order, converted to T (copies from device).
+  template <class T> std::vector<T> to_vector() const;
+
+  // ---- autograd -------------------------------------------------------
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool r = true);
+  // The accumulated gradient (undefined until a backward reaches this leaf).
+  Tensor grad() const;
+  Tensor& mutable_grad();
+  void set_grad(const Tensor& g);
+  bool is_leaf() const;
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  uint32_t output_nr() const;
+  // Runs backpropagation from this tensor. `gradient` may be omitted for a scalar.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false, bool create_graph = false) const;
+  Tensor detach() const;     // same data, no history
+  Tensor& detach_();
+  void retain_grad() const;  // keep .grad() of a non-leaf
+  // Calls hook with the gradient of this tensor during backward; a defined
+  // return value replaces the gradient.
+  void register_hook(TensorHook hook) const;
+  uint32_t version() const;
+
+  // ---- conversion -----------------------------------------------------
+  Tensor to(DType t, bool copy = false) const;
+  Tensor to(Device d, bool copy = false) const;
+  Tensor cpu() const { return to(kCPU); }
+  Tensor clone() const;
+  Tensor contiguous() const;
+
+  // ---- views (no copy) ------------------------------------------------
+  Tensor view(IntList sizes) const;
+  Tensor reshape(IntList sizes) const;
+  Tensor permute(IntList dims) const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  Tensor t() const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step = 1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor index(std::initializer_list<TensorIndex> indices) const;
+  Tensor index(const std::vector<TensorIndex>& indices) const;
+  Tensor expand(IntList sizes) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor unflatten(int64_t dim, IntList sizes) const;
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
+  Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
+
+  // ---- elementwise ----------------------------------------------------
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor relu() const;
+  Tensor square() const;
+  Tensor pow(const Scalar& exponent) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(const Scalar& min) const;
+  Tensor clamp_max(const Scalar& max) const;
+  Tensor add(const Tensor& o) const;
+  Tensor sub(const Tensor& o) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+
+  // ---- in place (bump the version counter) ----------------------------
+  Tensor& add_(const Tensor& o);
+  Tensor& add_(const Scalar& o);
+  Tensor& sub_(const Tensor& o);
+  Tensor& sub_(const Scalar& o);
+  Tensor& mul_(const Tensor& o);
+  Tensor& mul_(const Scalar& o);
+  Tensor& div_(const Tensor& o);
+  Tensor& div_(const Scalar& o);
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& zero_();
+  Tensor& fill_(const Scalar& value);
+  Tensor& copy_(const Tensor& src);
+  Tensor& operator+=(const Tensor& o) { return add_(o); }
+  Tensor& operator-=(const Tensor& o) { return sub_(o); }
+  Tensor& operator*=(const Tensor& o) { return mul_(o); }
+  Tensor& operator/=(const Tensor& o) { return div_(o); }
+  Tensor& operator+=(const Scalar& o) { return add_(o); }
+  Tensor& operator-=(const Scalar& o) { return sub_(o); }
+  Tensor& operator*=(const Scalar& o) { return mul_(o); }
+  Tensor& operator/=(const Scalar& o) { return div_(o); }
+
+  // ---- reductions -----------------------------------------------------
+  Tensor sum() const;
+  Tensor sum(IntList dims, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(IntList dims, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+
+  // ---- linear algebra -------------------------------------------------
+  Tensor mm(const Tensor& o) const;
+  Tensor matmul(const Tensor& o) const;
+
+ private:
+  TensorImpl* checked() const {
+    NABLA_CHECK(impl_, "Tensor: operation on an undefined tensor (default-constructed or moved-from)");
+    return impl_.get();
+  }
+  Ref<TensorImpl> impl_;
+};
+
+// Autograd state of a tensor; absent for plain tensors (see nabla/autograd).
+struct AutogradMeta {
+  bool requires_grad = false;
+  bool retains_grad = false;
+  Tensor grad;
+  std::shared_ptr<autograd::Node> grad_fn;       // null for leaves
+  uint32_t output_nr = 0;                        // which output of grad_fn
+  std::shared_ptr<autograd::Node> grad_accumulator;  // leaves, created lazily
+  std::vector<TensorHook> hooks;                 // leaves' hooks
+};
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// Makes a fresh contiguous tensor (uninitialized memory).
+Tensor make_empty(IntList sizes, DType dtype, Device device, const char* api = "empty");
+// Wraps an impl.
+Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset);
+
+// ---- template definitions ------------------------------------------------
+
+template <class T>
+T* Tensor::data_ptr() const {
+  NABLA_CHECK(dtype() == dtype_v<T>, "Tensor::data_ptr: tensor has dtype ", dtype(), " but ",
+              dtype_name(dtype_v<T>), " was requested");
+  return static_cast<T*>(raw_data());
+}
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  Tensor c = to(kCPU).contiguous();
+  std::vector<T> out(static_cast<std::size_t>(c.numel()));
+  visit_dtype(c.dtype(), [&]<class S>() {
+    const S* p = static_cast<const S*>(c.raw_data());
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if constexpr (std::is_same_v<T, bool>) out[i] = static_cast<float>(p[i]) != 0.0f;
+      else if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>)
+        out[i] = static_cast<T>(static_cast<float>(p[i]));
+      else out[i] = static_cast<T>(p[i]);
+    }
+  });
+  return out;
+}
+
+template <class T>
+T Tensor::item() const {
+  NABLA_CHECK(numel() == 1, "Tensor::item: the tensor has ", numel(), " elements (shape ", sizes(),
+              "), expected exactly one");
+  return to_vector<T>()[0];
+}
+
+template <class T>
+T Tensor::at(IntList index) const {
+  NABLA_CHECK(static_cast<int64_t>(index.size()) == dim(), "Tensor::at: got ", index.size(),
+              " indices for a tensor of ", dim(), " dims");
+  Tensor v = *this;
+  for (std::size_t i = 0; i < index.size(); ++i) v = v.select(0, index[i]);
+  return v.item<T>();
+}
+
+}  // namespace nabla

@@ -1,0 +1,72 @@
+// CPU kernels for the elementwise ops: each op's scalar functor (declared with
+// the op in nabla/ops) goes through these, which pick the C++ type.
+#pragma once
+#include <type_traits>
+
+#include "nabla/kernels/cpu/loops.h"
+#include "nabla/ops/attrs.h"
+
+namespace nabla::cpu {
+
+// Float-only math (inputs were promoted to a floating dtype).
+template <class F>
+void unary_float(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out) {
+  F f{attrs};
+  if (out[0].dtype() == kFloat64) map1<double, double>(out[0], in[0], [&](double x) { return f(x); });
+  else map1<float, float>(out[0], in[0], [&](float x) { return f(x); });
+}
+
+// Any numeric dtype; same dtype in and out.
+template <class F>
+void unary_same(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out) {
+  F f{attrs};
+  visit_dtype(out[0].dtype(), [&]<class T>() {
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      fail("elementwise: reduced float reached a float32 kernel");
+    } else {
+      map1<T, T>(out[0], in[0], [&](T x) { return static_cast<T>(f(x)); });
+    }
+  });
+}
+
+// Any input dtype -> bool output.
+template <class F>
+void unary_predicate(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out) {
+  F f{attrs};
+  visit_dtype(in[0].dtype(), [&]<class T>() {
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      fail("elementwise: reduced float reached a float32 kernel");
+    } else {
+      map1<bool, T>(out[0], in[0], [&](T x) { return static_cast<bool>(f(x)); });
+    }
+  });
+}
+
+template <class F>
+void binary_same(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out) {
+  F f{attrs};
+  visit_dtype(out[0].dtype(), [&]<class T>() {
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      fail("elementwise: reduced float reached a float32 kernel");
+    } else {
+      map2<T, T>(out[0], in[0], in[1], [&](T a, T b) { return static_cast<T>(f(a, b)); });
+    }
+  });
+}
+
+template <class F>
+void binary_predicate(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out) {
+  F f{attrs};
+  visit_dtype(in[0].dtype(), [&]<class T>() {
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      fail("elementwise: reduced float reached a float32 kernel");
+    } else {
+      map2<bool, T>(out[0], in[0], in[1], [&](T a, T b) { return static_cast<bool>(f(a, b)); });
+    }
+  });
+}
+
+// Copies `in` (any dtype, broadcast) into `out` (any dtype), converting.
+void cast_kernel(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out);
+
+}  // namespace nabla::cpu

@@ -1,0 +1,90 @@
+#include "nabla/kernels/cpu/gemm.h"
+
+#include <cblas.h>
+
+#include "nabla/core/parallel.h"
+#include "nabla/kernels/cpu/elementwise.h"
+
+namespace nabla::cpu {
+namespace {
+
+// How a [rows, cols] matrix with strides (rs, cs) is passed to BLAS.
+struct BlasMatrix {
+  bool ok = false;
+  bool transposed = false;
+  int64_t ld = 0;
+};
+BlasMatrix as_blas(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  if (cs == 1 && (rs >= std::max<int64_t>(cols, 1) || rows == 1)) return {true, false, std::max<int64_t>(rs, std::max<int64_t>(cols, 1))};
+  if (rs == 1 && (cs >= std::max<int64_t>(rows, 1) || cols == 1)) return {true, true, std::max<int64_t>(cs, std::max<int64_t>(rows, 1))};
+  return {};
+}
+
+Tensor contiguous_copy(const Tensor& x) {
+  Tensor out = make_empty(x.sizes(), x.dtype(), x.device());
+  const Tensor src[1] = {x};
+  Tensor dst[1] = {out};
+  cast_kernel(src, {}, dst);
+  return out;
+}
+
+template <class T>
+void gemm_one(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+              T* c, int64_t ldc) {
+  auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, TA, TB, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb, 0.0f, c, (int)ldc);
+  else
+    cblas_dgemm(CblasRowMajor, TA, TB, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b, (int)ldb, 0.0, c, (int)ldc);
+}
+
+}  // namespace
+
+void batched_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out) {
+  int64_t batch = a_in.sizes()[0], m = a_in.sizes()[1], k = a_in.sizes()[2], n = b_in.sizes()[2];
+  if (!is_floating(out.dtype())) {
+    Tensor a = contiguous_copy(a_in), b = contiguous_copy(b_in);
+    visit_dtype(out.dtype(), [&]<class T>() {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        const T* pa = static_cast<const T*>(a.raw_data());
+        const T* pb = static_cast<const T*>(b.raw_data());
+        T* pc = static_cast<T*>(out.raw_data());
+        for (int64_t s = 0; s < batch; ++s)
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              T acc = 0;
+              for (int64_t p = 0; p < k; ++p) acc += pa[(s * m + i) * k + p] * pb[(s * k + p) * n + j];
+              pc[(s * m + i) * n + j] = acc;
+            }
+      } else {
+        fail("matmul: unsupported dtype ", out.dtype());
+      }
+    });
+    return;
+  }
+  if (m == 0 || n == 0 || batch == 0) return;
+  visit_dtype(out.dtype(), [&]<class T>() {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      T* pc = static_cast<T*>(out.raw_data());
+      if (k == 0) {
+        std::fill(pc, pc + out.numel(), T(0));
+        return;
+      }
+      Tensor a = a_in, b = b_in;
+      BlasMatrix ma = as_blas(m, k, a.strides()[1], a.strides()[2]);
+      if (!ma.ok) { a = contiguous_copy(a); ma = as_blas(m, k, a.strides()[1], a.strides()[2]); }
+      BlasMatrix mb = as_blas(k, n, b.strides()[1], b.strides()[2]);
+      if (!mb.ok) { b = contiguous_copy(b); mb = as_blas(k, n, b.strides()[1], b.strides()[2]); }
+      const T* pa = static_cast<const T*>(a.raw_data());
+      const T* pb = static_cast<const T*>(b.raw_data());
+      get_num_threads();  // makes sure BLAS follows nabla's thread count
+      for (int64_t s = 0; s < batch; ++s)
+        gemm_one<T>(ma.transposed, mb.transposed, m, n, k, pa + s * a.strides()[0], ma.ld, pb + s * b.strides()[0],
+                    mb.ld, pc + s * m * n, n);
+    } else {
+      fail("matmul: unsupported dtype ", out.dtype());
+    }
+  });
+}
+
+}  // namespace nabla::cpu

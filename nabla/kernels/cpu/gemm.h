@@ -1,0 +1,12 @@
+// CPU matrix multiply: OpenBLAS sgemm/dgemm for floats (any operand layout
+// that is a plain or transposed matrix goes straight to BLAS), a simple loop
+// for integers.
+#pragma once
+#include "nabla/core/tensor.h"
+
+namespace nabla::cpu {
+
+// out[b] = a[b] @ b[b] for 3-D tensors (a batch of 1 for mm).
+void batched_gemm(const Tensor& a, const Tensor& b, const Tensor& out);
+
+}  // namespace nabla::cpu

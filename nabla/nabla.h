@@ -1,0 +1,10 @@
+// nabla: a deep learning framework in C++20. Including this header gives the
+// whole public API.
+#pragma once
+#include "nabla/autograd/engine.h"
+#include "nabla/core/allocator.h"
+#include "nabla/core/grad_mode.h"
+#include "nabla/core/parallel.h"
+#include "nabla/core/random.h"
+#include "nabla/core/tensor.h"
+#include "nabla/ops/ops.h"

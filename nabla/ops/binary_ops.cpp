@@ -1,0 +1,215 @@
+// Binary elementwise ops with broadcasting and type promotion. Gradients may
+// come out with the broadcast shape: the engine sums them back to each
+// input's shape (see Note [Backward order]), so rules here ignore broadcasting.
+#include <cmath>
+#include <type_traits>
+
+#include "nabla/ops/elementwise_common.h"
+#include "nabla/ops/ops.h"
+
+namespace nabla {
+namespace {
+
+using detail::binary_op;
+
+template <class T>
+constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+struct AddFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x + y); } };
+struct SubFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x - y); } };
+struct MulFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x * y); } };
+struct DivFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return x / y; } };
+struct FloorDivFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (is_int<T>) {
+      if (y == 0) fail("floor_divide: integer division by zero");
+      T q = static_cast<T>(x / y);
+      return (x % y != 0 && ((x < 0) != (y < 0))) ? static_cast<T>(q - 1) : q;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      fail("floor_divide: not defined for bool tensors");
+    } else {
+      return std::floor(x / y);
+    }
+  }
+};
+struct TruncDivFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (is_int<T>) {
+      if (y == 0) fail("div: integer division by zero");
+      return static_cast<T>(x / y);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      fail("div: not defined for bool tensors");
+    } else {
+      return std::trunc(x / y);
+    }
+  }
+};
+struct RemainderFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (is_int<T>) {
+      if (y == 0) fail("remainder: integer division by zero");
+      T r = static_cast<T>(x % y);
+      return (r != 0 && ((r < 0) != (y < 0))) ? static_cast<T>(r + y) : r;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      fail("remainder: not defined for bool tensors");
+    } else {
+      T r = std::fmod(x, y);
+      return (r != T(0) && ((r < T(0)) != (y < T(0)))) ? r + y : r;
+    }
+  }
+};
+struct MaximumFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
+    return x > y ? x : y;
+  }
+};
+struct MinimumFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
+    return x < y ? x : y;
+  }
+};
+struct PowFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (is_int<T>) {
+      if (y < 0) fail("pow: integers to negative integer powers are not allowed");
+      T r = 1;
+      for (T base = x, e = y; e > 0; e >>= 1, base = static_cast<T>(base * base))
+        if (e & 1) r = static_cast<T>(r * base);
+      return r;
+    } else {
+      return static_cast<T>(std::pow(x, y));
+    }
+  }
+};
+// copy: the result is input 1 converted to input 0's dtype and shape.
+void copy_kernel(Inputs in, const Attrs& attrs, std::span<Tensor> out) {
+  const Tensor src[1] = {in[1]};
+  cpu::cast_kernel(src, attrs, out);
+}
+OutputMetas infer_copy(const OpDef& op, Inputs in, const Attrs&) {
+  NABLA_CHECK(is_expandable_to(in[1].sizes(), in[0].sizes()), op.name, "_: source of shape ", in[1].sizes(),
+              " cannot be broadcast to the target's shape ", in[0].sizes());
+  return {{in[0].sizes(), in[0].dtype()}};
+}
+
+// max/min gradient: all to the larger input; split evenly on ties.
+TensorList maxmin_grad(GradCtx& c, bool is_max) {
+  Tensor a = c.input(0), b = c.input(1);
+  Tensor wins = is_max ? (a > b) : (a < b);
+  Tensor w = wins.to(c.grad().dtype()) + (a == b).to(c.grad().dtype()) * 0.5;
+  return {c.grad() * w, c.grad() * (1.0 - w)};
+}
+
+}  // namespace
+
+extern const OpDef add_op = binary_op("add", cpu::binary_same<AddFn>,
+                               [](GradCtx& c) -> TensorList { return {c.grad(), c.grad()}; }, Promote::Common, 0);
+extern const OpDef sub_op = binary_op("sub", cpu::binary_same<SubFn>,
+                               [](GradCtx& c) -> TensorList { return {c.grad(), -c.grad()}; }, Promote::Common, 0);
+extern const OpDef mul_op = binary_op("mul", cpu::binary_same<MulFn>, [](GradCtx& c) -> TensorList {
+  return {c.needs_grad(0) ? c.grad() * c.input(1) : Tensor(), c.needs_grad(1) ? c.grad() * c.input(0) : Tensor()};
+});
+extern const OpDef div_op = binary_op("div", cpu::binary_same<DivFn>, [](GradCtx& c) -> TensorList {
+  Tensor b = c.input(1);
+  Tensor ga = c.grad() / b;
+  return {ga, c.needs_grad(1) ? -(ga * c.input(0) / b) : Tensor()};
+}, Promote::CommonFloat);
+extern const OpDef floor_divide_op = binary_op("floor_divide", cpu::binary_same<FloorDivFn>,
+                                        [](GradCtx& c) -> TensorList {
+                                          return {zeros_like(c.grad()), zeros_like(c.grad())};
+                                        }, Promote::Common, 0);
+extern const OpDef trunc_divide_op = binary_op("trunc_divide", cpu::binary_same<TruncDivFn>,
+                                        [](GradCtx& c) -> TensorList {
+                                          return {zeros_like(c.grad()), zeros_like(c.grad())};
+                                        }, Promote::Common, 0);
+extern const OpDef remainder_op = binary_op("remainder", cpu::binary_same<RemainderFn>, [](GradCtx& c) -> TensorList {
+  return {c.grad(), c.needs_grad(1) ? -(c.grad() * floor_divide(c.input(0), c.input(1))) : Tensor()};
+});
+extern const OpDef maximum_op = binary_op("maximum", cpu::binary_same<MaximumFn>,
+                                   [](GradCtx& c) { return maxmin_grad(c, true); });
+extern const OpDef minimum_op = binary_op("minimum", cpu::binary_same<MinimumFn>,
+                                   [](GradCtx& c) { return maxmin_grad(c, false); });
+extern const OpDef pow_op = binary_op("pow", cpu::binary_same<PowFn>, [](GradCtx& c) -> TensorList {
+  Tensor a = c.input(0), b = c.input(1);
+  Tensor ga = c.needs_grad(0) ? where(b == 0.0, zeros_like(c.grad()), c.grad() * b * pow(a, b - 1.0)) : Tensor();
+  Tensor gb;
+  if (c.needs_grad(1)) {
+    // d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0 (PyTorch's convention).
+    Tensor safe_log = log(where(a == 0.0, ones_like(a), a));
+    gb = c.grad() * pow(a, b) * safe_log;
+  }
+  return {ga, gb};
+});
+extern const OpDef copy_op{.name = "copy",
+                    .num_inputs = 2,
+                    .infer = infer_copy,
+                    .kernels = {copy_kernel},
+                    .grad = [](GradCtx& c) -> TensorList {
+                      return {Tensor(), c.grad().to(c.input_dtype(1))};
+                    },
+                    .flags = kInplaceOk | kNativeReducedFloat,
+                    .save_inputs = 0};
+
+namespace {
+detail::RegisterOps register_binary{&add_op,       &sub_op,     &mul_op,     &div_op, &floor_divide_op,
+                                    &trunc_divide_op, &remainder_op, &maximum_op, &minimum_op, &pow_op, &copy_op};
+}
+
+Tensor add(const Tensor& a, const Tensor& b) { return call1(add_op, {a, b}); }
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return add(a, b * alpha); }
+Tensor sub(const Tensor& a, const Tensor& b) { return call1(sub_op, {a, b}); }
+Tensor mul(const Tensor& a, const Tensor& b) { return call1(mul_op, {a, b}); }
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
+  if (rounding_mode.empty()) return call1(div_op, {a, b});
+  if (rounding_mode == "floor") return call1(floor_divide_op, {a, b});
+  NABLA_CHECK(rounding_mode == "trunc", "div: rounding_mode must be \"\", \"floor\" or \"trunc\", got \"",
+              rounding_mode, "\"");
+  return call1(trunc_divide_op, {a, b});
+}
+Tensor floor_divide(const Tensor& a, const Tensor& b) { return call1(floor_divide_op, {a, b}); }
+Tensor remainder(const Tensor& a, const Tensor& b) { return call1(remainder_op, {a, b}); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return call1(maximum_op, {a, b}); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return call1(minimum_op, {a, b}); }
+Tensor pow(const Tensor& a, const Tensor& b) { return call1(pow_op, {a, b}); }
+Tensor pow(const Scalar& a, const Tensor& b) { return pow(scalar_tensor_like(a, b), b); }
+
+Tensor operator-(const Tensor& x) { return neg(x); }
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, scalar_tensor_like(b, a)); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, scalar_tensor_like(b, a)); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, scalar_tensor_like(b, a)); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, scalar_tensor_like(b, a)); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return add(scalar_tensor_like(a, b), b); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return sub(scalar_tensor_like(a, b), b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return mul(scalar_tensor_like(a, b), b); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return div(scalar_tensor_like(a, b), b); }
+
+// ---- in-place forms (Tensor methods) --------------------------------------
+namespace {
+Tensor& inplace(const OpDef& op, Tensor& self, const Tensor& other) {
+  const Tensor ins[2] = {self, other};
+  return call_inplace(op, self, ins);
+}
+}  // namespace
+Tensor& Tensor::add_(const Tensor& o) { return inplace(add_op, *this, o); }
+Tensor& Tensor::add_(const Scalar& o) { return inplace(add_op, *this, scalar_tensor_like(o, *this)); }
+Tensor& Tensor::sub_(const Tensor& o) { return inplace(sub_op, *this, o); }
+Tensor& Tensor::sub_(const Scalar& o) { return inplace(sub_op, *this, scalar_tensor_like(o, *this)); }
+Tensor& Tensor::mul_(const Tensor& o) { return inplace(mul_op, *this, o); }
+Tensor& Tensor::mul_(const Scalar& o) { return inplace(mul_op, *this, scalar_tensor_like(o, *this)); }
+Tensor& Tensor::div_(const Tensor& o) { return inplace(div_op, *this, o); }
+Tensor& Tensor::div_(const Scalar& o) { return inplace(div_op, *this, scalar_tensor_like(o, *this)); }
+Tensor& Tensor::copy_(const Tensor& src) { return inplace(copy_op, *this, src); }
+
+}  // namespace nabla

@@ -1,0 +1,132 @@
+// Comparisons, logical ops, predicates, where and cast.
+#include <cmath>
+#include <type_traits>
+
+#include "nabla/ops/elementwise_common.h"
+#include "nabla/ops/ops.h"
+
+namespace nabla {
+namespace {
+
+#define NABLA_CMP(Name, expr)                                        \
+  struct Name {                                                      \
+    const Attrs& a;                                                  \
+    template <class T> bool operator()(T x, T y) const { return expr; } \
+  }
+NABLA_CMP(EqFn, x == y);
+NABLA_CMP(NeFn, x != y);
+NABLA_CMP(LtFn, x < y);
+NABLA_CMP(LeFn, x <= y);
+NABLA_CMP(GtFn, x > y);
+NABLA_CMP(GeFn, x >= y);
+NABLA_CMP(AndFn, (x != T(0)) && (y != T(0)));
+NABLA_CMP(OrFn, (x != T(0)) || (y != T(0)));
+NABLA_CMP(XorFn, (x != T(0)) != (y != T(0)));
+#undef NABLA_CMP
+
+template <class T>
+constexpr bool is_fp = std::is_floating_point_v<T>;
+struct NotFn { const Attrs& a; template <class T> bool operator()(T x) const { return x == T(0); } };
+struct IsNanFn { const Attrs& a; template <class T> bool operator()(T x) const { if constexpr (is_fp<T>) return std::isnan(x); else return false; } };
+struct IsInfFn { const Attrs& a; template <class T> bool operator()(T x) const { if constexpr (is_fp<T>) return std::isinf(x); else return false; } };
+struct IsFiniteFn { const Attrs& a; template <class T> bool operator()(T x) const { if constexpr (is_fp<T>) return std::isfinite(x); else return true; } };
+
+constexpr OpDef compare_op(std::string_view name, KernelFn k) {
+  return OpDef{.name = name, .num_inputs = 2, .infer = detail::infer_binary_bool, .kernels = {k},
+               .flags = kElementwise | kNonDifferentiable, .promote = Promote::Common};
+}
+constexpr OpDef predicate_op(std::string_view name, KernelFn k) {
+  return OpDef{.name = name, .infer = detail::infer_unary_bool, .kernels = {k},
+               .flags = kElementwise | kNonDifferentiable};
+}
+
+void where_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
+  visit_dtype(out[0].dtype(), [&]<class T>() {
+    cpu::map3<T, bool, T>(out[0], in[0], in[1], in[2], [](bool c, T x, T y) { return c ? x : y; });
+  });
+}
+OutputMetas infer_where(const OpDef& op, Inputs in, const Attrs&) {
+  NABLA_CHECK(in[0].dtype() == kBool, op.name, ": condition must be a bool tensor, got ", in[0].dtype());
+  Shape s = broadcast_shapes(broadcast_shapes(in[0].sizes(), in[1].sizes(), op.name), in[2].sizes(), op.name);
+  return {{s, in[1].dtype()}};
+}
+OutputMetas infer_cast(const OpDef&, Inputs in, const Attrs& a) { return {{in[0].sizes(), a.dtype(0)}}; }
+
+}  // namespace
+
+extern const OpDef eq_op = compare_op("eq", cpu::binary_predicate<EqFn>);
+extern const OpDef ne_op = compare_op("ne", cpu::binary_predicate<NeFn>);
+extern const OpDef lt_op = compare_op("lt", cpu::binary_predicate<LtFn>);
+extern const OpDef le_op = compare_op("le", cpu::binary_predicate<LeFn>);
+extern const OpDef gt_op = compare_op("gt", cpu::binary_predicate<GtFn>);
+extern const OpDef ge_op = compare_op("ge", cpu::binary_predicate<GeFn>);
+extern const OpDef logical_and_op = compare_op("logical_and", cpu::binary_predicate<AndFn>);
+extern const OpDef logical_or_op = compare_op("logical_or", cpu::binary_predicate<OrFn>);
+extern const OpDef logical_xor_op = compare_op("logical_xor", cpu::binary_predicate<XorFn>);
+extern const OpDef logical_not_op = predicate_op("logical_not", cpu::unary_predicate<NotFn>);
+extern const OpDef isnan_op = predicate_op("isnan", cpu::unary_predicate<IsNanFn>);
+extern const OpDef isinf_op = predicate_op("isinf", cpu::unary_predicate<IsInfFn>);
+extern const OpDef isfinite_op = predicate_op("isfinite", cpu::unary_predicate<IsFiniteFn>);
+extern const OpDef where_op{.name = "where",
+                     .num_inputs = 3,
+                     .infer = infer_where,
+                     .kernels = {where_kernel},
+                     .grad = [](GradCtx& c) -> TensorList {
+                       Tensor cond = c.input(0);
+                       Tensor z = zeros_like(c.grad());
+                       return {Tensor(), where(cond, c.grad(), z), where(cond, z, c.grad())};
+                     },
+                     .flags = kElementwise,
+                     .promote = Promote::Common,
+                     .promote_from = 1,
+                     .save_inputs = 1};
+extern const OpDef cast_op{.name = "cast",
+                    .attr_names = "dtype",
+                    .infer = infer_cast,
+                    .kernels = {cpu::cast_kernel},
+                    .grad = [](GradCtx& c) -> TensorList { return {c.grad().to(c.input_dtype(0))}; },
+                    .flags = kElementwise | kNativeReducedFloat,
+                    .save_inputs = 0};
+
+namespace {
+detail::RegisterOps register_compare{&eq_op, &ne_op, &lt_op, &le_op, &gt_op, &ge_op, &logical_and_op,
+                                     &logical_or_op, &logical_xor_op, &logical_not_op, &isnan_op, &isinf_op,
+                                     &isfinite_op, &where_op, &cast_op};
+}
+
+Tensor eq(const Tensor& a, const Tensor& b) { return call1(eq_op, {a, b}); }
+Tensor ne(const Tensor& a, const Tensor& b) { return call1(ne_op, {a, b}); }
+Tensor lt(const Tensor& a, const Tensor& b) { return call1(lt_op, {a, b}); }
+Tensor le(const Tensor& a, const Tensor& b) { return call1(le_op, {a, b}); }
+Tensor gt(const Tensor& a, const Tensor& b) { return call1(gt_op, {a, b}); }
+Tensor ge(const Tensor& a, const Tensor& b) { return call1(ge_op, {a, b}); }
+Tensor logical_and(const Tensor& a, const Tensor& b) { return call1(logical_and_op, {a, b}); }
+Tensor logical_or(const Tensor& a, const Tensor& b) { return call1(logical_or_op, {a, b}); }
+Tensor logical_xor(const Tensor& a, const Tensor& b) { return call1(logical_xor_op, {a, b}); }
+Tensor logical_not(const Tensor& x) { return call1(logical_not_op, {x}); }
+Tensor isnan(const Tensor& x) { return call1(isnan_op, {x}); }
+Tensor isinf(const Tensor& x) { return call1(isinf_op, {x}); }
+Tensor isfinite(const Tensor& x) { return call1(isfinite_op, {x}); }
+Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return call1(where_op, {c, a, b}); }
+Tensor cast(const Tensor& x, DType t) {
+  if (x.dtype() == t) return x;
+  return call1(cast_op, {x}, {t});
+}
+
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, const Scalar& b) { return eq(a, scalar_tensor_like(b, a)); }
+Tensor operator!=(const Tensor& a, const Scalar& b) { return ne(a, scalar_tensor_like(b, a)); }
+Tensor operator<(const Tensor& a, const Scalar& b) { return lt(a, scalar_tensor_like(b, a)); }
+Tensor operator<=(const Tensor& a, const Scalar& b) { return le(a, scalar_tensor_like(b, a)); }
+Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, scalar_tensor_like(b, a)); }
+Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, scalar_tensor_like(b, a)); }
+Tensor operator&&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
+Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
+Tensor operator!(const Tensor& x) { return logical_not(x); }
+
+}  // namespace nabla

@@ -1,0 +1,226 @@
+// The dispatcher: promote dtypes, infer shapes, pick the kernel for the
+// device, allocate outputs, run, and hand the call to autograd when an input
+// requires grad. This is the whole eager overhead of an op, so it stays lean:
+// no heap allocation beyond the outputs for ops with few inputs.
+#include <mutex>
+#include <unordered_map>
+
+#include "nabla/core/grad_mode.h"
+#include "nabla/ops/autograd_hook.h"
+#include "nabla/ops/op.h"
+
+namespace nabla {
+
+extern const OpDef cast_op;  // ops/elementwise_ops.cpp
+
+namespace {
+
+std::vector<const OpDef*>& mutable_table() {
+  static std::vector<const OpDef*> table;
+  return table;
+}
+
+SymbolicHook g_symbolic_hook = nullptr;
+AutogradHook g_autograd_hook = nullptr;
+
+bool any_requires_grad(Inputs inputs) {
+  for (const Tensor& t : inputs) {
+    const auto& m = t.impl()->autograd;
+    if (m && m->requires_grad) return true;
+  }
+  return false;
+}
+
+// float16/bfloat16 on CPU: compute in float32 and round the results back.
+void run_in_float32(const OpDef& op, KernelFn kernel, Inputs inputs, const Attrs& attrs,
+                    std::span<Tensor> outputs) {
+  KernelFn cast_kernel = cast_op.kernels[0];
+  TensorList wide_in;
+  for (const Tensor& t : inputs) {
+    if (is_reduced_float(t.dtype())) {
+      Tensor w = make_empty(t.sizes(), kFloat32, t.device());
+      const Tensor src[1] = {t};
+      Tensor dst[1] = {w};
+      cast_kernel(Inputs(src, 1), Attrs{kFloat32}, std::span<Tensor>(dst, 1));
+      wide_in.push_back(w);
+    } else {
+      wide_in.push_back(t);
+    }
+  }
+  TensorList wide_out;
+  for (const Tensor& o : outputs)
+    wide_out.push_back(is_reduced_float(o.dtype()) ? make_empty(o.sizes(), kFloat32, o.device()) : o);
+  kernel(std::span<const Tensor>(wide_in.data(), wide_in.size()), attrs,
+         std::span<Tensor>(wide_out.data(), wide_out.size()));
+  (void)op;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (wide_out[i].is_same(outputs[i])) continue;
+    const Tensor src[1] = {wide_out[i]};
+    cast_kernel(Inputs(src, 1), Attrs{outputs[i].dtype()}, std::span<Tensor>(&outputs[i], 1));
+  }
+}
+
+bool needs_float32_compute(const OpDef& op, Inputs inputs, const OutputMetas& metas) {
+  if (op.has(kNativeReducedFloat)) return false;
+  for (const Tensor& t : inputs)
+    if (is_reduced_float(t.dtype())) return true;
+  for (const OutputMeta& m : metas)
+    if (is_reduced_float(m.dtype)) return true;
+  return false;
+}
+
+void check_arity(const OpDef& op, Inputs inputs) {
+  if (op.num_inputs >= 0)
+    NABLA_CHECK(static_cast<int>(inputs.size()) == op.num_inputs, op.name, ": expected ", op.num_inputs,
+                " tensor inputs, got ", inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    NABLA_CHECK(inputs[i].defined(), op.name, ": input ", i, " is an undefined tensor");
+}
+
+// Casts inputs to one dtype when the op asks for it. Returns true if it did.
+bool promote_inputs(const OpDef& op, Inputs inputs, TensorList& out) {
+  if (op.promote == Promote::None || inputs.size() <= static_cast<std::size_t>(op.promote_from)) return false;
+  Inputs tail = inputs.subspan(static_cast<std::size_t>(op.promote_from));
+  DType target = result_type(tail);
+  if (op.promote == Promote::CommonFloat && !is_floating(target)) target = kFloat32;
+  bool differs = false;
+  for (const Tensor& t : tail) differs |= t.dtype() != target;
+  if (!differs) return false;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    bool cast = i >= static_cast<std::size_t>(op.promote_from) && t.dtype() != target;
+    out.push_back(cast ? call1(cast_op, {t}, Attrs{target}) : t);
+  }
+  return true;
+}
+
+void check_devices(const OpDef& op, Inputs inputs) {
+  for (std::size_t i = 1; i < inputs.size(); ++i)
+    NABLA_CHECK(inputs[i].device() == inputs[0].device(), op.name, ": expected all inputs on one device, got input 0 on ",
+                inputs[0].device(), " and input ", i, " on ", inputs[i].device(), "; move them with .to(device)");
+}
+
+}  // namespace
+
+OpRegistrar::OpRegistrar(const OpDef& op) { mutable_table().push_back(&op); }
+
+const std::vector<const OpDef*>& op_table() { return mutable_table(); }
+
+const OpDef* find_op(std::string_view name) {
+  static std::once_flag once;
+  static std::unordered_map<std::string_view, const OpDef*> by_name;
+  std::call_once(once, [] {
+    for (const OpDef* op : op_table()) by_name.emplace(op->name, op);
+  });
+  auto it = by_name.find(name);
+  return it == by_name.end() ? nullptr : it->second;
+}
+
+void set_symbolic_hook(SymbolicHook hook) { g_symbolic_hook = hook; }
+void set_autograd_hook(AutogradHook hook) { g_autograd_hook = hook; }
+
+DType result_type(Inputs inputs) {
+  auto category = [](DType t) { return t == kBool ? 0 : is_floating(t) ? 2 : 1; };
+  bool have_dim = false, have_zero = false;
+  DType dim_t = kBool, zero_t = kBool;
+  for (const Tensor& t : inputs) {
+    if (t.dim() > 0) {
+      dim_t = have_dim ? promote_types(dim_t, t.dtype()) : t.dtype();
+      have_dim = true;
+    } else {
+      zero_t = have_zero ? promote_types(zero_t, t.dtype()) : t.dtype();
+      have_zero = true;
+    }
+  }
+  if (!have_dim) return zero_t;
+  if (!have_zero) return dim_t;
+  return category(zero_t) > category(dim_t) ? promote_types(dim_t, zero_t) : dim_t;
+}
+
+TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) {
+  if (op.composite) return op.composite(inputs, attrs);
+  check_arity(op, inputs);
+  TensorList promoted;
+  if (promote_inputs(op, inputs, promoted)) inputs = Inputs(promoted.data(), promoted.size());
+  check_devices(op, inputs);
+
+  OutputMetas metas = op.infer(op, inputs, attrs);
+  for (const Tensor& t : inputs) {
+    if (t.is_symbolic()) {
+      NABLA_CHECK(g_symbolic_hook, op.name, ": symbolic input but no graph is being built");
+      return g_symbolic_hook(op, inputs, attrs, metas);
+    }
+  }
+
+  Device device = inputs.empty() ? kCPU : inputs[0].device();
+  KernelFn kernel = op.kernels[static_cast<int>(device.type)];
+  NABLA_CHECK(kernel, op.name, ": no kernel for device ", device);
+
+  TensorList outputs;
+  if (op.has(kView)) {
+    outputs.resize(metas.size());
+  } else {
+    for (const OutputMeta& m : metas) outputs.push_back(make_empty(m.sizes, m.dtype, device, op.name.data()));
+  }
+  std::span<Tensor> out_span(outputs.data(), outputs.size());
+  if (device.is_cpu() && needs_float32_compute(op, inputs, metas)) {
+    run_in_float32(op, kernel, inputs, attrs, out_span);
+  } else {
+    kernel(inputs, attrs, out_span);
+  }
+  if (op.has(kView))
+    for (Tensor& o : outputs) o.impl()->is_view = true;
+
+  if (g_autograd_hook && !op.has(kNonDifferentiable) && GradMode::is_enabled() && any_requires_grad(inputs))
+    g_autograd_hook(op, inputs, attrs, out_span, nullptr);
+  return outputs;
+}
+
+Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& attrs) {
+  check_arity(op, inputs);
+  NABLA_CHECK(!self.is_symbolic(), op.name, "_: in-place ops on graph values are not supported; use assign()");
+  bool recording = g_autograd_hook && GradMode::is_enabled() && any_requires_grad(inputs);
+  if (recording) {
+    const auto& m = self.impl()->autograd;
+    NABLA_CHECK(!(m && m->requires_grad && !m->grad_fn), op.name,
+                "_: a leaf tensor that requires grad is being used in an in-place operation; "
+                "do it under NoGradGuard or use the out-of-place op");
+    NABLA_CHECK(!self.impl()->is_view, op.name,
+                "_: in-place modification of a view while recording gradients is not supported; "
+                "use the out-of-place op (or clone() the view first)");
+  }
+  TensorList promoted;
+  Inputs ins = inputs;
+  if (promote_inputs(op, inputs, promoted)) ins = Inputs(promoted.data(), promoted.size());
+  check_devices(op, ins);
+  OutputMetas metas = op.infer(op, ins, attrs);
+  NABLA_CHECK(metas.size() == 1 && metas[0].sizes == self.sizes(), op.name, "_: the result has shape ",
+              metas[0].sizes, " but the in-place target has shape ", self.sizes(),
+              "; the other operand must broadcast to the target's shape");
+  DType rdt = metas[0].dtype;
+  NABLA_CHECK(!(is_floating(rdt) && !is_floating(self.dtype())) && !(rdt != kBool && self.dtype() == kBool), op.name,
+              "_: result type ", rdt, " can't be cast to the in-place target's dtype ", self.dtype());
+
+  SmallVector<uint32_t, 4> versions;
+  for (const Tensor& t : ins) versions.push_back(t.version());
+  KernelFn kernel = op.kernels[static_cast<int>(self.device().type)];
+  NABLA_CHECK(kernel, op.name, "_: no kernel for device ", self.device());
+  bool direct = rdt == self.dtype() && op.has(kInplaceOk) && !needs_float32_compute(op, ins, metas) &&
+                ins[0].impl()->storage == self.impl()->storage && ins[0].is_same(self);
+  if (direct) {
+    kernel(ins, attrs, std::span<Tensor>(&self, 1));
+  } else {
+    Tensor tmp = make_empty(metas[0].sizes, rdt, self.device());
+    if (self.device().is_cpu() && needs_float32_compute(op, ins, metas))
+      run_in_float32(op, kernel, ins, attrs, std::span<Tensor>(&tmp, 1));
+    else
+      kernel(ins, attrs, std::span<Tensor>(&tmp, 1));
+    const Tensor src[1] = {tmp};
+    cast_op.kernels[static_cast<int>(self.device().type)](Inputs(src, 1), Attrs{self.dtype()}, std::span<Tensor>(&self, 1));
+  }
+  self.impl()->storage->bump_version();
+  if (recording) g_autograd_hook(op, ins, attrs, std::span<Tensor>(&self, 1), versions.data());
+  return self;
+}
+
+}  // namespace nabla

@@ -1,0 +1,48 @@
+// Shared pieces of the elementwise op definitions: shape inference with
+// broadcasting and the constructors of table entries. Internal to nabla/ops.
+#pragma once
+#include "nabla/ops/elementwise.h"
+#include "nabla/ops/op.h"
+#include "nabla/kernels/cpu/elementwise.h"
+
+namespace nabla::detail {
+
+OutputMetas infer_unary(const OpDef& op, Inputs in, const Attrs& attrs);        // same shape and dtype
+OutputMetas infer_unary_bool(const OpDef& op, Inputs in, const Attrs& attrs);   // same shape, bool
+OutputMetas infer_binary(const OpDef& op, Inputs in, const Attrs& attrs);       // broadcast, dtype of input 0
+OutputMetas infer_binary_bool(const OpDef& op, Inputs in, const Attrs& attrs);  // broadcast, bool
+
+// A unary float op (integer inputs promoted to float32).
+constexpr OpDef unary_float_op(std::string_view name, KernelFn cpu, GradFn grad, bool saves_output = false,
+                               std::string_view attr_names = "") {
+  return OpDef{.name = name,
+               .num_inputs = 1,
+               .attr_names = attr_names,
+               .infer = infer_unary,
+               .kernels = {cpu},
+               .grad = grad,
+               .flags = kElementwise | kInplaceOk | (saves_output ? kSaveOutputs : 0u),
+               .promote = Promote::CommonFloat,
+               .save_inputs = static_cast<uint8_t>(saves_output ? 0 : 1)};
+}
+
+constexpr OpDef binary_op(std::string_view name, KernelFn cpu, GradFn grad, Promote promote = Promote::Common,
+                          uint8_t save_inputs = 3, uint32_t extra_flags = 0) {
+  return OpDef{.name = name,
+               .num_inputs = 2,
+               .infer = infer_binary,
+               .kernels = {cpu},
+               .grad = grad,
+               .flags = kElementwise | kInplaceOk | extra_flags,
+               .promote = promote,
+               .save_inputs = save_inputs};
+}
+
+// Registers a list of ops at static-initialization time.
+struct RegisterOps {
+  RegisterOps(std::initializer_list<const OpDef*> ops) {
+    for (const OpDef* op : ops) OpRegistrar{*op};
+  }
+};
+
+}  // namespace nabla::detail

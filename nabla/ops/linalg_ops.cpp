@@ -1,0 +1,118 @@
+// Matrix products: mm and bmm are table entries with BLAS kernels; matmul,
+// addmm, linear, outer and dot are composites of them.
+#include "nabla/kernels/cpu/gemm.h"
+#include "nabla/ops/elementwise_common.h"
+#include "nabla/ops/ops.h"
+
+namespace nabla {
+namespace {
+
+OutputMetas infer_mm(const OpDef& op, Inputs in, const Attrs&) {
+  const Tensor &a = in[0], &b = in[1];
+  NABLA_CHECK(a.dim() == 2 && b.dim() == 2, op.name, ": expected 2-D matrices, got shapes ", a.sizes(), " and ",
+              b.sizes());
+  NABLA_CHECK(a.sizes()[1] == b.sizes()[0], op.name, ": shapes ", a.sizes(), " and ", b.sizes(),
+              " cannot be multiplied (", a.sizes()[1], " != ", b.sizes()[0], ")");
+  return {{Shape{a.sizes()[0], b.sizes()[1]}, a.dtype()}};
+}
+Tensor as_batch_of_one(const Tensor& m) {
+  return make_view(m, {1, m.sizes()[0], m.sizes()[1]}, {0, m.strides()[0], m.strides()[1]}, m.storage_offset());
+}
+void mm_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
+  cpu::batched_gemm(as_batch_of_one(in[0]), as_batch_of_one(in[1]), out[0]);
+}
+OutputMetas infer_bmm(const OpDef& op, Inputs in, const Attrs&) {
+  const Tensor &a = in[0], &b = in[1];
+  NABLA_CHECK(a.dim() == 3 && b.dim() == 3, op.name, ": expected 3-D batches of matrices, got shapes ", a.sizes(),
+              " and ", b.sizes());
+  NABLA_CHECK(a.sizes()[0] == b.sizes()[0] && a.sizes()[2] == b.sizes()[1], op.name, ": shapes ", a.sizes(),
+              " and ", b.sizes(), " cannot be batch-multiplied (expected [B,n,k] and [B,k,m])");
+  return {{Shape{a.sizes()[0], a.sizes()[1], b.sizes()[2]}, a.dtype()}};
+}
+void bmm_kernel(Inputs in, const Attrs&, std::span<Tensor> out) { cpu::batched_gemm(in[0], in[1], out[0]); }
+
+}  // namespace
+
+extern const OpDef mm_op{.name = "mm", .num_inputs = 2, .infer = infer_mm, .kernels = {mm_kernel},
+                  .grad = [](GradCtx& c) -> TensorList {
+                    return {c.needs_grad(0) ? mm(c.grad(), c.input(1).t()) : Tensor(),
+                            c.needs_grad(1) ? mm(c.input(0).t(), c.grad()) : Tensor()};
+                  },
+                  .promote = Promote::Common};
+extern const OpDef bmm_op{.name = "bmm", .num_inputs = 2, .infer = infer_bmm, .kernels = {bmm_kernel},
+                   .grad = [](GradCtx& c) -> TensorList {
+                     return {c.needs_grad(0) ? bmm(c.grad(), c.input(1).transpose(1, 2)) : Tensor(),
+                             c.needs_grad(1) ? bmm(c.input(0).transpose(1, 2), c.grad()) : Tensor()};
+                   },
+                   .promote = Promote::Common};
+
+namespace {
+detail::RegisterOps register_linalg{&mm_op, &bmm_op};
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) { return call1(mm_op, {a, b}); }
+Tensor bmm(const Tensor& a, const Tensor& b) { return call1(bmm_op, {a, b}); }
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  NABLA_CHECK(a.dim() >= 1 && b.dim() >= 1, "matmul: both arguments need at least 1 dim, got shapes ", a.sizes(),
+              " and ", b.sizes());
+  if (a.dim() == 1 && b.dim() == 1) return dot(a, b);
+  if (a.dim() == 2 && b.dim() == 1) return squeeze(mm(a, unsqueeze(b, 1)), -1);
+  if (a.dim() == 1 && b.dim() == 2) return squeeze(mm(unsqueeze(a, 0), b), 0);
+  if (a.dim() == 2 && b.dim() == 2) return mm(a, b);
+  // Batched: promote vectors to matrices, broadcast batch dims, fold them into one.
+  Tensor A = a.dim() == 1 ? unsqueeze(a, 0) : a;
+  Tensor B = b.dim() == 1 ? unsqueeze(b, 1) : b;
+  int64_t n = A.sizes()[A.dim() - 2], k = A.sizes()[A.dim() - 1];
+  int64_t k2 = B.sizes()[B.dim() - 2], m = B.sizes()[B.dim() - 1];
+  NABLA_CHECK(k == k2, "matmul: shapes ", a.sizes(), " and ", b.sizes(), " cannot be multiplied (", k, " != ", k2, ")");
+  Shape batch_a(A.sizes().begin(), A.sizes().end() - 2), batch_b(B.sizes().begin(), B.sizes().end() - 2);
+  Shape batch = broadcast_shapes(batch_a, batch_b, "matmul");
+  int64_t nb = 1;
+  for (int64_t d : batch) nb *= d;
+  Shape sa = batch, sb = batch;
+  sa.push_back(n); sa.push_back(k);
+  sb.push_back(k); sb.push_back(m);
+  Tensor out;
+  if (b.dim() == 2 && batch_a == batch) {
+    // [..., n, k] @ [k, m]: fold the batch into rows, one GEMM.
+    out = reshape(mm(reshape(A, {-1, k}), B), [&] { Shape s = batch; s.push_back(n); s.push_back(m); return s; }());
+  } else {
+    out = bmm(reshape(expand(A, sa), {nb, n, k}), reshape(expand(B, sb), {nb, k, m}));
+    Shape so = batch;
+    so.push_back(n);
+    so.push_back(m);
+    out = reshape(out, so);
+  }
+  if (a.dim() == 1) out = squeeze(out, -2);
+  if (b.dim() == 1) out = squeeze(out, -1);
+  return out;
+}
+
+Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+  Tensor p = mm(a, b);
+  if (alpha.to_double() != 1.0) p = p * alpha;
+  if (beta.to_double() == 0.0) return p;
+  return (beta.to_double() == 1.0 ? c : c * beta) + p;
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  NABLA_CHECK(weight.dim() == 2, "linear: weight must be 2-D [out_features, in_features], got shape ", weight.sizes());
+  NABLA_CHECK(x.dim() >= 1 && x.size(-1) == weight.sizes()[1], "linear: input of shape ", x.sizes(),
+              " does not match weight of shape ", weight.sizes(), " (expected last dim ", weight.sizes()[1], ")");
+  Tensor y = matmul(x, weight.t());
+  return bias.defined() ? y + bias : y;
+}
+
+Tensor outer(const Tensor& a, const Tensor& b) {
+  NABLA_CHECK(a.dim() == 1 && b.dim() == 1, "outer: expected 1-D vectors, got shapes ", a.sizes(), " and ", b.sizes());
+  return unsqueeze(a, 1) * unsqueeze(b, 0);
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  NABLA_CHECK(a.dim() == 1 && b.dim() == 1 && a.sizes()[0] == b.sizes()[0],
+              "dot: expected two 1-D vectors of the same length, got shapes ", a.sizes(), " and ", b.sizes());
+  return squeeze(mm(unsqueeze(a, 0), unsqueeze(b, 1)));
+}
+
+}  // namespace nabla

@@ -1,0 +1,12 @@
+// All public op functions.
+#pragma once
+#include "nabla/core/grad_mode.h"
+#include "nabla/ops/elementwise.h"
+#include "nabla/ops/factory.h"
+#include "nabla/ops/linalg.h"
+#include "nabla/ops/reduction.h"
+#include "nabla/ops/shape.h"
+
+namespace nabla {
+Tensor movedim_last(const Tensor& x, int64_t dim);
+}

@@ -1,0 +1,35 @@
+// Reductions over any set of dims (an empty dim list means all dims), with keepdim.
+#pragma once
+#include <optional>
+
+#include "nabla/core/tensor.h"
+
+namespace nabla {
+
+Tensor sum(const Tensor& x, IntList dims = {}, bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+Tensor mean(const Tensor& x, IntList dims = {}, bool keepdim = false);
+Tensor prod(const Tensor& x, IntList dims = {}, bool keepdim = false);
+Tensor amax(const Tensor& x, IntList dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, IntList dims = {}, bool keepdim = false);
+// max/min of all elements, or (values, indices) along one dim.
+Tensor max(const Tensor& x);
+Tensor min(const Tensor& x);
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor var(const Tensor& x, IntList dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor std(const Tensor& x, IntList dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor norm(const Tensor& x, double p = 2.0, IntList dims = {}, bool keepdim = false);
+Tensor logsumexp(const Tensor& x, IntList dims, bool keepdim = false);
+Tensor all(const Tensor& x, IntList dims = {}, bool keepdim = false);
+Tensor any(const Tensor& x, IntList dims = {}, bool keepdim = false);
+Tensor cumsum(const Tensor& x, int64_t dim);
+Tensor cumprod(const Tensor& x, int64_t dim);
+
+// Normalized, sorted, deduplicated reduction dims (all dims when `dims` is empty).
+Shape reduction_dims(const Tensor& x, IntList dims, std::string_view op);
+// The shape after reducing `dims` (sorted) with or without keepdim.
+Shape reduced_shape(const Shape& sizes, const Shape& dims, bool keepdim);
+
+}  // namespace nabla

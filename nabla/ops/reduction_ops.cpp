@@ -1,0 +1,284 @@
+// Reductions. sum/prod/amax/amin/all/any/max(dim)/cumsum/cumprod have
+// kernels; mean, var, std, norm and logsumexp are composites of them.
+#include <algorithm>
+#include <cmath>
+
+#include "nabla/kernels/cpu/reduce.h"
+#include "nabla/ops/elementwise_common.h"
+#include "nabla/ops/ops.h"
+
+namespace nabla {
+
+Shape reduction_dims(const Tensor& x, IntList dims, std::string_view op) {
+  Shape out;
+  if (dims.empty()) {
+    for (int64_t d = 0; d < x.dim(); ++d) out.push_back(d);
+    return out;
+  }
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, x.dim(), op);
+    if (x.dim() == 0) continue;
+    NABLA_CHECK(std::find(out.begin(), out.end(), w) == out.end(), op, ": dim ", w, " appears more than once in ",
+                dims);
+    out.push_back(w);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Shape reduced_shape(const Shape& sizes, const Shape& dims, bool keepdim) {
+  Shape out;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    bool reduced = std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) != dims.end();
+    if (!reduced) out.push_back(sizes[d]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+namespace {
+
+using cpu::ReduceKind;
+
+// attrs: dims (normalized, sorted), keepdim
+OutputMetas infer_reduce(const OpDef& op, Inputs in, const Attrs& a) {
+  DType t = in[0].dtype();
+  if (op.name == "sum" || op.name == "prod") t = is_floating(t) ? t : kInt64;
+  if (op.name == "all" || op.name == "any") t = kBool;
+  if (op.name == "amax" || op.name == "amin") {
+    for (int64_t d : a.ints(0))
+      NABLA_CHECK(in[0].sizes()[d] > 0, op.name, ": cannot reduce over dim ", d, " of size 0 (shape ",
+                  in[0].sizes(), "); the reduction has no identity");
+  }
+  return {{reduced_shape(in[0].sizes(), a.ints(0), a.b(1)), t}};
+}
+
+template <ReduceKind K>
+void reduce_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  cpu::reduce(in[0], a.ints(0), K, out[0]);
+}
+
+// The gradient of a reduction, broadcast back to the input's shape.
+Tensor expand_back(const Tensor& g, GradCtx& c) {
+  Tensor gk = g;
+  if (!c.attrs().b(1)) gk = reshape(g, reduced_shape(c.input_sizes(0), c.attrs().ints(0), true));
+  return expand(gk, c.input_sizes(0));
+}
+
+TensorList amax_grad(GradCtx& c) {
+  Tensor x = c.input(0);
+  Tensor out = c.output(0);
+  if (!c.attrs().b(1)) out = reshape(out, reduced_shape(x.sizes(), c.attrs().ints(0), true));
+  Tensor mask = (x == out).to(x.dtype());
+  Tensor count = sum(mask, c.attrs().ints(0), true);
+  return {expand_back(c.grad(), c) * mask / count};
+}
+
+// max/min along one dim: attrs dim, keepdim; outputs values, indices.
+OutputMetas infer_arg_reduce(const OpDef& op, Inputs in, const Attrs& a) {
+  int64_t d = a.i(0);
+  NABLA_CHECK(in[0].dim() == 0 || in[0].sizes()[d] > 0, op.name, ": cannot reduce dim ", d,
+              " of size 0 (shape ", in[0].sizes(), ")");
+  Shape s = in[0].dim() == 0 ? Shape{} : reduced_shape(in[0].sizes(), Shape{d}, a.b(1));
+  return {{s, in[0].dtype()}, {s, kInt64}};
+}
+template <bool IsMax>
+void arg_reduce_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  if (in[0].dim() == 0) {
+    const Tensor src[1] = {in[0]};
+    cpu::cast_kernel(src, {}, out.subspan(0, 1));
+    *static_cast<int64_t*>(out[1].raw_data()) = 0;
+    return;
+  }
+  cpu::arg_reduce(in[0], a.i(0), IsMax, out[0], out[1]);
+}
+TensorList arg_reduce_grad(GradCtx& c) {
+  const Shape& in_sizes = c.input_sizes(0);
+  if (in_sizes.empty()) return {c.grad()};
+  int64_t d = c.attrs().i(0);
+  Tensor g = c.grad(0), idx = c.output(1);
+  if (!c.attrs().b(1)) {
+    g = unsqueeze(g, d);
+    idx = unsqueeze(idx, d);
+  }
+  Shape pos_shape(in_sizes.size(), 1);
+  pos_shape[d] = in_sizes[d];
+  Tensor pos = reshape(arange(in_sizes[d], TensorOptions(kInt64).device(g.device())), pos_shape);
+  return {where(pos == idx, expand(g, in_sizes), zeros({}, TensorOptions(g.dtype()).device(g.device())))};
+}
+
+// cumsum/cumprod: attrs dim
+OutputMetas infer_scan(const OpDef&, Inputs in, const Attrs&) {
+  DType t = is_floating(in[0].dtype()) ? in[0].dtype() : kInt64;
+  return {{in[0].sizes(), t}};
+}
+template <bool IsProd>
+void scan_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  Tensor x = in[0].dtype() == out[0].dtype() ? in[0] : in[0].to(out[0].dtype());
+  cpu::scan(x, a.i(0), IsProd, out[0]);
+}
+// sum_{j >= i} g_j along dim, without a flip: total - inclusive cumsum + g.
+Tensor reverse_cumsum(const Tensor& g, int64_t dim) {
+  return sum(g, {dim}, true) - cumsum(g, dim) + g;
+}
+
+// ---- composites --------------------------------------------------------
+// attrs: dims (as given), keepdim
+TensorList mean_composite(Inputs in, const Attrs& a) {
+  const Tensor& x = in[0];
+  NABLA_CHECK(is_floating(x.dtype()), "mean: expected a floating point input, got ", x.dtype(),
+              "; convert it with .to(kFloat32)");
+  Shape dims = reduction_dims(x, a.ints(0), "mean");
+  int64_t n = 1;
+  for (int64_t d : dims) n *= x.sizes()[d];
+  return {sum(x, dims, a.b(1)) / static_cast<double>(n)};
+}
+// attrs: dims, correction, keepdim
+TensorList var_composite(Inputs in, const Attrs& a) {
+  const Tensor& x = in[0];
+  NABLA_CHECK(is_floating(x.dtype()), "var: expected a floating point input, got ", x.dtype());
+  Shape dims = reduction_dims(x, a.ints(0), "var");
+  int64_t n = 1;
+  for (int64_t d : dims) n *= x.sizes()[d];
+  Tensor centered = x - mean(x, dims, true);
+  double denom = std::max<double>(0.0, static_cast<double>(n - a.i(1)));
+  return {sum(centered * centered, dims, a.b(2)) / denom};
+}
+// attrs: p, dims, keepdim
+TensorList norm_composite(Inputs in, const Attrs& a) {
+  const Tensor& x = in[0];
+  double p = a.f(0);
+  const Shape& dims = a.ints(1);
+  bool keep = a.b(2);
+  if (std::isinf(p)) return {p > 0 ? amax(abs(x), dims, keep) : amin(abs(x), dims, keep)};
+  if (p == 1.0) return {sum(abs(x), dims, keep)};
+  if (p == 2.0) return {sqrt(sum(x * x, dims, keep))};
+  NABLA_CHECK(p > 0, "norm: p must be positive or inf, got ", p);
+  return {pow(sum(pow(abs(x), p), dims, keep), 1.0 / p)};
+}
+// attrs: dims, keepdim
+TensorList logsumexp_composite(Inputs in, const Attrs& a) {
+  const Tensor& x = in[0];
+  Shape dims = reduction_dims(x, a.ints(0), "logsumexp");
+  Tensor m = amax(x, dims, true).detach();
+  m = where(isinf(m), zeros_like(m), m);  // all -inf rows stay -inf, no nan
+  Tensor r = log(sum(exp(x - m), dims, true)) + m;
+  return {a.b(1) ? r : reshape(r, reduced_shape(x.sizes(), dims, false))};
+}
+
+}  // namespace
+
+extern const OpDef sum_op{.name = "sum", .attr_names = "dims,keepdim", .infer = infer_reduce,
+                   .kernels = {reduce_kernel<ReduceKind::Sum>},
+                   .grad = [](GradCtx& c) -> TensorList { return {expand_back(c.grad(), c)}; },
+                   .save_inputs = 0};
+extern const OpDef prod_op{.name = "prod", .attr_names = "dims,keepdim", .infer = infer_reduce,
+                    .kernels = {reduce_kernel<ReduceKind::Prod>},
+                    .grad = [](GradCtx& c) -> TensorList {
+                      // Product of the others: out / x, with care where x == 0.
+                      Tensor x = c.input(0);
+                      const Shape& dims = c.attrs().ints(0);
+                      Tensor is_zero = x == 0.0;
+                      Tensor zeros_count = sum(is_zero.to(x.dtype()), dims, true);
+                      Tensor nonzero_prod = prod(where(is_zero, ones_like(x), x), dims, true);
+                      Tensor out = c.output(0);
+                      if (!c.attrs().b(1)) out = reshape(out, reduced_shape(x.sizes(), dims, true));
+                      Tensor others = where(is_zero, where(zeros_count == 1.0, nonzero_prod, zeros_like(nonzero_prod)),
+                                            out / where(is_zero, ones_like(x), x));
+                      return {expand_back(c.grad(), c) * others};
+                    },
+                    .flags = kSaveOutputs};
+extern const OpDef amax_op{.name = "amax", .attr_names = "dims,keepdim", .infer = infer_reduce,
+                    .kernels = {reduce_kernel<ReduceKind::Max>}, .grad = amax_grad, .flags = kSaveOutputs};
+extern const OpDef amin_op{.name = "amin", .attr_names = "dims,keepdim", .infer = infer_reduce,
+                    .kernels = {reduce_kernel<ReduceKind::Min>}, .grad = amax_grad, .flags = kSaveOutputs};
+extern const OpDef all_op{.name = "all", .attr_names = "dims,keepdim", .infer = infer_reduce,
+                   .kernels = {reduce_kernel<ReduceKind::All>}, .flags = kNonDifferentiable};
+extern const OpDef any_op{.name = "any", .attr_names = "dims,keepdim", .infer = infer_reduce,
+                   .kernels = {reduce_kernel<ReduceKind::Any>}, .flags = kNonDifferentiable};
+extern const OpDef max_dim_op{.name = "max_dim", .attr_names = "dim,keepdim", .infer = infer_arg_reduce,
+                       .kernels = {arg_reduce_kernel<true>}, .grad = arg_reduce_grad, .flags = kSaveOutputs,
+                       .save_inputs = 0, .num_differentiable_outputs = 1};
+extern const OpDef min_dim_op{.name = "min_dim", .attr_names = "dim,keepdim", .infer = infer_arg_reduce,
+                       .kernels = {arg_reduce_kernel<false>}, .grad = arg_reduce_grad, .flags = kSaveOutputs,
+                       .save_inputs = 0, .num_differentiable_outputs = 1};
+extern const OpDef cumsum_op{.name = "cumsum", .attr_names = "dim", .infer = infer_scan, .kernels = {scan_kernel<false>},
+                      .grad = [](GradCtx& c) -> TensorList { return {reverse_cumsum(c.grad(), c.attrs().i(0))}; },
+                      .save_inputs = 0};
+extern const OpDef cumprod_op{.name = "cumprod", .attr_names = "dim", .infer = infer_scan, .kernels = {scan_kernel<true>},
+                       .grad = [](GradCtx& c) -> TensorList {
+                         // Valid where x != 0 (documented): sum_{j>=i} g_j out_j / x_i.
+                         return {reverse_cumsum(c.grad() * c.output(0), c.attrs().i(0)) / c.input(0)};
+                       },
+                       .flags = kSaveOutputs};
+extern const OpDef mean_op{.name = "mean", .attr_names = "dims,keepdim", .composite = mean_composite};
+extern const OpDef var_op{.name = "var", .attr_names = "dims,correction,keepdim", .composite = var_composite};
+extern const OpDef norm_op{.name = "norm", .attr_names = "p,dims,keepdim", .composite = norm_composite};
+extern const OpDef logsumexp_op{.name = "logsumexp", .attr_names = "dims,keepdim", .composite = logsumexp_composite};
+
+namespace {
+detail::RegisterOps register_reduction{&sum_op,     &prod_op,    &amax_op,   &amin_op, &all_op, &any_op,
+                                       &max_dim_op, &min_dim_op, &cumsum_op, &cumprod_op, &mean_op, &var_op,
+                                       &norm_op,    &logsumexp_op};
+}
+
+Tensor sum(const Tensor& x, IntList dims, bool keepdim, std::optional<DType> dtype) {
+  Tensor in = dtype ? cast(x, *dtype) : x;
+  return call1(sum_op, {in}, {reduction_dims(in, dims, "sum"), keepdim});
+}
+Tensor mean(const Tensor& x, IntList dims, bool keepdim) { return call1(mean_op, {x}, {dims.shape(), keepdim}); }
+Tensor prod(const Tensor& x, IntList dims, bool keepdim) {
+  return call1(prod_op, {x}, {reduction_dims(x, dims, "prod"), keepdim});
+}
+Tensor amax(const Tensor& x, IntList dims, bool keepdim) {
+  return call1(amax_op, {x}, {reduction_dims(x, dims, "amax"), keepdim});
+}
+Tensor amin(const Tensor& x, IntList dims, bool keepdim) {
+  return call1(amin_op, {x}, {reduction_dims(x, dims, "amin"), keepdim});
+}
+Tensor max(const Tensor& x) {
+  NABLA_CHECK(x.numel() > 0, "max: the input is empty (shape ", x.sizes(), "); specify a dim or give elements");
+  return amax(x);
+}
+Tensor min(const Tensor& x) {
+  NABLA_CHECK(x.numel() > 0, "min: the input is empty (shape ", x.sizes(), "); specify a dim or give elements");
+  return amin(x);
+}
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
+  auto r = call(max_dim_op, std::span<const Tensor>(&x, 1), {wrap_dim(dim, x.dim(), "max"), keepdim});
+  return {r[0], r[1]};
+}
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
+  auto r = call(min_dim_op, std::span<const Tensor>(&x, 1), {wrap_dim(dim, x.dim(), "min"), keepdim});
+  return {r[0], r[1]};
+}
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) return max(reshape(x, {-1}), 0, false).second;
+  return max(x, *dim, keepdim).second;
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  if (!dim) return min(reshape(x, {-1}), 0, false).second;
+  return min(x, *dim, keepdim).second;
+}
+Tensor var(const Tensor& x, IntList dims, int64_t correction, bool keepdim) {
+  return call1(var_op, {x}, {dims.shape(), correction, keepdim});
+}
+Tensor std(const Tensor& x, IntList dims, int64_t correction, bool keepdim) {
+  return sqrt(var(x, dims, correction, keepdim));
+}
+Tensor norm(const Tensor& x, double p, IntList dims, bool keepdim) {
+  return call1(norm_op, {x}, {p, reduction_dims(x, dims, "norm"), keepdim});
+}
+Tensor logsumexp(const Tensor& x, IntList dims, bool keepdim) {
+  return call1(logsumexp_op, {x}, {dims.shape(), keepdim});
+}
+Tensor all(const Tensor& x, IntList dims, bool keepdim) {
+  return call1(all_op, {x}, {reduction_dims(x, dims, "all"), keepdim});
+}
+Tensor any(const Tensor& x, IntList dims, bool keepdim) {
+  return call1(any_op, {x}, {reduction_dims(x, dims, "any"), keepdim});
+}
+Tensor cumsum(const Tensor& x, int64_t dim) { return call1(cumsum_op, {x}, {wrap_dim(dim, x.dim(), "cumsum")}); }
+Tensor cumprod(const Tensor& x, int64_t dim) { return call1(cumprod_op, {x}, {wrap_dim(dim, x.dim(), "cumprod")}); }
+
+}  // namespace nabla

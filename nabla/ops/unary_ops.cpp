@@ -1,0 +1,249 @@
+// Unary elementwise ops: one table entry each, with its scalar functor and
+// its gradient rule written in nabla ops (so it can be differentiated again).
+#include <cmath>
+#include <numbers>
+
+#include "nabla/ops/elementwise_common.h"
+#include "nabla/ops/ops.h"
+
+namespace nabla {
+namespace {
+
+using detail::unary_float_op;
+constexpr double kLn2 = std::numbers::ln2;
+constexpr double kSqrt2 = std::numbers::sqrt2;
+constexpr double kInvSqrtPi = std::numbers::inv_sqrtpi;
+
+// ---- functors (T is float or double) -----------------------------------
+#define NABLA_FN(Name, expr)                              \
+  struct Name {                                           \
+    const Attrs& a;                                       \
+    template <class T> T operator()(T x) const { return expr; } \
+  }
+NABLA_FN(ExpFn, std::exp(x));
+NABLA_FN(Exp2Fn, std::exp2(x));
+NABLA_FN(LogFn, std::log(x));
+NABLA_FN(Log2Fn, std::log2(x));
+NABLA_FN(Log1pFn, std::log1p(x));
+NABLA_FN(Expm1Fn, std::expm1(x));
+NABLA_FN(SqrtFn, std::sqrt(x));
+NABLA_FN(RsqrtFn, T(1) / std::sqrt(x));
+NABLA_FN(ReciprocalFn, T(1) / x);
+NABLA_FN(SinFn, std::sin(x));
+NABLA_FN(CosFn, std::cos(x));
+NABLA_FN(TanFn, std::tan(x));
+NABLA_FN(TanhFn, std::tanh(x));
+NABLA_FN(SigmoidFn, T(1) / (T(1) + std::exp(-x)));
+NABLA_FN(ErfFn, std::erf(x));
+NABLA_FN(SiluFn, x / (T(1) + std::exp(-x)));
+NABLA_FN(GeluFn, T(0.5) * x * (T(1) + std::erf(x * T(1.0 / kSqrt2))));
+NABLA_FN(GeluTanhFn, T(0.5) * x * (T(1) + std::tanh(T(kSqrt2 * kInvSqrtPi) * (x + T(0.044715) * x * x * x))));
+NABLA_FN(FloorFn, std::floor(x));
+NABLA_FN(CeilFn, std::ceil(x));
+NABLA_FN(RoundFn, std::nearbyint(x));
+NABLA_FN(TruncFn, std::trunc(x));
+NABLA_FN(LeakyReluFn, x > T(0) ? x : x * T(a.f(0)));
+NABLA_FN(EluFn, x > T(0) ? x : T(a.f(0)) * std::expm1(x));
+NABLA_FN(SoftplusFn, x * T(a.f(0)) > T(a.f(1)) ? x : std::log1p(std::exp(x * T(a.f(0)))) / T(a.f(0)));
+NABLA_FN(PowScalarFn, std::pow(x, T(a.f(0))));
+// Any dtype (T may be an integer type):
+NABLA_FN(NegFn, static_cast<T>(-x));
+NABLA_FN(AbsFn, x < T(0) ? static_cast<T>(-x) : x);
+NABLA_FN(SignFn, static_cast<T>((T(0) < x) - (x < T(0))));
+NABLA_FN(SquareFn, static_cast<T>(x * x));
+NABLA_FN(ReluFn, x > T(0) ? x : T(0));
+#undef NABLA_FN
+
+struct ClampFn {
+  const Attrs& a;
+  template <class T> T operator()(T x) const {
+    if (!a.is_none(0) && x < a.scalar(0).to<T>()) x = a.scalar(0).to<T>();
+    if (!a.is_none(1) && x > a.scalar(1).to<T>()) x = a.scalar(1).to<T>();
+    return x;
+  }
+};
+
+// ---- helpers for gradient rules -------------------------------------------
+Tensor num(const Tensor& like, double v) { return scalar_tensor(v, dtype(like.dtype())); }
+
+OpDef same_dtype_op(std::string_view name, KernelFn cpu, GradFn grad, uint8_t save = 1, uint32_t flags = 0) {
+  return OpDef{.name = name,
+               .infer = detail::infer_unary,
+               .kernels = {cpu},
+               .grad = grad,
+               .flags = kElementwise | kInplaceOk | flags,
+               .save_inputs = save};
+}
+
+TensorList zero_grad(GradCtx& c) { return {zeros_like(c.grad())}; }
+
+}  // namespace
+
+// ---- table entries ------------------------------------------------------
+extern const OpDef neg_op = same_dtype_op("neg", cpu::unary_same<NegFn>, [](GradCtx& c) -> TensorList { return {-c.grad()}; }, 0);
+extern const OpDef abs_op = same_dtype_op("abs", cpu::unary_same<AbsFn>,
+                                   [](GradCtx& c) -> TensorList { return {c.grad() * sign(c.input(0))}; });
+extern const OpDef sign_op = same_dtype_op("sign", cpu::unary_same<SignFn>, zero_grad, 0);
+extern const OpDef square_op = same_dtype_op("square", cpu::unary_same<SquareFn>, [](GradCtx& c) -> TensorList {
+  return {c.grad() * c.input(0) * 2.0};
+});
+extern const OpDef relu_op = same_dtype_op("relu", cpu::unary_same<ReluFn>, [](GradCtx& c) -> TensorList {
+  Tensor out = c.output(0);
+  return {c.grad() * (out > 0).to(out.dtype())};
+}, 0, kSaveOutputs);
+
+extern const OpDef exp_op = unary_float_op("exp", cpu::unary_float<ExpFn>,
+                                    [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0)}; }, true);
+extern const OpDef exp2_op = unary_float_op("exp2", cpu::unary_float<Exp2Fn>,
+                                     [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0) * kLn2}; }, true);
+extern const OpDef log_op = unary_float_op("log", cpu::unary_float<LogFn>,
+                                    [](GradCtx& c) -> TensorList { return {c.grad() / c.input(0)}; });
+extern const OpDef log2_op = unary_float_op("log2", cpu::unary_float<Log2Fn>,
+                                     [](GradCtx& c) -> TensorList { return {c.grad() / (c.input(0) * kLn2)}; });
+extern const OpDef log1p_op = unary_float_op("log1p", cpu::unary_float<Log1pFn>,
+                                      [](GradCtx& c) -> TensorList { return {c.grad() / (c.input(0) + 1.0)}; });
+extern const OpDef expm1_op = unary_float_op("expm1", cpu::unary_float<Expm1Fn>,
+                                      [](GradCtx& c) -> TensorList { return {c.grad() * (c.output(0) + 1.0)}; }, true);
+extern const OpDef sqrt_op = unary_float_op("sqrt", cpu::unary_float<SqrtFn>,
+                                     [](GradCtx& c) -> TensorList { return {c.grad() / (c.output(0) * 2.0)}; }, true);
+extern const OpDef rsqrt_op = unary_float_op("rsqrt", cpu::unary_float<RsqrtFn>, [](GradCtx& c) -> TensorList {
+  Tensor out = c.output(0);
+  return {c.grad() * out * out * out * -0.5};
+}, true);
+extern const OpDef reciprocal_op = unary_float_op("reciprocal", cpu::unary_float<ReciprocalFn>, [](GradCtx& c) -> TensorList {
+  Tensor out = c.output(0);
+  return {-(c.grad() * out * out)};
+}, true);
+extern const OpDef sin_op = unary_float_op("sin", cpu::unary_float<SinFn>,
+                                    [](GradCtx& c) -> TensorList { return {c.grad() * cos(c.input(0))}; });
+extern const OpDef cos_op = unary_float_op("cos", cpu::unary_float<CosFn>,
+                                    [](GradCtx& c) -> TensorList { return {-(c.grad() * sin(c.input(0)))}; });
+extern const OpDef tan_op = unary_float_op("tan", cpu::unary_float<TanFn>, [](GradCtx& c) -> TensorList {
+  Tensor out = c.output(0);
+  return {c.grad() * (out * out + 1.0)};
+}, true);
+extern const OpDef tanh_op = unary_float_op("tanh", cpu::unary_float<TanhFn>, [](GradCtx& c) -> TensorList {
+  Tensor out = c.output(0);
+  return {c.grad() * (1.0 - out * out)};
+}, true);
+extern const OpDef sigmoid_op = unary_float_op("sigmoid", cpu::unary_float<SigmoidFn>, [](GradCtx& c) -> TensorList {
+  Tensor out = c.output(0);
+  return {c.grad() * out * (1.0 - out)};
+}, true);
+extern const OpDef erf_op = unary_float_op("erf", cpu::unary_float<ErfFn>, [](GradCtx& c) -> TensorList {
+  Tensor x = c.input(0);
+  return {c.grad() * exp(-(x * x)) * (2.0 * kInvSqrtPi)};
+});
+extern const OpDef silu_op = unary_float_op("silu", cpu::unary_float<SiluFn>, [](GradCtx& c) -> TensorList {
+  Tensor x = c.input(0);
+  Tensor s = sigmoid(x);
+  return {c.grad() * s * (1.0 + x * (1.0 - s))};
+});
+extern const OpDef gelu_op = unary_float_op("gelu", cpu::unary_float<GeluFn>, [](GradCtx& c) -> TensorList {
+  Tensor x = c.input(0);
+  Tensor cdf = (erf(x * (1.0 / kSqrt2)) + 1.0) * 0.5;
+  Tensor pdf = exp(x * x * -0.5) * (kInvSqrtPi / kSqrt2);
+  return {c.grad() * (cdf + x * pdf)};
+});
+extern const OpDef gelu_tanh_op = unary_float_op("gelu_tanh", cpu::unary_float<GeluTanhFn>, [](GradCtx& c) -> TensorList {
+  Tensor x = c.input(0);
+  const double k = kSqrt2 * kInvSqrtPi;
+  Tensor inner = (x + x * x * x * 0.044715) * k;
+  Tensor t = tanh(inner);
+  Tensor dinner = (x * x * (3 * 0.044715) + 1.0) * k;
+  return {c.grad() * ((t + 1.0) * 0.5 + x * 0.5 * (1.0 - t * t) * dinner)};
+});
+extern const OpDef floor_op = unary_float_op("floor", cpu::unary_float<FloorFn>, zero_grad);
+extern const OpDef ceil_op = unary_float_op("ceil", cpu::unary_float<CeilFn>, zero_grad);
+extern const OpDef round_op = unary_float_op("round", cpu::unary_float<RoundFn>, zero_grad);
+extern const OpDef trunc_op = unary_float_op("trunc", cpu::unary_float<TruncFn>, zero_grad);
+extern const OpDef leaky_relu_op = unary_float_op("leaky_relu", cpu::unary_float<LeakyReluFn>, [](GradCtx& c) -> TensorList {
+  Tensor x = c.input(0);
+  return {where(x > 0, c.grad(), c.grad() * c.attrs().f(0))};
+}, false, "negative_slope");
+extern const OpDef elu_op = unary_float_op("elu", cpu::unary_float<EluFn>, [](GradCtx& c) -> TensorList {
+  Tensor x = c.input(0);
+  double alpha = c.attrs().f(0);
+  return {where(x > 0, c.grad(), c.grad() * exp(x) * alpha)};
+}, false, "alpha");
+extern const OpDef softplus_op = unary_float_op("softplus", cpu::unary_float<SoftplusFn>, [](GradCtx& c) -> TensorList {
+  Tensor x = c.input(0);
+  double beta = c.attrs().f(0), threshold = c.attrs().f(1);
+  return {where(x * beta > threshold, c.grad(), c.grad() * sigmoid(x * beta))};
+}, false, "beta,threshold");
+extern const OpDef pow_scalar_op = unary_float_op("pow_scalar", cpu::unary_float<PowScalarFn>, [](GradCtx& c) -> TensorList {
+  double e = c.attrs().f(0);
+  if (e == 0.0) return {zeros_like(c.grad())};
+  return {c.grad() * pow(c.input(0), e - 1.0) * e};
+}, false, "exponent");
+extern const OpDef clamp_op{.name = "clamp",
+                     .attr_names = "min,max",
+                     .infer = detail::infer_unary,
+                     .kernels = {cpu::unary_same<ClampFn>},
+                     .grad = [](GradCtx& c) -> TensorList {
+                       Tensor x = c.input(0);
+                       Tensor keep = ones_like(x, dtype(kBool));
+                       if (!c.attrs().is_none(0)) keep = logical_and(keep, x >= c.attrs().scalar(0));
+                       if (!c.attrs().is_none(1)) keep = logical_and(keep, x <= c.attrs().scalar(1));
+                       return {c.grad() * keep.to(x.dtype())};
+                     },
+                     .flags = kElementwise | kInplaceOk};
+
+namespace {
+detail::RegisterOps register_unary{&neg_op, &abs_op, &sign_op, &square_op, &relu_op, &exp_op, &exp2_op, &log_op,
+                                   &log2_op, &log1p_op, &expm1_op, &sqrt_op, &rsqrt_op, &reciprocal_op, &sin_op,
+                                   &cos_op, &tan_op, &tanh_op, &sigmoid_op, &erf_op, &silu_op, &gelu_op,
+                                   &gelu_tanh_op, &floor_op, &ceil_op, &round_op, &trunc_op, &leaky_relu_op,
+                                   &elu_op, &softplus_op, &pow_scalar_op, &clamp_op};
+}
+
+// ---- public functions ----------------------------------------------------
+Tensor neg(const Tensor& x) { return call1(neg_op, {x}); }
+Tensor abs(const Tensor& x) { return call1(abs_op, {x}); }
+Tensor sign(const Tensor& x) { return call1(sign_op, {x}); }
+Tensor square(const Tensor& x) { return call1(square_op, {x}); }
+Tensor relu(const Tensor& x) { return call1(relu_op, {x}); }
+Tensor exp(const Tensor& x) { return call1(exp_op, {x}); }
+Tensor exp2(const Tensor& x) { return call1(exp2_op, {x}); }
+Tensor log(const Tensor& x) { return call1(log_op, {x}); }
+Tensor log2(const Tensor& x) { return call1(log2_op, {x}); }
+Tensor log1p(const Tensor& x) { return call1(log1p_op, {x}); }
+Tensor expm1(const Tensor& x) { return call1(expm1_op, {x}); }
+Tensor sqrt(const Tensor& x) { return call1(sqrt_op, {x}); }
+Tensor rsqrt(const Tensor& x) { return call1(rsqrt_op, {x}); }
+Tensor reciprocal(const Tensor& x) { return call1(reciprocal_op, {x}); }
+Tensor sin(const Tensor& x) { return call1(sin_op, {x}); }
+Tensor cos(const Tensor& x) { return call1(cos_op, {x}); }
+Tensor tan(const Tensor& x) { return call1(tan_op, {x}); }
+Tensor tanh(const Tensor& x) { return call1(tanh_op, {x}); }
+Tensor sigmoid(const Tensor& x) { return call1(sigmoid_op, {x}); }
+Tensor erf(const Tensor& x) { return call1(erf_op, {x}); }
+Tensor silu(const Tensor& x) { return call1(silu_op, {x}); }
+Tensor gelu(const Tensor& x, const std::string& approximate) {
+  if (approximate == "none") return call1(gelu_op, {x});
+  NABLA_CHECK(approximate == "tanh", "gelu: approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
+  return call1(gelu_tanh_op, {x});
+}
+Tensor floor(const Tensor& x) { return is_floating(x.dtype()) ? call1(floor_op, {x}) : x.clone(); }
+Tensor ceil(const Tensor& x) { return is_floating(x.dtype()) ? call1(ceil_op, {x}) : x.clone(); }
+Tensor round(const Tensor& x) { return is_floating(x.dtype()) ? call1(round_op, {x}) : x.clone(); }
+Tensor trunc(const Tensor& x) { return is_floating(x.dtype()) ? call1(trunc_op, {x}) : x.clone(); }
+Tensor leaky_relu(const Tensor& x, double slope) { return call1(leaky_relu_op, {x}, {slope}); }
+Tensor elu(const Tensor& x, double alpha) { return call1(elu_op, {x}, {alpha}); }
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  return call1(softplus_op, {x}, {beta, threshold});
+}
+Tensor pow(const Tensor& x, const Scalar& e) {
+  if (!is_floating(x.dtype()) && !e.is_floating()) return pow(x, scalar_tensor_like(e, x));
+  return call1(pow_scalar_op, {x}, {e.to_double()});
+}
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  NABLA_CHECK(min || max, "clamp: at least one of min and max must be given");
+  Tensor in = x;
+  if (!is_floating(x.dtype()) && ((min && min->is_floating()) || (max && max->is_floating()))) in = x.to(kFloat32);
+  return call1(clamp_op, {in}, {min ? AttrValue(*min) : AttrValue(), max ? AttrValue(*max) : AttrValue()});
+}
+Tensor clamp_min(const Tensor& x, const Scalar& min) { return clamp(x, min, std::nullopt); }
+Tensor clamp_max(const Tensor& x, const Scalar& max) { return clamp(x, std::nullopt, max); }
+
+}  // namespace nabla
