@@ -7,4 +7,5 @@
 #include "nabla/core/parallel.h"
 #include "nabla/core/random.h"
 #include "nabla/core/tensor.h"
+#include "nabla/ops/op.h"
 #include "nabla/ops/ops.h"

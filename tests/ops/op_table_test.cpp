@@ -1,0 +1,114 @@
+// Runs every OpInfo (see tests/support/op_info.h): forward vs reference in
+// float64/float32, contiguous and not; gradcheck; gradgradcheck; and checks
+// that every op in nabla's op table is covered by some entry.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "support/op_info.h"
+
+namespace nabla::testing {
+namespace {
+
+class OpTable : public ::testing::TestWithParam<std::size_t> {
+ protected:
+  const OpInfo& info() const { return op_infos()[GetParam()]; }
+};
+
+Tensors cast_all(const Tensors& in, DType t) {
+  Tensors r;
+  for (const Tensor& x : in) r.push_back(x.defined() && is_floating(x.dtype()) ? x.to(t) : x);
+  return r;
+}
+
+void check_forward(const OpInfo& info, DType t, bool noncontig) {
+  auto samples = info.samples();
+  for (std::size_t s = 0; s < samples.size(); ++s) {
+    SCOPED_TRACE("sample " + std::to_string(s) + (t == kFloat32 ? " float32" : " float64") +
+                 (noncontig ? " non-contiguous" : ""));
+    Tensors in = cast_all(samples[s], t);
+    if (noncontig)
+      for (auto& x : in)
+        if (x.defined() && x.dim() > 0) x = noncontiguous_copy(x);
+    Tensors expected = info.reference(samples[s]);
+    Tensors actual = info.run(in);
+    ASSERT_EQ(actual.size(), expected.size());
+    for (std::size_t k = 0; k < actual.size(); ++k) {
+      if (is_floating(expected[k].dtype()) && is_floating(in.empty() ? t : t))
+        EXPECT_EQ(actual[k].dtype(), is_floating(actual[k].dtype()) ? actual[k].dtype() : expected[k].dtype());
+      double atol = t == kFloat32 ? info.atol32 : info.atol, rtol = t == kFloat32 ? info.rtol32 : info.rtol;
+      std::string err = compare(actual[k], expected[k], atol, rtol);
+      EXPECT_TRUE(err.empty()) << info.name << " output " << k << ": " << err;
+    }
+  }
+}
+
+TEST_P(OpTable, ForwardFloat64) { check_forward(info(), kFloat64, false); }
+
+TEST_P(OpTable, ForwardFloat32) {
+  if (!info().float32) GTEST_SKIP() << "float64 only";
+  check_forward(info(), kFloat32, false);
+}
+
+TEST_P(OpTable, ForwardNonContiguous) {
+  if (!info().noncontiguous) GTEST_SKIP() << "layout-independent inputs";
+  check_forward(info(), kFloat64, true);
+  if (info().float32) check_forward(info(), kFloat32, true);
+}
+
+TEST_P(OpTable, Gradcheck) {
+  if (!info().differentiable) GTEST_SKIP() << "not differentiable";
+  auto samples = info().samples();
+  for (std::size_t s = 0; s < samples.size(); ++s) {
+    std::string err = gradcheck(info(), samples[s]);
+    EXPECT_TRUE(err.empty()) << info().name << " sample " << s << ": " << err;
+  }
+}
+
+TEST_P(OpTable, Gradgradcheck) {
+  if (!info().differentiable || !info().gradgrad) GTEST_SKIP() << "no second derivative check";
+  auto samples = info().samples();
+  for (std::size_t s = 0; s < samples.size(); ++s) {
+    std::string err = gradgradcheck(info(), samples[s]);
+    EXPECT_TRUE(err.empty()) << info().name << " sample " << s << ": " << err;
+  }
+}
+
+std::string param_name(const ::testing::TestParamInfo<std::size_t>& p) { return op_infos()[p.param].name; }
+
+std::vector<std::size_t> all_indices() {
+  std::vector<std::size_t> r;
+  for (std::size_t i = 0; i < op_infos().size(); ++i) r.push_back(i);
+  return r;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, OpTable, ::testing::ValuesIn(all_indices()), param_name);
+
+// Ops whose coverage comes through another op's gradient rule.
+const std::set<std::string> kCoveredByGradients = {"slice_backward", "unfold_backward"};
+
+TEST(OpTableCoverage, EveryOpHasATestEntry) {
+  std::set<std::string> covered = kCoveredByGradients;
+  for (const OpInfo& info : op_infos()) covered.insert(info.covers.begin(), info.covers.end());
+  std::vector<std::string> missing;
+  for (const OpDef* op : op_table())
+    if (!covered.count(std::string(op->name))) missing.push_back(std::string(op->name));
+  EXPECT_TRUE(missing.empty()) << "ops without an OpInfo entry: " << ::testing::PrintToString(missing);
+}
+
+TEST(OpTableCoverage, Counts) {
+  int differentiable = 0, gradgrad = 0;
+  std::set<std::string> grad_ops, gradgrad_ops;
+  for (const OpInfo& info : op_infos()) {
+    if (info.differentiable) grad_ops.insert(info.covers.begin(), info.covers.end());
+    if (info.differentiable && info.gradgrad) gradgrad_ops.insert(info.covers.begin(), info.covers.end());
+  }
+  differentiable = static_cast<int>(grad_ops.size());
+  gradgrad = static_cast<int>(gradgrad_ops.size());
+  std::printf("op table: %zu ops; OpInfo entries: %zu; ops under gradcheck: %d; under gradgradcheck: %d\n",
+              op_table().size(), op_infos().size(), differentiable, gradgrad);
+  EXPECT_GT(op_table().size(), 0u);
+}
+
+}  // namespace
+}  // namespace nabla::testing
