@@ -31,10 +31,11 @@ struct TensorOptions {
   DType dtype_ = kFloat32;
   Device device_ = kCPU;
   bool requires_grad_ = false;
+  bool dtype_set_ = false;  // whether dtype was given (arange infers it otherwise)
   TensorOptions() = default;
-  TensorOptions(DType t) : dtype_(t) {}
+  TensorOptions(DType t) : dtype_(t), dtype_set_(true) {}
   TensorOptions(Device d) : device_(d) {}
-  TensorOptions dtype(DType t) const { auto o = *this; o.dtype_ = t; return o; }
+  TensorOptions dtype(DType t) const { auto o = *this; o.dtype_ = t; o.dtype_set_ = true; return o; }
   TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
   TensorOptions requires_grad(bool r = true) const { auto o = *this; o.requires_grad_ = r; return o; }
 };

@@ -74,8 +74,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   NABLA_CHECK(st != 0.0, "arange: step must be nonzero");
   NABLA_CHECK((e - s) / st >= 0 || s == e, "arange: the range [", start, ", ", end, ") with step ", step,
               " is empty in the wrong direction; expected sign(step) == sign(end - start)");
-  if (!start.is_floating() && !end.is_floating() && !step.is_floating() && o.dtype_ == kFloat32 &&
-      o.requires_grad_ == false)
+  if (!start.is_floating() && !end.is_floating() && !step.is_floating() && !o.dtype_set_)
     o.dtype_ = kInt64;  // integer ranges give int64, as in PyTorch
   int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
   return finish(generate({n}, o.dtype_, "arange", [&](int64_t i) { return s + st * static_cast<double>(i); }), o);

@@ -1,0 +1,163 @@
+// Eager autograd: backward, accumulation, retain_graph, grad(), double
+// backward, hooks, no_grad, detach, version counters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "nabla/nabla.h"
+
+namespace nabla {
+namespace {
+
+TEST(Autograd, BackwardOnScalarAndAccumulation) {
+  Tensor w = tensor({1.0, 2.0, 3.0}, requires_grad());
+  Tensor loss = (w * w).sum();
+  EXPECT_FALSE(loss.is_leaf());
+  EXPECT_TRUE(w.is_leaf());
+  loss.backward();
+  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  (w * 3.0).sum().backward();  // accumulates
+  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{5, 7, 9}));
+  w.grad().zero_();
+  EXPECT_EQ(w.grad().sum().item<float>(), 0.0f);
+}
+
+TEST(Autograd, BackwardWithGivenGradient) {
+  Tensor x = tensor({1.0, 2.0}, requires_grad());
+  Tensor y = x * 3.0;
+  y.backward(tensor({1.0, 10.0}));
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{3, 30}));
+}
+
+TEST(Autograd, BroadcastGradientsAreReduced) {
+  Tensor a = ones({3, 1}, requires_grad());
+  Tensor b = ones({4}, requires_grad());
+  (a * b).sum().backward();
+  EXPECT_EQ(a.grad().sizes(), (Shape{3, 1}));
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{4, 4, 4}));
+  EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{3, 3, 3, 3}));
+}
+
+TEST(Autograd, RetainGraphAllowsASecondBackward) {
+  Tensor x = tensor({2.0}, requires_grad());
+  Tensor y = (x.exp() * x).sum();
+  y.backward(Tensor(), /*retain_graph=*/true);
+  y.backward();
+  EXPECT_NEAR(x.grad().item<float>(), 2 * (std::exp(2.0) * 3), 1e-3);
+  try {
+    y.backward();
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("second time"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Autograd, GradFunctionAndDoubleBackward) {
+  Tensor x = tensor({1.5}, dtype(kFloat64).requires_grad());
+  Tensor y = x * x * x;  // y' = 3x^2, y'' = 6x
+  TensorList g = grad({y.sum()}, {x}, {}, std::nullopt, /*create_graph=*/true);
+  EXPECT_NEAR(g[0].item<double>(), 3 * 1.5 * 1.5, 1e-12);
+  EXPECT_FALSE(x.grad().defined());  // grad() doesn't touch .grad()
+  TensorList gg = grad({g[0].sum()}, {x});
+  EXPECT_NEAR(gg[0].item<double>(), 6 * 1.5, 1e-12);
+}
+
+TEST(Autograd, GradOfUnusedInputNeedsAllowUnused) {
+  Tensor x = ones({2}, requires_grad()), z = ones({2}, requires_grad());
+  Tensor y = (x * 2.0).sum();
+  EXPECT_THROW(grad({y}, {z}, {}, true), Error);
+  TensorList g = grad({y}, {x, z}, {}, true, false, /*allow_unused=*/true);
+  EXPECT_TRUE(g[0].defined());
+  EXPECT_FALSE(g[1].defined());
+}
+
+TEST(Autograd, NoGradGuardAndDetach) {
+  Tensor x = ones({2}, requires_grad());
+  {
+    NoGradGuard g;
+    Tensor y = x * 2.0;
+    EXPECT_FALSE(y.requires_grad());
+  }
+  Tensor d = (x * 2.0).detach();
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_TRUE(d.is_leaf());
+  Tensor y = x * 2.0;
+  EXPECT_TRUE(y.requires_grad());
+}
+
+TEST(Autograd, HooksSeeAndReplaceGradients) {
+  Tensor x = tensor({1.0, 2.0}, requires_grad());
+  Tensor y = x * 2.0;
+  Tensor seen;
+  y.register_hook([&](const Tensor& g) {
+    seen = g;
+    return g * 10.0;
+  });
+  x.register_hook([](const Tensor& g) { return g + 1.0; });
+  y.sum().backward();
+  EXPECT_EQ(seen.to_vector<float>(), (std::vector<float>{1, 1}));
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{21, 21}));
+}
+
+TEST(Autograd, RetainGradKeepsNonLeafGradients) {
+  Tensor x = ones({2}, requires_grad());
+  Tensor y = x * 3.0;
+  y.retain_grad();
+  (y * y).sum().backward();
+  EXPECT_EQ(y.grad().to_vector<float>(), (std::vector<float>{6, 6}));
+}
+
+TEST(Autograd, InPlaceOnSavedTensorIsDetected) {
+  Tensor x = ones({3}, requires_grad());
+  Tensor y = x * 2.0;
+  Tensor z = y.exp();  // saves its output
+  z.mul_(2.0);         // modifies the saved output
+  try {
+    z.sum().backward();
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("modified by an in-place operation"), std::string::npos) << m;
+    EXPECT_NE(m.find("exp"), std::string::npos) << m;
+  }
+}
+
+TEST(Autograd, InPlaceOnNonLeafRebasesHistory) {
+  Tensor x = tensor({1.0, 2.0}, requires_grad());
+  Tensor y = x * 1.0;
+  y.add_(x);  // y = 2x
+  y.mul_(3.0);  // y = 6x
+  y.sum().backward();
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{6, 6}));
+}
+
+TEST(Autograd, ViewsBackpropagate) {
+  Tensor x = arange(6, dtype(kFloat32).requires_grad()).clone();
+  Tensor leaf = arange(6, dtype(kFloat64)).requires_grad_();
+  Tensor v = leaf.view({2, 3}).t().slice(0, 1, 3).select(1, 1);
+  (v * tensor({10.0, 20.0}, dtype(kFloat64))).sum().backward();
+  EXPECT_EQ(leaf.grad().to_vector<double>(), (std::vector<double>{0, 0, 0, 0, 10, 20}));
+  (void)x;
+}
+
+TEST(Autograd, SeedTwoLayerNetLossFalls) {
+  manual_seed(0);
+  Tensor x = randn({64, 1000}), y = randn({64, 10});
+  Tensor w1 = randn({1000, 100}, requires_grad()), w2 = randn({100, 10}, requires_grad());
+  float first = 0, last = 0;
+  for (int t = 0; t < 50; ++t) {
+    Tensor loss = (x.mm(w1).clamp(0).mm(w2) - y).pow(2).sum();
+    last = loss.item<float>();
+    if (t == 0) first = last;
+    loss.backward();
+    NoGradGuard g;
+    w1 -= 1e-6 * w1.grad();
+    w2 -= 1e-6 * w2.grad();
+    w1.grad().zero_();
+    w2.grad().zero_();
+  }
+  EXPECT_LT(last, first * 0.1f);
+}
+
+}  // namespace
+}  // namespace nabla
