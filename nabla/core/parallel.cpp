@@ -34,7 +34,10 @@ class ThreadPool {
   void resize(int n) {
     stop();
     stopping_ = false;
-    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { loop(i); });
+    // Workers start from the current generation so they never run a task
+    // that was handed out before they existed.
+    uint64_t start = generation_;
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i, start] { loop(i, start); });
   }
 
   // Runs fn(chunk) for chunk in [0, chunks) on the pool; the caller takes chunk 0.
@@ -60,8 +63,7 @@ class ThreadPool {
   }
 
  private:
-  void loop(int id) {
-    uint64_t seen = 0;
+  void loop(int id, uint64_t seen) {
     std::unique_lock<std::mutex> lock(mu_);
     while (true) {
       cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });

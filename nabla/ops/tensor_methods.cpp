@@ -12,7 +12,7 @@ Tensor Tensor::to(DType t, bool copy) const {
 }
 Tensor Tensor::to(Device d, bool copy) const {
   if (d == device()) return copy ? nabla::clone(*this) : *this;
-  fail("Tensor::to: copying to device ", d, " is not available in this build of nabla (only cpu)");
+  fail("Tensor::to: copying from ", device(), " to ", d, " is not available in this build of nabla (only cpu)");
 }
 Tensor Tensor::clone() const { return nabla::clone(*this); }
 Tensor Tensor::contiguous() const { return nabla::contiguous(*this); }
