@@ -1,0 +1,72 @@
+// nabla_ops_bench — the nabla side of bench/compare.py, case for case the same
+// work as bench/reference/torch_ops_bench.cpp:
+//   add_scalar_tensor/no_grad               c = a + b on 1-element tensors (per-op overhead)
+//   add_scalar_tensor/requires_grad_fwd_bwd (a + b).backward() with a, b requiring grad
+//   matmul/MxKxN                            mm(A[M,K], B[K,N]) float32; counter GFLOPS
+//   elementwise/add_16M, gelu_16M           out-of-place a + b and gelu(a) (exact) on 16M floats
+// Threads: NABLA_NUM_THREADS (read by nabla itself; compare.py sets it).
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <tuple>
+
+#include "nabla/nabla.h"
+
+namespace {
+
+void add_no_grad(benchmark::State& st) {
+  nabla::NoGradGuard no_grad;
+  auto a = nabla::randn({1}), b = nabla::randn({1});
+  for (auto _ : st) {
+    nabla::Tensor c = a + b;
+    benchmark::DoNotOptimize(c.impl());
+  }
+}
+
+void add_fwd_bwd(benchmark::State& st) {
+  auto a = nabla::randn({1}, nabla::requires_grad());
+  auto b = nabla::randn({1}, nabla::requires_grad());
+  for (auto _ : st) (a + b).backward();
+  benchmark::DoNotOptimize(a.grad().impl());
+}
+
+void matmul(benchmark::State& st, int64_t M, int64_t K, int64_t N) {
+  auto A = nabla::randn({M, K}), B = nabla::randn({K, N});
+  for (auto _ : st) {
+    auto C = nabla::mm(A, B);
+    benchmark::DoNotOptimize(C.impl());
+  }
+  st.counters["GFLOPS"] = benchmark::Counter(2.0 * M * N * K * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+constexpr int64_t kElems = 16 * 1024 * 1024;
+
+void elementwise(benchmark::State& st, bool is_gelu) {
+  auto a = nabla::randn({kElems}), b = nabla::randn({kElems});
+  for (auto _ : st) {
+    nabla::Tensor c = is_gelu ? nabla::gelu(a) : a + b;
+    benchmark::DoNotOptimize(c.impl());
+  }
+  st.counters["Gelem_per_s"] = benchmark::Counter(kElems * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  st.SetBytesProcessed(st.iterations() * kElems * int64_t(sizeof(float)) * (is_gelu ? 2 : 3));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::AddCustomContext("nabla_threads", std::to_string(nabla::get_num_threads()));
+  benchmark::RegisterBenchmark("add_scalar_tensor/no_grad", add_no_grad)->UseRealTime();
+  benchmark::RegisterBenchmark("add_scalar_tensor/requires_grad_fwd_bwd", add_fwd_bwd)->UseRealTime();
+  for (auto [M, K, N] : {std::tuple<int64_t, int64_t, int64_t>{64, 1000, 100},
+                         {256, 256, 256}, {1024, 1024, 1024}, {2048, 2048, 2048}}) {
+    std::string name = "matmul/" + std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N);
+    benchmark::RegisterBenchmark(name.c_str(), matmul, M, K, N)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  }
+  benchmark::RegisterBenchmark("elementwise/add_16M", elementwise, false)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("elementwise/gelu_16M", elementwise, true)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

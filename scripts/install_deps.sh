@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what building and testing nabla needs on Debian 12, skipping the
+# apt round trip when everything is already there. Run as root.
+set -euo pipefail
+packages=(cmake ninja-build g++ pkg-config libopenblas-dev libgtest-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

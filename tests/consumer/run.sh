@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs the nabla build in $1 into a temporary prefix, builds the consumer
+# project against it with find_package(nabla), and runs it.
+set -euo pipefail
+build_dir=$1
+src_dir=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build_dir" --prefix "$work/prefix" > /dev/null
+cmake -S "$src_dir" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" > /dev/null
+cmake --build "$work/build" > /dev/null
+LD_LIBRARY_PATH="$work/prefix/lib:${LD_LIBRARY_PATH:-}" "$work/build/consumer"

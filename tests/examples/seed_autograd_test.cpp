@@ -1,0 +1,32 @@
+// Runs examples/seed_autograd (500 steps, as in the lecture) and checks that
+// its final loss is below 1e-3 of its first.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+std::string run(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  std::array<char, 512> buf;
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  pclose(p);
+  return out;
+}
+
+TEST(Examples, SeedAutogradLossFallsBelowOneThousandthOfTheFirst) {
+  std::string out = run(std::string(NABLA_EXAMPLES_DIR) + "/seed_autograd 500");
+  auto pos = out.find("first_loss=");
+  ASSERT_NE(pos, std::string::npos) << out;
+  double first = 0, last = 0;
+  ASSERT_EQ(std::sscanf(out.c_str() + pos, "first_loss=%lf final_loss=%lf", &first, &last), 2) << out;
+  EXPECT_GT(first, 0.0);
+  EXPECT_LT(last, 1e-3 * first) << out;
+  EXPECT_NE(out.find("step  100"), std::string::npos) << out;  // prints every 100 steps
+}
+
+}  // namespace
