@@ -11,7 +11,10 @@
 
 #include "nabla/core/error.h"
 
+// The BLAS libraries' own thread pools follow nabla's thread count: OpenBLAS
+// (pthreads) and oneDNN (OpenMP). Weak, so nabla links without either.
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+extern "C" void omp_set_num_threads(int) __attribute__((weak));
 
 namespace nabla {
 namespace {
@@ -113,6 +116,11 @@ ThreadPool& pool() {
 
 thread_local bool t_in_parallel = false;
 
+void set_blas_threads(int n) {
+  if (openblas_set_num_threads) openblas_set_num_threads(n);
+  if (omp_set_num_threads) omp_set_num_threads(n);
+}
+
 }  // namespace
 
 int get_num_threads() {
@@ -120,7 +128,7 @@ int get_num_threads() {
   if (n == 0) {
     n = default_threads();
     g_num_threads.store(n);
-    if (openblas_set_num_threads) openblas_set_num_threads(n);
+    set_blas_threads(n);
   }
   return n;
 }
@@ -129,7 +137,7 @@ void set_num_threads(int n) {
   NABLA_CHECK(n >= 1, "set_num_threads: expected a positive number of threads, got ", n);
   std::lock_guard<std::mutex> lock(g_pool_mu);
   g_num_threads.store(n);
-  if (openblas_set_num_threads) openblas_set_num_threads(n);
+  set_blas_threads(n);
   pool().resize(n);
 }
 

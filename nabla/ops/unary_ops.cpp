@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "nabla/kernels/cpu/vec_math.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -20,7 +21,10 @@ constexpr double kInvSqrtPi = std::numbers::inv_sqrtpi;
     const Attrs& a;                                       \
     template <class T> T operator()(T x) const { return expr; } \
   }
-NABLA_FN(ExpFn, std::exp(x));
+// float32 exp/erf/sigmoid use the vectorizable versions in vec_math.h.
+template <class T> T fast_exp(T x) { if constexpr (std::is_same_v<T, float>) return cpu::vec::exp(x); else return std::exp(x); }
+template <class T> T fast_erf(T x) { if constexpr (std::is_same_v<T, float>) return cpu::vec::erf(x); else return std::erf(x); }
+NABLA_FN(ExpFn, fast_exp(x));
 NABLA_FN(Exp2Fn, std::exp2(x));
 NABLA_FN(LogFn, std::log(x));
 NABLA_FN(Log2Fn, std::log2(x));
@@ -33,10 +37,10 @@ NABLA_FN(SinFn, std::sin(x));
 NABLA_FN(CosFn, std::cos(x));
 NABLA_FN(TanFn, std::tan(x));
 NABLA_FN(TanhFn, std::tanh(x));
-NABLA_FN(SigmoidFn, T(1) / (T(1) + std::exp(-x)));
+NABLA_FN(SigmoidFn, T(1) / (T(1) + fast_exp(-x)));
 NABLA_FN(ErfFn, std::erf(x));
-NABLA_FN(SiluFn, x / (T(1) + std::exp(-x)));
-NABLA_FN(GeluFn, T(0.5) * x * (T(1) + std::erf(x * T(1.0 / kSqrt2))));
+NABLA_FN(SiluFn, x / (T(1) + fast_exp(-x)));
+NABLA_FN(GeluFn, T(0.5) * x * (T(1) + fast_erf(x * T(1.0 / kSqrt2))));
 NABLA_FN(GeluTanhFn, T(0.5) * x * (T(1) + std::tanh(T(kSqrt2 * kInvSqrtPi) * (x + T(0.044715) * x * x * x))));
 NABLA_FN(FloorFn, std::floor(x));
 NABLA_FN(CeilFn, std::ceil(x));

@@ -1,6 +1,7 @@
 #include "nabla/kernels/cpu/gemm.h"
 
 #include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/elementwise.h"
@@ -28,14 +29,20 @@ Tensor contiguous_copy(const Tensor& x) {
   return out;
 }
 
+// float32 goes to oneDNN's sgemm, which measured faster than OpenBLAS's at
+// every benchmarked shape and thread count (bench/README.md); float64 to
+// OpenBLAS (oneDNN has no dgemm).
 template <class T>
 void gemm_one(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
               T* c, int64_t ldc) {
-  auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, TA, TB, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb, 0.0f, c, (int)ldc);
-  else
+  if constexpr (std::is_same_v<T, float>) {
+    dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+    NABLA_CHECK(st == dnnl_success, "matmul: oneDNN sgemm failed with status ", static_cast<int>(st), " for ", m,
+                "x", k, " @ ", k, "x", n);
+  } else {
+    auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
     cblas_dgemm(CblasRowMajor, TA, TB, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b, (int)ldb, 0.0, c, (int)ldc);
+  }
 }
 
 }  // namespace
