@@ -26,7 +26,7 @@ void record(const OpDef& op, Inputs inputs, const Attrs& attrs, std::span<Tensor
     node->input_meta.push_back({in.sizes(), in.dtype()});
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    bool save = i < 8 && ((op.save_inputs >> i) & 1u);
+    bool save = op.save_inputs == kSaveAllInputs || (i < 32 && ((op.save_inputs >> i) & 1u));
     node->saved_inputs.push_back(save ? SavedTensor(inputs[i], false, versions ? versions[i] : inputs[i].version())
                                       : SavedTensor());
   }

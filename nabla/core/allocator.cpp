@@ -6,7 +6,7 @@
 #include <bit>
 #include <cstdlib>
 #include <mutex>
-#include <unordered_map>
+#include <array>
 #include <vector>
 
 #include "nabla/core/error.h"
@@ -17,20 +17,38 @@ namespace {
 constexpr std::size_t kAlignment = 64;
 constexpr std::size_t kMaxCached = std::size_t(1) << 30;
 
-std::size_t size_class(std::size_t n) {
-  if (n <= 4096) return std::max<std::size_t>(64, std::bit_ceil(n));
+// Size classes: powers of two from 64 B to 4 KiB, then four per power of two.
+struct SizeClass {
+  std::size_t bytes;
+  std::size_t index;  // into the free-list array
+};
+SizeClass size_class(std::size_t n) {
+  if (n <= 64) return {64, 0};
+  if (n <= 4096) {
+    std::size_t b = std::bit_ceil(n);
+    return {b, static_cast<std::size_t>(std::countr_zero(b)) - 6};  // 64 -> 0 ... 4096 -> 6
+  }
   std::size_t p = std::bit_floor(n);
   std::size_t quarter = p / 4;
-  return (n + quarter - 1) / quarter * quarter;
+  std::size_t k = (n - p + quarter - 1) / quarter;  // 0..4 quarters above p
+  std::size_t e = static_cast<std::size_t>(std::countr_zero(p));
+  if (k == 4) {
+    k = 0;
+    e += 1;
+    p *= 2;
+  }
+  return {p + k * quarter, 7 + (e - 12) * 4 + k};
 }
+constexpr std::size_t kNumClasses = 7 + (64 - 12) * 4 + 4;
 
 class CachingCpuAllocator final : public Allocator {
  public:
   void* allocate(std::size_t nbytes) override {
-    std::size_t cls = size_class(nbytes == 0 ? 1 : nbytes);
+    SizeClass sc = size_class(nbytes == 0 ? 1 : nbytes);
+    std::size_t cls = sc.bytes;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto& list = free_[cls];
+      auto& list = free_[sc.index];
       stats_.bytes_in_use += cls;
       stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
       if (!list.empty()) {
@@ -52,14 +70,15 @@ class CachingCpuAllocator final : public Allocator {
   }
   void deallocate(void* p, std::size_t nbytes) override {
     if (!p) return;
-    std::size_t cls = size_class(nbytes == 0 ? 1 : nbytes);
+    SizeClass sc = size_class(nbytes == 0 ? 1 : nbytes);
+    std::size_t cls = sc.bytes;
     std::lock_guard<std::mutex> lock(mu_);
     stats_.bytes_in_use -= cls;
     if (cls > kMaxCached) {
       std::free(p);
       return;
     }
-    free_[cls].push_back(p);
+    free_[sc.index].push_back(p);
     stats_.bytes_cached += cls;
   }
   AllocatorStats stats() {
@@ -68,15 +87,16 @@ class CachingCpuAllocator final : public Allocator {
   }
   void empty_cache() {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& [cls, list] : free_)
+    for (auto& list : free_) {
       for (void* p : list) std::free(p);
-    free_.clear();
+      list.clear();
+    }
     stats_.bytes_cached = 0;
   }
 
  private:
   std::mutex mu_;
-  std::unordered_map<std::size_t, std::vector<void*>> free_;
+  std::array<std::vector<void*>, kNumClasses> free_;
   AllocatorStats stats_;
 };
 

@@ -14,6 +14,17 @@ int get_num_threads();
 // Elements below which elementwise loops stay on one thread.
 inline constexpr int64_t kParallelGrain = 32768;
 
-void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+// Runs fn(begin, end) in chunks on the pool (type-erased slow path).
+void parallel_for_pool(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+
+// Small ranges run inline without type erasure: no std::function, no lock.
+template <class Fn>
+inline void parallel_for(int64_t begin, int64_t end, int64_t grain, Fn&& fn) {
+  if (end - begin < grain || end - begin <= 0) {
+    if (end > begin) fn(begin, end);
+    return;
+  }
+  parallel_for_pool(begin, end, grain, std::function<void(int64_t, int64_t)>(std::ref(fn)));
+}
 
 }  // namespace nabla

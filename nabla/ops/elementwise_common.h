@@ -23,11 +23,11 @@ constexpr OpDef unary_float_op(std::string_view name, KernelFn cpu, GradFn grad,
                .grad = grad,
                .flags = kElementwise | kInplaceOk | (saves_output ? kSaveOutputs : 0u),
                .promote = Promote::CommonFloat,
-               .save_inputs = static_cast<uint8_t>(saves_output ? 0 : 1)};
+               .save_inputs = saves_output ? 0u : 1u};
 }
 
 constexpr OpDef binary_op(std::string_view name, KernelFn cpu, GradFn grad, Promote promote = Promote::Common,
-                          uint8_t save_inputs = 3, uint32_t extra_flags = 0) {
+                          uint32_t save_inputs = 3, uint32_t extra_flags = 0) {
   return OpDef{.name = name,
                .num_inputs = 2,
                .infer = infer_binary,

@@ -50,15 +50,12 @@ void check_float(DType t, const char* api) {
 
 Tensor empty(IntList sizes, TensorOptions o) { return finish(make_empty(sizes, o.dtype_, kCPU), o); }
 Tensor full(IntList sizes, const Scalar& v, TensorOptions o) {
-  double d = v.to_double();
-  if (!v.is_floating()) d = static_cast<double>(v.to_int());
   Tensor t = make_empty(sizes, o.dtype_, kCPU, "full");
   visit_dtype(o.dtype_, [&]<class T>() {
     T val = v.to<T>();
     T* p = static_cast<T*>(t.raw_data());
     std::fill(p, p + t.numel(), val);
   });
-  (void)d;
   return finish(t, o);
 }
 Tensor zeros(IntList sizes, TensorOptions o) {

@@ -52,6 +52,9 @@ enum OpFlags : uint32_t {
   kInplaceOk = 1u << 6,       // output may be written into input 0's memory
 };
 
+// Saves every input, including those past the 32nd of a variadic op.
+inline constexpr uint32_t kSaveAllInputs = ~0u;
+
 struct OpDef {
   std::string_view name;
   int num_inputs = 1;  // -1: any number
@@ -63,7 +66,7 @@ struct OpDef {
   uint32_t flags = 0;
   Promote promote = Promote::None;
   int8_t promote_from = 0;
-  uint8_t save_inputs = 0xff;  // bit i: the rule reads input i
+  uint32_t save_inputs = kSaveAllInputs;  // bit i: the rule reads input i
   int8_t num_differentiable_outputs = -1;  // -1: all floating outputs
 
   bool has(OpFlags f) const { return (flags & f) != 0; }

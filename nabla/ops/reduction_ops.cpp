@@ -114,7 +114,12 @@ OutputMetas infer_scan(const OpDef&, Inputs in, const Attrs&) {
 }
 template <bool IsProd>
 void scan_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  Tensor x = in[0].dtype() == out[0].dtype() ? in[0] : in[0].to(out[0].dtype());
+  Tensor x = in[0];
+  if (x.dtype() != out[0].dtype()) {  // integers and bool scan in int64
+    x = make_empty(in[0].sizes(), out[0].dtype(), in[0].device());
+    Tensor dst[1] = {x};
+    cpu::cast_kernel(in, {}, dst);
+  }
   cpu::scan(x, a.i(0), IsProd, out[0]);
 }
 // sum_{j >= i} g_j along dim, without a flip: total - inclusive cumsum + g.

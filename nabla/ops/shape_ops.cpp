@@ -77,10 +77,6 @@ Shape infer_size(const Tensor& x, IntList sizes, std::string_view op) {
   return out;
 }
 
-void all_devices(KernelFn k, KernelFn (&slots)[kNumDeviceTypes]) {
-  for (auto& s : slots) s = k;
-}
-
 // view
 OutputMetas infer_view(const OpDef& op, Inputs in, const Attrs& a) {
   Shape s = infer_size(in[0], a.ints(0), op.name);

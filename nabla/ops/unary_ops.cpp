@@ -68,9 +68,7 @@ struct ClampFn {
 };
 
 // ---- helpers for gradient rules -------------------------------------------
-Tensor num(const Tensor& like, double v) { return scalar_tensor(v, dtype(like.dtype())); }
-
-OpDef same_dtype_op(std::string_view name, KernelFn cpu, GradFn grad, uint8_t save = 1, uint32_t flags = 0) {
+OpDef same_dtype_op(std::string_view name, KernelFn cpu, GradFn grad, uint32_t save = 1, uint32_t flags = 0) {
   return OpDef{.name = name,
                .infer = detail::infer_unary,
                .kernels = {cpu},

@@ -75,6 +75,15 @@ TEST(Tensor, ReducedFloatStorageAndConversion) {
   EXPECT_TRUE(std::isinf(tensor({70000.0}, dtype(kFloat16)).item<float>()));
 }
 
+TEST(Tensor, CountingABoolMaskSumsInInt64) {
+  Tensor mask = arange(100) > 3;  // 96 trues
+  EXPECT_EQ(mask.sum().dtype(), kInt64);
+  EXPECT_EQ(mask.sum().item<int64_t>(), 96);
+  EXPECT_EQ(sum(mask.view({10, 10}), {0}).to_vector<int64_t>()[9], 10);
+  EXPECT_EQ(cumsum(mask, 0).to_vector<int64_t>().back(), 96);
+  EXPECT_EQ(ones({300}, dtype(kUInt8)).sum().item<int64_t>(), 300);
+}
+
 TEST(Tensor, FactoriesAndItem) {
   EXPECT_EQ(zeros({2, 3}).sum().item<float>(), 0.0f);
   EXPECT_EQ(ones({2, 3}, dtype(kFloat64)).sum().item<double>(), 6.0);

@@ -41,15 +41,18 @@ Acc reduce_row(const T* p, int64_t n, ReduceKind kind) {
   switch (kind) {
     case ReduceKind::Sum: {
       // 16 independent lanes vectorize; blocks bound the float rounding error.
+      // Lanes in T for floats (vectorizes), in Acc for integers and bool
+      // (a bool or uint8 lane would wrap).
+      using Lane = std::conditional_t<std::is_floating_point_v<T>, T, Acc>;
       Acc total = 0;
       constexpr int64_t kBlock = 4096;
       for (int64_t b = 0; b < n; b += kBlock) {
         int64_t e = std::min(n, b + kBlock);
-        T lanes[16] = {};
+        Lane lanes[16] = {};
         int64_t i = b;
         for (; i + 16 <= e; i += 16)
-          for (int j = 0; j < 16; ++j) lanes[j] += p[i + j];
-        T part = 0;
+          for (int j = 0; j < 16; ++j) lanes[j] += static_cast<Lane>(p[i + j]);
+        Lane part = 0;
         for (; i < e; ++i) part += p[i];
         for (int j = 0; j < 16; ++j) part += lanes[j];
         total += static_cast<Acc>(part);
@@ -108,7 +111,7 @@ void reduce(const Tensor& x, const Shape& dims, ReduceKind kind, const Tensor& o
             // Sum over leading dims of a contiguous tensor: accumulate rows.
             const T* p = static_cast<const T*>(x.raw_data());
             parallel_for(0, outer, 4096, [&](int64_t b, int64_t e) {
-              std::vector<T> acc(static_cast<std::size_t>(e - b), T(0));
+              std::vector<Acc> acc(static_cast<std::size_t>(e - b), Acc(0));
               for (int64_t r = 0; r < inner; ++r) {
                 const T* row = p + r * outer;
                 for (int64_t j = b; j < e; ++j) acc[j - b] += row[j];
