@@ -70,6 +70,22 @@ void gather_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 // ---- scatter, scatter_value, scatter_add -----------------------------------
 // inputs: x, index, src (scatter_value: x, index); attrs: dim (, value)
 
+// src's gradient: g (shaped like the index) zero-padded at the end of each dim
+// to src's shape, since src elements beyond the index's extent are unused.
+Tensor pad_to(Tensor g, const Shape& sizes) {
+  for (int64_t d = 0; d < g.dim(); ++d) {
+    int64_t extra = sizes[d] - g.sizes()[d];
+    if (extra == 0) continue;
+    Shape zs = g.sizes();
+    zs[d] = extra;
+    g = cat({g, zeros(zs, TensorOptions(g.dtype()).device(g.device()))}, d);
+  }
+  return g;
+}
+Tensor src_grad(GradCtx& c, const Tensor& index) {
+  return c.needs_grad(2) ? pad_to(gather(c.grad(), c.attrs().i(0), index), c.input_sizes(2)) : Tensor();
+}
+
 OutputMetas infer_scatter(const OpDef& op, Inputs in, const Attrs& a) {
   check_index_dtype(op, in[1]);
   check_index_shape(op, in[1], in[0], "the input", a.i(0));
@@ -202,8 +218,7 @@ extern const OpDef scatter_op{
     .grad = [](GradCtx& c) -> TensorList {
       int64_t dim = c.attrs().i(0);
       Tensor idx = c.input(1);
-      return {c.needs_grad(0) ? scatter(c.grad(), dim, idx, Scalar(0)) : Tensor(), Tensor(),
-              c.needs_grad(2) ? gather(c.grad(), dim, idx) : Tensor()};
+      return {c.needs_grad(0) ? scatter(c.grad(), dim, idx, Scalar(0)) : Tensor(), Tensor(), src_grad(c, idx)};
     },
     .flags = kNativeReducedFloat, .save_inputs = 0b010};
 extern const OpDef scatter_value_op{
@@ -217,7 +232,7 @@ extern const OpDef scatter_add_op{
     .name = "scatter_add", .num_inputs = 3, .attr_names = "dim", .infer = infer_scatter,
     .kernels = {scatter_kernel<true>},
     .grad = [](GradCtx& c) -> TensorList {
-      return {c.grad(), Tensor(), c.needs_grad(2) ? gather(c.grad(), c.attrs().i(0), c.input(1)) : Tensor()};
+      return {c.grad(), Tensor(), src_grad(c, c.input(1))};
     },
     .save_inputs = 0b010};
 extern const OpDef index_select_op{
@@ -284,7 +299,7 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
   Tensor m = expand(mask, s);
   // The output's length depends on the mask's values: count them here so the
   // op's shape inference stays data-free.
-  int64_t count = sum(m).item<int64_t>();
+  int64_t count = sum(m, {}, false, kInt64).item<int64_t>();
   return call1(masked_select_op, {expand(x, s), m}, {count});
 }
 Tensor one_hot(const Tensor& index, int64_t num_classes) {
