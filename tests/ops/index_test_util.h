@@ -56,6 +56,30 @@ inline Tensor unique_index(const Shape& shape, int64_t dim, int64_t high, uint64
 
 inline std::vector<int64_t> int_values(const Tensor& t) { return t.detach().to_vector<int64_t>(); }
 
+// The entry with its floating outputs squared. The ops here are linear in
+// their data inputs, so their own gradgradcheck only sees zeros; squaring
+// makes the gradient flowing into the rule depend on the inputs, so the
+// double backward runs through each rule's own gradient (gather's grad is
+// scatter_add, whose grad is gather, ...).
+inline OpInfo squared(OpInfo info) {
+  info.name += "_squared";
+  auto sq = [](Tensors outs) {
+    for (Tensor& o : outs)
+      if (is_floating(o.dtype())) o = o * o;
+    return outs;
+  };
+  info.run = [run = info.run, sq](const Tensors& in) { return sq(run(in)); };
+  info.reference = [ref = info.reference, sq](const Tensors& in) { return sq(ref(in)); };
+  return info;
+}
+
+// Registers the squared variant too, and returns the entry itself:
+// NABLA_OP_INFO(with_squared(entry(...))).
+inline OpInfo with_squared(OpInfo info) {
+  op_infos().push_back(squared(info));
+  return info;
+}
+
 // Runs f and returns the message of the nabla::Error it throws ("" if none).
 template <class F>
 std::string error_message(F&& f) {

@@ -108,13 +108,13 @@ Tensor ref_one_hot(const Tensor& index, int64_t classes) {
 
 // ---- gather ---------------------------------------------------------------------
 
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "gather_dim1", "gather", [](const Tensors& in) { return Tensors{gather(in[0], 1, in[1])}; },
     [] {
       return std::vector<Tensors>{{sample({3, 4}, -2, 2, 1), random_index({3, 6}, 4, 11)},
                                   {sample({3, 4}, -2, 2, 2), random_index({2, 2}, 4, 12)}};
     },
-    [](const Tensors& in) { return Tensors{ref_gather(in[0], 1, in[1])}; }));
+    [](const Tensors& in) { return Tensors{ref_gather(in[0], 1, in[1])}; })));
 NABLA_OP_INFO(entry(
     "gather_dim0_neg", "gather", [](const Tensors& in) { return Tensors{gather(in[0], -3, in[1])}; },
     [] { return std::vector<Tensors>{{sample({4, 3, 2}, -2, 2, 3), random_index({5, 2, 2}, 4, 13)}}; },
@@ -126,13 +126,13 @@ NABLA_OP_INFO(entry(
 
 // ---- scatter (tensor src and value), scatter_add --------------------------------
 
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "scatter_dim1", "scatter", [](const Tensors& in) { return Tensors{scatter(in[0], 1, in[1], in[2])}; },
     [] {
       return std::vector<Tensors>{{sample({3, 5}, -2, 2, 1), unique_index({3, 3}, 1, 5, 21), sample({3, 4}, -2, 2, 2)},
                                   {sample({4, 5}, -2, 2, 3), unique_index({2, 5}, 1, 5, 22), sample({2, 5}, -2, 2, 4)}};
     },
-    [](const Tensors& in) { return Tensors{ref_scatter(in[0], 1, in[1], in[2], false)}; }, {0, 2}));
+    [](const Tensors& in) { return Tensors{ref_scatter(in[0], 1, in[1], in[2], false)}; }, {0, 2})));
 NABLA_OP_INFO(entry(
     "scatter_dim0", "scatter", [](const Tensors& in) { return Tensors{scatter(in[0], 0, in[1], in[2])}; },
     [] {
@@ -140,19 +140,19 @@ NABLA_OP_INFO(entry(
           {sample({4, 3, 2}, -2, 2, 5), unique_index({3, 3, 2}, 0, 4, 23), sample({3, 3, 2}, -2, 2, 6)}};
     },
     [](const Tensors& in) { return Tensors{ref_scatter(in[0], 0, in[1], in[2], false)}; }, {0, 2}));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "scatter_value", "scatter_value",
     [](const Tensors& in) { return Tensors{scatter(in[0], -1, in[1], Scalar(1.5))}; },
     [] { return std::vector<Tensors>{{sample({3, 5}, -2, 2, 7), random_index({3, 4}, 5, 24)}}; },
-    [](const Tensors& in) { return Tensors{ref_scatter(in[0], 1, in[1], tensor({1.5}).reshape({}), false)}; }));
-NABLA_OP_INFO(entry(
+    [](const Tensors& in) { return Tensors{ref_scatter(in[0], 1, in[1], tensor({1.5}).reshape({}), false)}; })));
+NABLA_OP_INFO(with_squared(entry(
     "scatter_add_dim1", "scatter_add", [](const Tensors& in) { return Tensors{scatter_add(in[0], 1, in[1], in[2])}; },
     [] {
       // Duplicate targets: they must add up.
       return std::vector<Tensors>{{sample({3, 4}, -2, 2, 8), random_index({3, 6}, 4, 25), sample({3, 6}, -2, 2, 9)},
                                   {sample({3, 4}, -2, 2, 10), random_index({2, 3}, 4, 26), sample({3, 5}, -2, 2, 11)}};
     },
-    [](const Tensors& in) { return Tensors{ref_scatter(in[0], 1, in[1], in[2], true)}; }, {0, 2}));
+    [](const Tensors& in) { return Tensors{ref_scatter(in[0], 1, in[1], in[2], true)}; }, {0, 2})));
 NABLA_OP_INFO(entry(
     "scatter_add_dim0", "scatter_add", [](const Tensors& in) { return Tensors{scatter_add(in[0], 0, in[1], in[2])}; },
     [] {
@@ -163,7 +163,7 @@ NABLA_OP_INFO(entry(
 
 // ---- index_select, index_add -------------------------------------------------------
 
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "index_select_dim0", "index_select", [](const Tensors& in) { return Tensors{index_select(in[0], 0, in[1])}; },
     [] {
       return std::vector<Tensors>{{sample({4, 3}, -2, 2, 1), ints({3, 0, 3, 1, 2})},
@@ -173,7 +173,7 @@ NABLA_OP_INFO(entry(
     [](const Tensors& in) {
       Tensor idx = in[1].dim() == 0 ? in[1].reshape({1}) : in[1];
       return Tensors{ref_index_select(in[0], 0, idx)};
-    }));
+    })));
 NABLA_OP_INFO(entry(
     "index_select_dim_last", "index_select", [](const Tensors& in) { return Tensors{index_select(in[0], -1, in[1])}; },
     [] { return std::vector<Tensors>{{sample({2, 3, 4}, -2, 2, 4), random_index({6}, 4, 31)}}; },
@@ -185,22 +185,22 @@ NABLA_OP_INFO(entry(
                                   {sample({2, 2, 3}, -2, 2, 7), ints({1}), sample({1, 2, 3}, -2, 2, 8)}};
     },
     [](const Tensors& in) { return Tensors{ref_index_add(in[0], 0, in[1], in[2], 1.0)}; }, {0, 2}));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "index_add_dim1_alpha", "index_add",
     [](const Tensors& in) { return Tensors{index_add(in[0], 1, in[1], in[2], 2.5)}; },
     [] { return std::vector<Tensors>{{sample({3, 4, 2}, -2, 2, 9), random_index({5}, 4, 32), sample({3, 5, 2}, -2, 2, 10)}}; },
-    [](const Tensors& in) { return Tensors{ref_index_add(in[0], 1, in[1], in[2], 2.5)}; }, {0, 2}));
+    [](const Tensors& in) { return Tensors{ref_index_add(in[0], 1, in[1], in[2], 2.5)}; }, {0, 2})));
 
 // ---- take ----------------------------------------------------------------------
 
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "take", "take", [](const Tensors& in) { return Tensors{take(in[0], in[1])}; },
     [] {
       return std::vector<Tensors>{{sample({3, 4}, -2, 2, 1), random_index({2, 5}, 12, 41, -12)},
                                   {sample({2, 3, 2}, -2, 2, 2), ints({11, 0, -1, 5})},
                                   {sample({5}, -2, 2, 3), ints({2}, {})}};
     },
-    [](const Tensors& in) { return Tensors{ref_take(in[0], in[1])}; }));
+    [](const Tensors& in) { return Tensors{ref_take(in[0], in[1])}; })));
 
 // ---- masked_fill, masked_select ------------------------------------------------------
 
@@ -214,7 +214,7 @@ NABLA_OP_INFO(entry(
     [](const Tensors& in) {
       return Tensors{ref_binary(in[0], in[1], [](double x, double m) { return m != 0 ? -0.75 : x; })};
     }));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "masked_fill_tensor_value", "masked_fill",
     [](const Tensors& in) { return Tensors{masked_fill(in[0], in[1], in[2])}; },
     [] {
@@ -225,8 +225,8 @@ NABLA_OP_INFO(entry(
       double v = values(in[2])[0];
       return Tensors{ref_binary(in[0], in[1], [v](double x, double m) { return m != 0 ? v : x; })};
     },
-    {0, 2}));
-NABLA_OP_INFO(entry(
+    {0, 2})));
+NABLA_OP_INFO(with_squared(entry(
     "masked_select", "masked_select", [](const Tensors& in) { return Tensors{masked_select(in[0], in[1])}; },
     [] {
       return std::vector<Tensors>{{sample({3, 4}, -2, 2, 5), mask_of({1, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1}, {3, 4})},
@@ -234,7 +234,7 @@ NABLA_OP_INFO(entry(
                                   {sample({4}, -2, 2, 7), mask_of({0, 0, 0, 0}, {4})},  // nothing selected
                                   {sample({3}, -2, 2, 8), mask_of({1, 0, 1, 1, 1, 0}, {2, 3})}};  // x broadcasts
     },
-    [](const Tensors& in) { return Tensors{ref_masked_select(in[0], in[1])}; }));
+    [](const Tensors& in) { return Tensors{ref_masked_select(in[0], in[1])}; })));
 
 // ---- one_hot -----------------------------------------------------------------------
 

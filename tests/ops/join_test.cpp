@@ -130,14 +130,14 @@ Tensor ref_triangle(const Tensor& x, int64_t k, bool lower) {
 
 // ---- cat, stack ------------------------------------------------------------------------
 
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "cat_dim0", "cat", [](const Tensors& in) { return Tensors{cat(vec(in), 0)}; },
     [] {
       return std::vector<Tensors>{{sample({2, 3}, -2, 2, 1), sample({4, 3}, -2, 2, 2), sample({1, 3}, -2, 2, 3)},
                                   {sample({3}, -2, 2, 4)},
                                   {sample({2, 2}, -2, 2, 5), sample({0, 2}, -2, 2, 6), sample({1, 2}, -2, 2, 7)}};
     },
-    [](const Tensors& in) { return Tensors{ref_cat(in, 0)}; }));
+    [](const Tensors& in) { return Tensors{ref_cat(in, 0)}; })));
 NABLA_OP_INFO(entry(
     "cat_dim_last", "cat", [](const Tensors& in) { return Tensors{cat(vec(in), -1)}; },
     [] {
@@ -146,13 +146,13 @@ NABLA_OP_INFO(entry(
                                   {sample({2, 2}, -2, 2, 3), sample({0}, -2, 2, 4), sample({2, 3}, -2, 2, 5)}};
     },
     [](const Tensors& in) { return Tensors{ref_cat(in, in[0].dim() - 1)}; }));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "stack_dim0", "stack", [](const Tensors& in) { return Tensors{stack(vec(in), 0)}; },
     [] {
       return std::vector<Tensors>{{sample({2, 3}, -2, 2, 1), sample({2, 3}, -2, 2, 2), sample({2, 3}, -2, 2, 3)},
                                   {sample({}, -2, 2, 4), sample({}, -2, 2, 5)}};
     },
-    [](const Tensors& in) { return Tensors{ref_stack(in, 0)}; }));
+    [](const Tensors& in) { return Tensors{ref_stack(in, 0)}; })));
 NABLA_OP_INFO(entry(
     "stack_dim_last", "stack", [](const Tensors& in) { return Tensors{stack(vec(in), -1)}; },
     [] { return std::vector<Tensors>{{sample({2, 3}, -2, 2, 6), sample({2, 3}, -2, 2, 7)}}; },
@@ -160,7 +160,7 @@ NABLA_OP_INFO(entry(
 
 // ---- split, chunk --------------------------------------------------------------------
 
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "split_size", "split", [](const Tensors& in) { return list(split(in[0], 2, 1)); },
     [] { return std::vector<Tensors>{{sample({3, 5}, -2, 2, 1)}, {sample({2, 4, 2}, -2, 2, 2)}}; },
     [](const Tensors& in) {
@@ -168,12 +168,12 @@ NABLA_OP_INFO(entry(
       std::vector<int64_t> lens;
       for (int64_t at = 0; at < n; at += 2) lens.push_back(std::min<int64_t>(2, n - at));
       return ref_pieces(in[0], 1, lens);
-    }));
+    })));
 NABLA_OP_INFO(entry(
     "split_sizes", "split_with_sizes", [](const Tensors& in) { return list(split(in[0], {1, 0, 3}, 0)); },
     [] { return std::vector<Tensors>{{sample({4, 3}, -2, 2, 3)}}; },
     [](const Tensors& in) { return ref_pieces(in[0], 0, {1, 0, 3}); }));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "chunk", "chunk", [](const Tensors& in) { return list(chunk(in[0], 3, -1)); },
     [] { return std::vector<Tensors>{{sample({2, 7}, -2, 2, 4)}, {sample({3, 6}, -2, 2, 5)}}; },
     [](const Tensors& in) {
@@ -181,7 +181,7 @@ NABLA_OP_INFO(entry(
       std::vector<int64_t> lens;
       for (int64_t at = 0; at < n; at += size) lens.push_back(std::min(size, n - at));
       return ref_pieces(in[0], 1, lens);
-    }));
+    })));
 NABLA_OP_INFO(entry(
     "chunk_fewer", "chunk", [](const Tensors& in) { return list(chunk(in[0], 4, 0)); },
     [] { return std::vector<Tensors>{{sample({6, 2}, -2, 2, 6)}}; },  // 6 in chunks of 2: only 3 pieces
@@ -189,10 +189,10 @@ NABLA_OP_INFO(entry(
 
 // ---- repeat, tile ----------------------------------------------------------------------
 
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "repeat", "repeat", [](const Tensors& in) { return Tensors{repeat(in[0], {2, 1, 3})}; },
     [] { return std::vector<Tensors>{{sample({2, 3}, -2, 2, 1)}, {sample({3, 1, 2}, -2, 2, 2)}}; },
-    [](const Tensors& in) { return Tensors{ref_repeat(in[0], {2, 1, 3})}; }));
+    [](const Tensors& in) { return Tensors{ref_repeat(in[0], {2, 1, 3})}; })));
 NABLA_OP_INFO(entry(
     "repeat_scalar", "repeat", [](const Tensors& in) { return Tensors{repeat(in[0], {3})}; },
     [] { return std::vector<Tensors>{{sample({}, -2, 2, 3)}, {sample({2}, -2, 2, 4)}}; },
@@ -210,18 +210,18 @@ NABLA_OP_INFO(entry(
 
 // ---- flip, roll ------------------------------------------------------------------------
 
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "flip", "flip", [](const Tensors& in) { return Tensors{flip(in[0], {0, -1})}; },
     [] { return std::vector<Tensors>{{sample({3, 4}, -2, 2, 1)}, {sample({2, 3, 2}, -2, 2, 2)}}; },
-    [](const Tensors& in) { return Tensors{ref_flip(in[0], {0, in[0].dim() - 1})}; }));
+    [](const Tensors& in) { return Tensors{ref_flip(in[0], {0, in[0].dim() - 1})}; })));
 NABLA_OP_INFO(entry(
     "flip_middle", "flip", [](const Tensors& in) { return Tensors{in[0].flip({1})}; },
     [] { return std::vector<Tensors>{{sample({2, 3, 4}, -2, 2, 3)}}; },
     [](const Tensors& in) { return Tensors{ref_flip(in[0], {1})}; }));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "roll_dims", "roll", [](const Tensors& in) { return Tensors{roll(in[0], {1, -5}, {0, 1})}; },
     [] { return std::vector<Tensors>{{sample({3, 4}, -2, 2, 4)}, {sample({2, 3, 2}, -2, 2, 5)}}; },
-    [](const Tensors& in) { return Tensors{ref_roll(in[0], {1, -5}, {0, 1})}; }));
+    [](const Tensors& in) { return Tensors{ref_roll(in[0], {1, -5}, {0, 1})}; })));
 NABLA_OP_INFO(entry(
     "roll_flat", "roll", [](const Tensors& in) { return Tensors{roll(in[0], {3})}; },
     [] { return std::vector<Tensors>{{sample({3, 4}, -2, 2, 6)}, {sample({5}, -2, 2, 7)}}; },
@@ -232,10 +232,10 @@ NABLA_OP_INFO(entry(
 
 // ---- tril, triu ------------------------------------------------------------------------
 
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "tril", "tril", [](const Tensors& in) { return Tensors{tril(in[0])}; },
     [] { return std::vector<Tensors>{{sample({3, 4}, -2, 2, 1)}, {sample({2, 4, 3}, -2, 2, 2)}}; },
-    [](const Tensors& in) { return Tensors{ref_triangle(in[0], 0, true)}; }));
+    [](const Tensors& in) { return Tensors{ref_triangle(in[0], 0, true)}; })));
 NABLA_OP_INFO(entry(
     "tril_diagonal", "tril", [](const Tensors& in) { return Tensors{tril(in[0], -1)}; },
     [] { return std::vector<Tensors>{{sample({4, 4}, -2, 2, 3)}}; },

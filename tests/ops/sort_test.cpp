@@ -59,10 +59,10 @@ Tensors ref_select(const Tensor& x, int64_t dim, int64_t k, bool descending, boo
 
 Tensors pair(const std::pair<Tensor, Tensor>& p) { return {p.first, p.second}; }
 
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "sort", "sort", [](const Tensors& in) { return pair(sort(in[0])); },
     [] { return std::vector<Tensors>{{sample({3, 5}, -2, 2, 1)}, {sample({2, 3, 4}, -2, 2, 2)}, {sample({}, -2, 2, 3)}}; },
-    [](const Tensors& in) { return ref_select(in[0], in[0].dim() - 1, in[0].dim() ? in[0].sizes().back() : 1, false); }));
+    [](const Tensors& in) { return ref_select(in[0], in[0].dim() - 1, in[0].dim() ? in[0].sizes().back() : 1, false); })));
 NABLA_OP_INFO(entry(
     "sort_dim0_descending", "sort", [](const Tensors& in) { return pair(in[0].sort(0, true)); },
     [] { return std::vector<Tensors>{{sample({4, 3}, -2, 2, 4)}, {sample({3, 2, 2}, -2, 2, 5)}}; },
@@ -76,10 +76,10 @@ OpInfo argsort_entry() {
   return info;
 }
 NABLA_OP_INFO(argsort_entry());
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(entry(
     "topk_largest", "topk", [](const Tensors& in) { return pair(topk(in[0], 2)); },
     [] { return std::vector<Tensors>{{sample({3, 5}, -2, 2, 8)}, {sample({2, 3, 4}, -2, 2, 9)}}; },
-    [](const Tensors& in) { return ref_select(in[0], in[0].dim() - 1, 2, true); }));
+    [](const Tensors& in) { return ref_select(in[0], in[0].dim() - 1, 2, true); })));
 NABLA_OP_INFO(entry(
     "topk_smallest_dim0", "topk", [](const Tensors& in) { return pair(in[0].topk(3, 0, false)); },
     [] { return std::vector<Tensors>{{sample({4, 3}, -2, 2, 10)}, {sample({3, 2, 2}, -2, 2, 11)}}; },
