@@ -128,6 +128,21 @@ TEST(Sort, EmptyAndZeroK) {
   EXPECT_EQ(si.sizes(), (Shape{0, 4}));
 }
 
+TEST(Sort, ManyRowsSplitAcrossThreads) {
+  // Enough rows that the kernel splits them over the thread pool.
+  Tensor x = sample({600, 50}, -2, 2, 5);
+  auto [v, i] = sort(x, 1, true);
+  auto xv = values(x), vv = values(v);
+  auto iv = int_values(i);
+  for (int64_t r = 0; r < 600; ++r) {
+    for (int64_t c = 0; c < 50; ++c) {
+      ASSERT_EQ(vv[r * 50 + c], xv[r * 50 + iv[r * 50 + c]]);
+      if (c) ASSERT_GE(vv[r * 50 + c - 1], vv[r * 50 + c]);
+    }
+  }
+  EXPECT_TRUE(compare(topk(x, 5, 1).first, v.narrow(1, 0, 5), 0, 0).empty());
+}
+
 TEST(Sort, IndicesCarryNoGradient) {
   Tensor x = sample({4}).requires_grad_();
   auto [v, i] = sort(x);
