@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nabla/core/dtype.h"
@@ -171,6 +172,13 @@ class Tensor {
   Tensor mul(const Tensor& o) const;
   Tensor div(const Tensor& o) const;
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+
+  // ---- indexing and sorting (nabla/ops/indexing.h) --------------------
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor flip(IntList dims) const;
+  std::pair<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  std::pair<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
 
   // ---- in place (bump the version counter) ----------------------------
   Tensor& add_(const Tensor& o);

@@ -3,6 +3,7 @@
 #include "nabla/core/grad_mode.h"
 #include "nabla/ops/elementwise.h"
 #include "nabla/ops/factory.h"
+#include "nabla/ops/indexing.h"
 #include "nabla/ops/linalg.h"
 #include "nabla/ops/reduction.h"
 #include "nabla/ops/shape.h"

@@ -82,8 +82,13 @@ Tensor Tensor::add(const Tensor& o) const { return nabla::add(*this, o); }
 Tensor Tensor::sub(const Tensor& o) const { return nabla::sub(*this, o); }
 Tensor Tensor::mul(const Tensor& o) const { return nabla::mul(*this, o); }
 Tensor Tensor::div(const Tensor& o) const { return nabla::div(*this, o); }
-Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& v) const {
-  return where(mask, scalar_tensor_like(v, *this).to(dtype()), *this);
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& v) const { return nabla::masked_fill(*this, mask, v); }
+Tensor Tensor::gather(int64_t d, const Tensor& index) const { return nabla::gather(*this, d, index); }
+Tensor Tensor::index_select(int64_t d, const Tensor& index) const { return nabla::index_select(*this, d, index); }
+Tensor Tensor::flip(IntList dims) const { return nabla::flip(*this, dims); }
+std::pair<Tensor, Tensor> Tensor::sort(int64_t d, bool descending) const { return nabla::sort(*this, d, descending); }
+std::pair<Tensor, Tensor> Tensor::topk(int64_t k, int64_t d, bool largest, bool sorted) const {
+  return nabla::topk(*this, k, d, largest, sorted);
 }
 
 extern const OpDef clamp_op;
