@@ -1,0 +1,31 @@
+// Small helpers shared by the CPU kernels of the nn functional ops (softmax,
+// dropout, embedding, pad, interpolate): these kernels index memory by hand,
+// so they want contiguous operands and a float/double switch.
+#pragma once
+#include <type_traits>
+
+#include "nabla/kernels/cpu/elementwise.h"
+
+namespace nabla::cpu {
+
+// x itself when contiguous, else a contiguous copy (same dtype). Kernels get
+// strided inputs from the dispatcher; copying once keeps their loops simple.
+inline Tensor contiguous_input(const Tensor& x) {
+  if (x.is_contiguous()) return x;
+  Tensor out = make_empty(x.sizes(), x.dtype(), x.device());
+  const Tensor src[1] = {x};
+  Tensor dst[1] = {out};
+  cast_kernel(src, {}, dst);
+  return out;
+}
+
+// Calls fn.template operator()<T>() with T = float or double. Reduced floats
+// were widened to float32 by the dispatcher; anything else is a bug upstream.
+template <class Fn>
+void visit_float(DType t, const char* kernel, Fn&& fn) {
+  if (t == kFloat64) fn.template operator()<double>();
+  else if (t == kFloat32) fn.template operator()<float>();
+  else fail(kernel, ": expected a float32/float64 tensor, got ", t);
+}
+
+}  // namespace nabla::cpu
