@@ -4,6 +4,7 @@
 #include "nabla/ops/elementwise.h"
 #include "nabla/ops/factory.h"
 #include "nabla/ops/linalg.h"
+#include "nabla/ops/loss.h"
 #include "nabla/ops/reduction.h"
 #include "nabla/ops/shape.h"
 
