@@ -7,7 +7,8 @@
 //   dloss_i/dx_c = a_i p_c - b_ic  with  a_i = (1-e) w[t] + (e/C) sum_c w[c],
 //                                        b_ic = (1-e) w[t] [c == t] + (e/C) w[c]
 // (zero for ignored samples), times g_i, or g / sum of non-ignored w[t] for
-// "mean". p is exp(x - logsumexp(x)), so the rule is differentiable again.
+// "mean". p is exp(log_softmax(x)) built from nabla ops, so the rule is
+// differentiable again.
 #include "nabla/kernels/cpu/loss.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/loss.h"
@@ -65,7 +66,7 @@ TensorList cross_entropy_grad(GradCtx& c) {
   Tensor valid = unsqueeze((t != a.i(0)).to(dt), 1);                     // [N, 1, d...]
   Tensor wb = c.num_inputs() > 2 ? detail::class_dim_view(c.input(2), x.dim()) : Tensor();  // [1, C, 1...]
   Tensor wt = wb.defined() ? sum(onehot * wb, {1}, true) * valid : valid;  // w[t], 0 if ignored
-  Tensor p = exp(x - logsumexp(x, {1}, true));
+  Tensor p = exp(detail::log_softmax_stable(x, 1));
   Tensor dx;
   if (e == 0.0) {
     dx = (p - onehot) * wt;
@@ -107,7 +108,7 @@ TensorList cross_entropy_probs_composite(Inputs in, const Attrs& a) {
   NABLA_CHECK(e >= 0.0 && e <= 1.0, "cross_entropy: label_smoothing must be in [0, 1], got ", e);
   const int64_t cd = x.dim() == 1 ? 0 : 1;
   const int64_t C = x.size(cd);
-  Tensor log_p = x - logsumexp(x, {cd}, true);
+  Tensor log_p = detail::log_softmax_stable(x, cd);
   if (e > 0.0) t = t * (1.0 - e) + e / static_cast<double>(C);
   Tensor terms = log_p * t;
   if (in.size() > 2) {

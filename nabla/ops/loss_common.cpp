@@ -76,6 +76,13 @@ void check_class_weight(std::string_view loss, const Tensor& weight, int64_t cla
   check_floating(loss, "weight", weight);
 }
 
+Tensor log_softmax_stable(const Tensor& x, int64_t dim) {
+  Tensor m = amax(x, {dim}, true).detach();
+  m = where(isinf(m), zeros_like(m), m);  // rows of -inf stay -inf rather than nan
+  Tensor shifted = x - m;
+  return shifted - log(sum(exp(shifted), {dim}, true));
+}
+
 Tensor batched_input(const Tensor& input) { return input.dim() == 1 ? unsqueeze(input, 0) : input; }
 Tensor batched_target(const Tensor& target, const Tensor& input) {
   return input.dim() == 1 ? unsqueeze(target, 0) : target;

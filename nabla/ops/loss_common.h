@@ -34,6 +34,12 @@ Tensor index_target(std::string_view loss, const Tensor& target);
 void check_class_target(std::string_view loss, const Tensor& input, const Tensor& target);
 void check_class_weight(std::string_view loss, const Tensor& weight, int64_t classes);
 
+// log softmax along `dim` as (x - m) - log(sum(exp(x - m))) with m the
+// (detached) max: unlike x - logsumexp(x), it never subtracts two large
+// numbers, so float32 logits of +-1000 keep their full precision. Internal:
+// the losses must not depend on the softmax family's ops.
+Tensor log_softmax_stable(const Tensor& x, int64_t dim);
+
 // Batched views for the class ops: [C] -> [1, C] and [] -> [1].
 Tensor batched_input(const Tensor& input);
 Tensor batched_target(const Tensor& target, const Tensor& input);
