@@ -3,6 +3,13 @@
 // kl_div also takes "batchmean". Optional tensors (weight, pos_weight) are
 // left undefined (Tensor()) when not given.
 //
+// Differences from PyTorch, on purpose: a target whose shape differs from the
+// input's is an error (PyTorch broadcasts some losses with a warning), and the
+// `weight` of cross_entropy with class indices, nll_loss and
+// binary_cross_entropy gets no
+// gradient (PyTorch raises "not implemented" when one is needed; here it stays
+// undefined). Gradients flow to input, to floating targets and to pos_weight.
+//
 // Classification losses take `input` as [N, C], [N, C, d1, ...] or [C]
 // (one unbatched sample) with classes along dim 1 (dim 0 for [C]).
 #pragma once

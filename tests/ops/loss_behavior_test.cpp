@@ -125,6 +125,26 @@ TEST(LossReducedFloat, CrossEntropyInFloat16) {
   EXPECT_NEAR(half.item<double>(), cross_entropy(x, t, w, kDefaultIgnoreIndex, "mean", 0.1).item<double>(), 1e-2);
 }
 
+// As in PyTorch: "mean" of nothing is 0/0 = nan, "sum" is 0, "none" is empty.
+TEST(LossEdgeCases, EmptyBatch) {
+  Tensor x = zeros({0, 3}, dtype(kFloat64));
+  Tensor t = tensor(std::vector<int64_t>{}, {0});
+  EXPECT_TRUE(std::isnan(cross_entropy(x, t).item<double>()));
+  EXPECT_EQ(cross_entropy(x, t, Tensor(), kDefaultIgnoreIndex, "sum").item<double>(), 0.0);
+  EXPECT_EQ(nll_loss(x, t, Tensor(), kDefaultIgnoreIndex, "none").sizes(), Shape{0});
+  EXPECT_EQ(binary_cross_entropy(x, x, Tensor(), "sum").item<double>(), 0.0);
+}
+
+// A weight that requires grad is not differentiated (see loss.h) and does not
+// disturb the input's gradient.
+TEST(LossEdgeCases, WeightRequiringGrad) {
+  Tensor x = leaf(sample({4, 5}));
+  Tensor w = leaf(sample_positive({5}));
+  cross_entropy(x, tensor(std::vector<int64_t>{1, 0, 4, 2}, {4}), w).backward();
+  EXPECT_TRUE(x.grad().defined());
+  EXPECT_FALSE(w.grad().defined());
+}
+
 TEST(LossOps, EveryLossOpHasAnOpInfoEntry) {
   std::set<std::string> covered;
   for (const OpInfo& info : op_infos()) covered.insert(info.covers.begin(), info.covers.end());
