@@ -145,6 +145,34 @@ TEST(LossEdgeCases, WeightRequiringGrad) {
   EXPECT_FALSE(w.grad().defined());
 }
 
+// Large enough for the kernels' parallel paths (with more than one thread):
+// compared with a host loop in double.
+TEST(LossKernels, LargeBatches) {
+  const int64_t N = 40000, C = 4;
+  Tensor x = sample({N, C}, -3, 3, 5).to(kFloat32);
+  Tensor t = randint(0, C, {N});
+  std::vector<double> xv = values(x), tv = values(t);
+  double ce = 0, nll = 0;
+  for (int64_t n = 0; n < N; ++n) {
+    double m = -INFINITY, se = 0;
+    for (int64_t c = 0; c < C; ++c) m = std::max(m, xv[n * C + c]);
+    for (int64_t c = 0; c < C; ++c) se += std::exp(xv[n * C + c] - m);
+    int64_t k = static_cast<int64_t>(tv[n]);
+    ce += m + std::log(se) - xv[n * C + k];
+    nll -= xv[n * C + k];
+  }
+  const double tol = 1e-6;
+  EXPECT_NEAR(cross_entropy(x, t).item<double>(), ce / N, tol * ce / N);
+  EXPECT_NEAR(cross_entropy(x, t, Tensor(), kDefaultIgnoreIndex, "none").to(kFloat64).sum().item<double>(), ce,
+              tol * ce);
+  EXPECT_NEAR(nll_loss(x, t, Tensor(), kDefaultIgnoreIndex, "sum").item<double>(), nll, tol * std::abs(nll));
+  Tensor p = sigmoid(x.to(kFloat64)), labels = rand({N, C}, dtype(kFloat64));
+  std::vector<double> pv = values(p), lv = values(labels);
+  double bce = 0;
+  for (std::size_t i = 0; i < pv.size(); ++i) bce -= lv[i] * std::log(pv[i]) + (1 - lv[i]) * std::log1p(-pv[i]);
+  EXPECT_NEAR(binary_cross_entropy(p, labels, Tensor(), "sum").item<double>(), bce, 1e-9 * bce);
+}
+
 TEST(LossOps, EveryLossOpHasAnOpInfoEntry) {
   std::set<std::string> covered;
   for (const OpInfo& info : op_infos()) covered.insert(info.covers.begin(), info.covers.end());
