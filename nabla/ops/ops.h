@@ -5,6 +5,7 @@
 #include "nabla/ops/factory.h"
 #include "nabla/ops/indexing.h"
 #include "nabla/ops/linalg.h"
+#include "nabla/ops/loss.h"
 #include "nabla/ops/nn_functional.h"
 #include "nabla/ops/reduction.h"
 #include "nabla/ops/shape.h"
