@@ -3,10 +3,12 @@
 # project against it with find_package(nabla), and runs it.
 set -euo pipefail
 build_dir=$1
+cxx_flags=${2:-}  # e.g. the sanitizer flags nabla itself was built with
 src_dir=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" > /dev/null
-cmake -S "$src_dir" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" > /dev/null
+cmake -S "$src_dir" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_CXX_FLAGS="$cxx_flags" -DCMAKE_EXE_LINKER_FLAGS="$cxx_flags" > /dev/null
 cmake --build "$work/build" > /dev/null
 LD_LIBRARY_PATH="$work/prefix/lib:${LD_LIBRARY_PATH:-}" "$work/build/consumer"
