@@ -2,6 +2,8 @@
 // blocks capped by a memory budget. The OpInfo samples are far too small to
 // need more than one block; here a batch big enough to be split into blocks
 // of unequal size (5 + 2 samples) must agree with running each sample alone.
+// The 300x300 planes also take the per-sample weight-gradient GEMMs (the
+// OpInfo samples' small planes take the one-GEMM-per-block path).
 #include <gtest/gtest.h>
 
 #include "nabla/nabla.h"
@@ -35,6 +37,10 @@ TEST_F(ConvBlocking, WeightGradMatchesSumOverSamples) {
   for (int64_t n = 0; n < 7; ++n)
     expected = expected + conv2d_weight_grad(x.narrow(0, n, 1), gy.narrow(0, n, 1), {3, 2, 3, 3}, {1}, {1});
   EXPECT_LT(max_abs_diff(gw, expected), 1e-7);
+  // A strided grad_output (the kernel packs it instead of reading in place).
+  Tensor strided = gy.transpose(2, 3).contiguous().transpose(2, 3);
+  ASSERT_FALSE(strided.is_contiguous());
+  EXPECT_LT(max_abs_diff(conv2d_weight_grad(x, strided, {3, 2, 3, 3}, {1}, {1}), gw), 1e-9);
 }
 
 TEST_F(ConvBlocking, ConvTranspose2dMatchesPerSample) {

@@ -5,12 +5,14 @@
 // is the side with one value per window position. conv_transpose2d is
 // conv2d's input gradient, so its own input is the geometry's output side.
 //
-// Samples are processed in blocks: the columns of every sample of a block sit
-// side by side in one [C*KH*KW, block*OH*OW] matrix, so each group needs one
-// large GEMM per block instead of one small GEMM per sample (small GEMMs, like
-// LeNet's 32x9x784, leave BLAS idle). The block is capped so the column buffer
-// stays a few tens of MB. im2col/col2im and the repacking run on
-// nabla::parallel_for over (sample, channel); BLAS threads the GEMMs itself.
+// Samples are processed in blocks: im2col fills the columns of every sample
+// of a block side by side ([C*KH*KW, block*OH*OW]) on nabla::parallel_for
+// over (sample, channel); the block is capped so the buffer stays ~32 MiB.
+// The GEMMs then run per sample and group, reading the columns with a row
+// pitch and writing straight into the output, so no repacking pass is needed
+// for contiguous tensors (measured faster than one GEMM per block plus the
+// copies it needs; the weight gradient of small planes is the exception, see
+// kSmallPlane). BLAS threads each GEMM itself.
 #pragma once
 #include <cstdint>
 
