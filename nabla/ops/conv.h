@@ -7,6 +7,9 @@
 // [out_channels, in_channels / groups, KH, KW] (conv_transpose2d:
 // [in_channels, out_channels / groups, KH, KW]), as in PyTorch.
 //
+// Float operands of different dtypes are promoted to the wider one (PyTorch
+// raises instead); float16/bfloat16 are computed in float32.
+//
 // Size arguments take one value (used for both spatial dims) or one per dim.
 // An empty `stride` for the pools means "= kernel_size".
 #pragma once

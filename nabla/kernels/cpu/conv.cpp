@@ -153,10 +153,9 @@ void pack_block(const Tensor& t, int64_t n0, int64_t nb, T* dst) {
   });
 }
 
-
 // Where sample n (of a block starting at n0) of a 4-D tensor sits as a
 // [Ch, P] matrix: in place (row pitch P) when the sample is contiguous, else
-// in `packed`, filled by pack_block (row pitch nb * P).
+// packed by pack_block into `buffer` (allocated on first use; row pitch nb * P).
 template <class T>
 struct SampleRows {
   const T* base;
@@ -164,11 +163,13 @@ struct SampleRows {
   const T* operator()(int64_t n) const { return base + n * sample_stride; }
 };
 template <class T>
-SampleRows<T> sample_rows(const Tensor& t, int64_t n0, int64_t nb, T* packed) {
+SampleRows<T> sample_rows(const Tensor& t, int64_t n0, int64_t nb, int64_t max_nb, Tensor& buffer) {
   const Shape& st = t.strides();
   int64_t H = t.sizes()[2], W = t.sizes()[3], P = H * W;
   bool in_place = (st[3] == 1 || W == 1) && (st[2] == W || H == 1) && (st[1] == P || t.sizes()[1] == 1);
   if (in_place) return {static_cast<const T*>(t.raw_data()) + n0 * st[0], st[0], P};
+  if (!buffer.defined()) buffer = make_empty({t.sizes()[1] * max_nb * P}, t.dtype(), t.device());
+  T* packed = static_cast<T*>(buffer.raw_data());
   pack_block<T>(t, n0, nb, packed);
   return {packed, P, nb * P};
 }
@@ -214,13 +215,12 @@ void conv_transpose2d_forward_t(const Tensor& x, const Tensor& w_in, const Tenso
   int64_t Cg = C / g.groups, OCg = OC / g.groups, CgK = Cg * K, HW = g.in_h * g.in_w;
   int64_t B = block_size(g);
   Tensor cols = make_empty({C * K * B * P}, out.dtype(), out.device());
-  Tensor packed = make_empty({OC * B * P}, out.dtype(), out.device());
+  Tensor packed;
   T* pc = static_cast<T*>(cols.raw_data());
-  T* px = static_cast<T*>(packed.raw_data());
   get_num_threads();
   for (int64_t n0 = 0; n0 < g.batch; n0 += B) {
     int64_t nb = std::min(B, g.batch - n0), ld = nb * P;
-    SampleRows<T> xs = sample_rows<T>(x, n0, nb, px);
+    SampleRows<T> xs = sample_rows<T>(x, n0, nb, B, packed);
     // cols_g [CgK, P] of sample n = W_g^T [CgK, OCg] @ x_g [OCg, P]
     for (int64_t n = 0; n < nb; ++n)
       for (int64_t grp = 0; grp < g.groups; ++grp)
@@ -248,22 +248,23 @@ void conv2d_weight_grad_t(const Tensor& x, const Tensor& gy, const Tensor& gw, c
   }
   int64_t B = block_size(g);
   Tensor cols = make_empty({g.in_channels * K * B * P}, gw.dtype(), gw.device());
-  Tensor packed = make_empty({OC * B * P}, gw.dtype(), gw.device());
+  Tensor packed;
   T* pc = static_cast<T*>(cols.raw_data());
-  T* py = static_cast<T*>(packed.raw_data());
   get_num_threads();
   for (int64_t n0 = 0; n0 < g.batch; n0 += B) {
     int64_t nb = std::min(B, g.batch - n0), ld = nb * P;
     im2col_block<T>(x, n0, nb, g, pc);
     if (P < kSmallPlane) {
       // gw_g [OCg, CgK] (+)= gy_g [OCg, nb*P] @ cols_g^T [nb*P, CgK]: one GEMM for the block
+      if (!packed.defined()) packed = make_empty({OC * B * P}, gw.dtype(), gw.device());
+      T* py = static_cast<T*>(packed.raw_data());
       pack_block<T>(gy, n0, nb, py);
       for (int64_t grp = 0; grp < g.groups; ++grp)
         gemm<T>(false, true, OCg, CgK, ld, py + grp * OCg * ld, ld, pc + grp * CgK * ld, ld, n0 == 0 ? T(0) : T(1),
                 pg + grp * OCg * CgK, CgK);
       continue;
     }
-    SampleRows<T> ys = sample_rows<T>(gy, n0, nb, py);
+    SampleRows<T> ys = sample_rows<T>(gy, n0, nb, B, packed);
     // gw_g [OCg, CgK] (+)= gy_g [OCg, P] @ cols_g^T [P, CgK], sample by sample
     for (int64_t n = 0; n < nb; ++n)
       for (int64_t grp = 0; grp < g.groups; ++grp)
