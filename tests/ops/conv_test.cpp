@@ -184,16 +184,22 @@ OpInfo conv1d_info(const std::string& name, Shape xs, Shape ws, bool bias, int64
   info.run = [=](const Tensors& in) { return Tensors{conv1d(in[0], in[1], bias_of(in), {s}, {p}, {d}, groups)}; };
   info.samples = conv_samples(xs, ws, bias, ws[0]);
   info.reference = [=](const Tensors& in) {
-    Shape x4{in[0].sizes()[0], in[0].sizes()[1], 1, in[0].sizes()[2]};
+    bool unbatched = in[0].dim() == 2;
+    Shape xs3 = in[0].sizes();
+    if (unbatched) xs3.insert(xs3.begin(), 1);
+    Shape x4{xs3[0], xs3[1], 1, xs3[2]};
     Shape w4{in[1].sizes()[0], in[1].sizes()[1], 1, in[1].sizes()[2]};
     Tensor y = ref_conv2d(Host4(from_values(values(in[0]), x4)), from_values(values(in[1]), w4), bias_of(in),
                           {.stride = {1, s}, .padding = {0, p}, .dilation = {1, d}, .groups = groups});
-    return Tensors{from_values(values(y), {y.sizes()[0], y.sizes()[1], y.sizes()[3]})};
+    Shape ys{y.sizes()[0], y.sizes()[1], y.sizes()[3]};
+    if (unbatched) ys.erase(ys.begin());
+    return Tensors{from_values(values(y), ys)};
   };
   return info;
 }
 NABLA_OP_INFO(conv1d_info("conv1d", {2, 3, 7}, {4, 3, 3}, true, 2, 1, 1, 1));
 NABLA_OP_INFO(conv1d_info("conv1d_dilation2_groups2", {2, 4, 9}, {4, 2, 3}, false, 1, 0, 2, 2));
+NABLA_OP_INFO(conv1d_info("conv1d_unbatched", {3, 8}, {2, 3, 2}, true, 3, 2, 1, 1));
 
 OpInfo conv_transpose2d_info(const std::string& name, Shape xs, Shape ws, bool bias, Conv c) {
   OpInfo info;
