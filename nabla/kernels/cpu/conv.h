@@ -1,0 +1,53 @@
+// CPU kernels for 2-D convolution: im2col + GEMM (OpenBLAS sgemm/dgemm).
+//
+// All three kernels describe one convolution by its Conv2dGeometry, always in
+// conv2d's terms: "input" is the side the kernel window slides over, "output"
+// is the side with one value per window position. conv_transpose2d is
+// conv2d's input gradient, so its own input is the geometry's output side.
+//
+// Samples are processed in blocks: im2col fills the columns of every sample
+// of a block side by side ([C*KH*KW, block*OH*OW]) on nabla::parallel_for
+// over (sample, channel); the block is capped so the buffer stays ~32 MiB.
+// The GEMMs then run per sample and group, reading the columns with a row
+// pitch and writing straight into the output, so no repacking pass is needed
+// for contiguous tensors (measured faster than one GEMM per block plus the
+// copies it needs; the weight gradient of small planes is the exception, see
+// kSmallPlane). BLAS threads each GEMM itself.
+#pragma once
+#include <cstdint>
+
+#include "nabla/core/tensor.h"
+
+namespace nabla::cpu {
+
+struct Conv2dGeometry {
+  int64_t batch = 0;
+  int64_t in_channels = 0, in_h = 0, in_w = 0;     // the side the window slides over
+  int64_t out_channels = 0, out_h = 0, out_w = 0;  // one value per window position
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_h = 0, pad_w = 0;
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t groups = 1;
+};
+
+// out[N, OC, OH, OW] (contiguous) = conv2d(x, w) + bias.
+// x: [N, C, H, W], any strides (an NHWC view works without a copy);
+// w: [OC, C/groups, KH, KW]; bias: [OC] or undefined.
+void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                    const Conv2dGeometry& g);
+
+// out[N, C, H, W] (contiguous) = conv_transpose2d(x, w) + bias, i.e. the
+// input-gradient of conv2d applied to x. x: [N, OC, OH, OW], any strides;
+// w: [OC, C/groups, KH, KW]; bias: [C] or undefined. Positions no window
+// reaches (output_padding rows) get only the bias.
+void conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                              const Conv2dGeometry& g);
+
+// gw[OC, C/groups, KH, KW] (contiguous) = the weight gradient of conv2d(x, .)
+// for the output gradient gy [N, OC, out_h, out_w] (any strides). out_h/out_w
+// may be smaller than the convolution's natural output: the missing rows and
+// columns count as zero gradient.
+void conv2d_weight_grad(const Tensor& x, const Tensor& gy, const Tensor& gw, const Conv2dGeometry& g);
+
+}  // namespace nabla::cpu

@@ -1,0 +1,214 @@
+// Pooling kernels (see pool.h). Inputs are made contiguous first (a copy only
+// for strided inputs) so the inner loops index planes directly.
+#include "nabla/kernels/cpu/pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "nabla/core/parallel.h"
+#include "nabla/kernels/cpu/elementwise.h"
+
+namespace nabla::cpu {
+namespace {
+
+Tensor contiguous_copy(const Tensor& x) {
+  if (x.is_contiguous()) return x;
+  Tensor out = make_empty(x.sizes(), x.dtype(), x.device());
+  const Tensor src[1] = {x};
+  Tensor dst[1] = {out};
+  cast_kernel(src, {}, dst);
+  return out;
+}
+
+// Runs fn(plane) for every plane, in parallel when the work is large enough.
+template <class Fn>
+void for_planes(const Pool2dGeometry& g, int64_t work_per_plane, Fn&& fn) {
+  int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(work_per_plane, 1));
+  parallel_for(0, g.planes, grain, [&](int64_t b, int64_t e) {
+    for (int64_t q = b; q < e; ++q) fn(q);
+  });
+}
+
+template <class Fn>
+void float_dispatch(DType t, const char* what, Fn&& fn) {
+  if (t == kFloat32) fn.template operator()<float>();
+  else if (t == kFloat64) fn.template operator()<double>();
+  else fail(what, ": unsupported dtype ", t, " (expected float32 or float64)");
+}
+
+// The avg-pool window of output (oh, ow): clipped bounds and divisor.
+struct AvgWindow {
+  int64_t h0, h1, w0, w1, divisor;
+};
+AvgWindow avg_window(const Pool2dGeometry& g, AvgPoolOptions o, int64_t oh, int64_t ow) {
+  int64_t h0 = oh * g.stride_h - g.pad_h, w0 = ow * g.stride_w - g.pad_w;
+  int64_t h1 = std::min(h0 + g.kernel_h, g.in_h + g.pad_h), w1 = std::min(w0 + g.kernel_w, g.in_w + g.pad_w);
+  int64_t padded_size = (h1 - h0) * (w1 - w0);
+  h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
+  h1 = std::min(h1, g.in_h), w1 = std::min(w1, g.in_w);
+  int64_t divisor = o.divisor_override ? o.divisor_override
+                    : o.count_include_pad ? padded_size
+                                          : (h1 - h0) * (w1 - w0);
+  return {h0, h1, w0, w1, std::max<int64_t>(divisor, 1)};
+}
+
+int64_t adaptive_start(int64_t i, int64_t in, int64_t out) { return (i * in) / out; }
+int64_t adaptive_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
+
+}  // namespace
+
+void max_pool2d_forward(const Tensor& x_in, const Tensor& values, const Tensor& indices, const Pool2dGeometry& g) {
+  Tensor x = contiguous_copy(x_in);
+  int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
+  int64_t* pi = static_cast<int64_t*>(indices.raw_data());
+  float_dispatch(values.dtype(), "max_pool2d", [&]<class T>() {
+    const T* px = static_cast<const T*>(x.raw_data());
+    T* pv = static_cast<T*>(values.raw_data());
+    for_planes(g, P * g.kernel_h * g.kernel_w, [&](int64_t q) {
+      const T* plane = px + q * HW;
+      for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        for (int64_t ow = 0; ow < g.out_w; ++ow) {
+          T best = -std::numeric_limits<T>::infinity();
+          int64_t arg = -1;
+          for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
+            int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
+            if (ih < 0 || ih >= g.in_h) continue;
+            for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
+              int64_t iw = ow * g.stride_w - g.pad_w + kj * g.dilation_w;
+              if (iw < 0 || iw >= g.in_w) continue;
+              T v = plane[ih * g.in_w + iw];
+              // NaN wins (propagates), like PyTorch; first maximum on ties.
+              if (arg < 0 || v > best || (std::isnan(v) && !std::isnan(best))) {
+                best = v;
+                arg = ih * g.in_w + iw;
+              }
+            }
+          }
+          pv[q * P + oh * g.out_w + ow] = best;
+          pi[q * P + oh * g.out_w + ow] = arg;
+        }
+      }
+    });
+  });
+}
+
+void max_pool2d_backward(const Tensor& gy_in, const Tensor& idx_in, const Tensor& gx, const Pool2dGeometry& g) {
+  Tensor gy = contiguous_copy(gy_in), idx = contiguous_copy(idx_in);
+  int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
+  const int64_t* pi = static_cast<const int64_t*>(idx.raw_data());
+  float_dispatch(gx.dtype(), "max_pool2d_backward", [&]<class T>() {
+    const T* py = static_cast<const T*>(gy.raw_data());
+    T* pg = static_cast<T*>(gx.raw_data());
+    for_planes(g, P + HW, [&](int64_t q) {
+      T* plane = pg + q * HW;
+      std::fill(plane, plane + HW, T(0));
+      for (int64_t p = 0; p < P; ++p) {
+        int64_t i = pi[q * P + p];
+        if (i >= 0 && i < HW) plane[i] += py[q * P + p];
+      }
+    });
+  });
+}
+
+void max_pool2d_gather(const Tensor& src_in, const Tensor& idx_in, const Tensor& out, const Pool2dGeometry& g) {
+  Tensor src = contiguous_copy(src_in), idx = contiguous_copy(idx_in);
+  int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
+  const int64_t* pi = static_cast<const int64_t*>(idx.raw_data());
+  float_dispatch(out.dtype(), "max_pool2d_gather", [&]<class T>() {
+    const T* ps = static_cast<const T*>(src.raw_data());
+    T* po = static_cast<T*>(out.raw_data());
+    for_planes(g, P, [&](int64_t q) {
+      for (int64_t p = 0; p < P; ++p) {
+        int64_t i = pi[q * P + p];
+        po[q * P + p] = i >= 0 && i < HW ? ps[q * HW + i] : T(0);
+      }
+    });
+  });
+}
+
+void avg_pool2d_forward(const Tensor& x_in, const Tensor& out, const Pool2dGeometry& g, AvgPoolOptions o) {
+  Tensor x = contiguous_copy(x_in);
+  int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
+  float_dispatch(out.dtype(), "avg_pool2d", [&]<class T>() {
+    const T* px = static_cast<const T*>(x.raw_data());
+    T* po = static_cast<T*>(out.raw_data());
+    for_planes(g, P * g.kernel_h * g.kernel_w, [&](int64_t q) {
+      const T* plane = px + q * HW;
+      for (int64_t oh = 0; oh < g.out_h; ++oh)
+        for (int64_t ow = 0; ow < g.out_w; ++ow) {
+          AvgWindow w = avg_window(g, o, oh, ow);
+          T acc = 0;
+          for (int64_t ih = w.h0; ih < w.h1; ++ih)
+            for (int64_t iw = w.w0; iw < w.w1; ++iw) acc += plane[ih * g.in_w + iw];
+          po[q * P + oh * g.out_w + ow] = acc / static_cast<T>(w.divisor);
+        }
+    });
+  });
+}
+
+void avg_pool2d_backward(const Tensor& gy_in, const Tensor& gx, const Pool2dGeometry& g, AvgPoolOptions o) {
+  Tensor gy = contiguous_copy(gy_in);
+  int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
+  float_dispatch(gx.dtype(), "avg_pool2d_backward", [&]<class T>() {
+    const T* py = static_cast<const T*>(gy.raw_data());
+    T* pg = static_cast<T*>(gx.raw_data());
+    for_planes(g, P * g.kernel_h * g.kernel_w, [&](int64_t q) {
+      T* plane = pg + q * HW;
+      std::fill(plane, plane + HW, T(0));
+      for (int64_t oh = 0; oh < g.out_h; ++oh)
+        for (int64_t ow = 0; ow < g.out_w; ++ow) {
+          AvgWindow w = avg_window(g, o, oh, ow);
+          T v = py[q * P + oh * g.out_w + ow] / static_cast<T>(w.divisor);
+          for (int64_t ih = w.h0; ih < w.h1; ++ih)
+            for (int64_t iw = w.w0; iw < w.w1; ++iw) plane[ih * g.in_w + iw] += v;
+        }
+    });
+  });
+}
+
+void adaptive_avg_pool2d_forward(const Tensor& x_in, const Tensor& out, const Pool2dGeometry& g) {
+  Tensor x = contiguous_copy(x_in);
+  int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
+  float_dispatch(out.dtype(), "adaptive_avg_pool2d", [&]<class T>() {
+    const T* px = static_cast<const T*>(x.raw_data());
+    T* po = static_cast<T*>(out.raw_data());
+    for_planes(g, HW + P, [&](int64_t q) {
+      const T* plane = px + q * HW;
+      for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        int64_t h0 = adaptive_start(oh, g.in_h, g.out_h), h1 = adaptive_end(oh, g.in_h, g.out_h);
+        for (int64_t ow = 0; ow < g.out_w; ++ow) {
+          int64_t w0 = adaptive_start(ow, g.in_w, g.out_w), w1 = adaptive_end(ow, g.in_w, g.out_w);
+          T acc = 0;
+          for (int64_t ih = h0; ih < h1; ++ih)
+            for (int64_t iw = w0; iw < w1; ++iw) acc += plane[ih * g.in_w + iw];
+          po[q * P + oh * g.out_w + ow] = acc / static_cast<T>((h1 - h0) * (w1 - w0));
+        }
+      }
+    });
+  });
+}
+
+void adaptive_avg_pool2d_backward(const Tensor& gy_in, const Tensor& gx, const Pool2dGeometry& g) {
+  Tensor gy = contiguous_copy(gy_in);
+  int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
+  float_dispatch(gx.dtype(), "adaptive_avg_pool2d_backward", [&]<class T>() {
+    const T* py = static_cast<const T*>(gy.raw_data());
+    T* pg = static_cast<T*>(gx.raw_data());
+    for_planes(g, HW + P, [&](int64_t q) {
+      T* plane = pg + q * HW;
+      std::fill(plane, plane + HW, T(0));
+      for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        int64_t h0 = adaptive_start(oh, g.in_h, g.out_h), h1 = adaptive_end(oh, g.in_h, g.out_h);
+        for (int64_t ow = 0; ow < g.out_w; ++ow) {
+          int64_t w0 = adaptive_start(ow, g.in_w, g.out_w), w1 = adaptive_end(ow, g.in_w, g.out_w);
+          T v = py[q * P + oh * g.out_w + ow] / static_cast<T>((h1 - h0) * (w1 - w0));
+          for (int64_t ih = h0; ih < h1; ++ih)
+            for (int64_t iw = w0; iw < w1; ++iw) plane[ih * g.in_w + iw] += v;
+        }
+      }
+    });
+  });
+}
+
+}  // namespace nabla::cpu

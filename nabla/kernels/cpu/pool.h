@@ -1,0 +1,42 @@
+// CPU kernels for 2-D pooling over [N, C, H, W] tensors: max (with int64
+// argmax indices), average and adaptive average, and their backward passes.
+// Every kernel works plane by plane (one (n, c) pair), split across the
+// thread pool, so planes never share memory and need no locks.
+#pragma once
+#include <cstdint>
+
+#include "nabla/core/tensor.h"
+
+namespace nabla::cpu {
+
+struct Pool2dGeometry {
+  int64_t planes = 0;  // N * C
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_h = 0, pad_w = 0;
+  int64_t dilation_h = 1, dilation_w = 1;
+};
+
+// values/indices [N, C, OH, OW] (contiguous); padding counts as -inf. An
+// index is h * W + w within the plane; a window with no element gets -inf
+// and index -1.
+void max_pool2d_forward(const Tensor& x, const Tensor& values, const Tensor& indices, const Pool2dGeometry& g);
+// gx[plane, indices[plane, p]] += gy[plane, p]; gx is [N, C, H, W] (contiguous).
+void max_pool2d_backward(const Tensor& gy, const Tensor& indices, const Tensor& gx, const Pool2dGeometry& g);
+// out[plane, p] = src[plane, indices[plane, p]] (the adjoint of the above).
+void max_pool2d_gather(const Tensor& src, const Tensor& indices, const Tensor& out, const Pool2dGeometry& g);
+
+struct AvgPoolOptions {
+  bool count_include_pad = true;
+  int64_t divisor_override = 0;  // 0: none
+};
+void avg_pool2d_forward(const Tensor& x, const Tensor& out, const Pool2dGeometry& g, AvgPoolOptions o);
+void avg_pool2d_backward(const Tensor& gy, const Tensor& gx, const Pool2dGeometry& g, AvgPoolOptions o);
+
+// Output cell (i, j) averages rows [floor(i*H/OH), ceil((i+1)*H/OH)) and the
+// same for columns (PyTorch's adaptive windows).
+void adaptive_avg_pool2d_forward(const Tensor& x, const Tensor& out, const Pool2dGeometry& g);
+void adaptive_avg_pool2d_backward(const Tensor& gy, const Tensor& gx, const Pool2dGeometry& g);
+
+}  // namespace nabla::cpu
