@@ -29,8 +29,9 @@ Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op, i
               is_output_ ? "output " : "input ", index, ", shape ", data_.sizes(),
               ") has been modified by an in-place operation: it is at version ", data_.version(),
               ", expected version ", version_);
-  if (!is_output_ || !GradMode::is_enabled()) return data_;
-  // create_graph: the output must be connected to the node that made it.
+  // Integer outputs (indices) carry no history; floating ones, under
+  // create_graph, must be connected to the node that made them.
+  if (!is_output_ || !GradMode::is_enabled() || !is_floating(data_.dtype())) return data_;
   Tensor alias = make_view(data_, data_.sizes(), data_.strides(), data_.storage_offset());
   auto meta = std::make_shared<AutogradMeta>();
   meta->requires_grad = true;

@@ -1,6 +1,8 @@
 #include "nabla/kernels/cpu/gemm.h"
 
 #include <cblas.h>
+
+#include <limits>
 #include <oneapi/dnnl/dnnl.h>
 
 #include "nabla/core/parallel.h"
@@ -49,6 +51,10 @@ void gemm_one(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int
 
 void batched_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out) {
   int64_t batch = a_in.sizes()[0], m = a_in.sizes()[1], k = a_in.sizes()[2], n = b_in.sizes()[2];
+  // BLAS takes 32-bit sizes and leading dimensions.
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  NABLA_CHECK(m <= kMax && n <= kMax && k <= kMax && a_in.numel() <= kMax * 8 && b_in.numel() <= kMax * 8, "matmul: ",
+              m, "x", k, " @ ", k, "x", n, " exceeds the 32-bit sizes BLAS accepts");
   if (!is_floating(out.dtype())) {
     Tensor a = contiguous_copy(a_in), b = contiguous_copy(b_in);
     visit_dtype(out.dtype(), [&]<class T>() {
