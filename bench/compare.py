@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -145,7 +146,10 @@ def main():
                     help="build dir of bench/reference (torch_ops_bench, sgemm_direct_bench)")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--min-time", default="0.2", help="--benchmark_min_time, seconds")
-    ap.add_argument("--repetitions", type=int, default=3, help="median over this many runs")
+    ap.add_argument("--repetitions", type=int, default=1, help="repetitions inside one run")
+    ap.add_argument("--rounds", type=int, default=5,
+                    help="interleaved rounds (nabla, libtorch, direct, nabla, ...); the median "
+                         "per case is reported, so slow drifts of a shared machine hit all columns")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
     a = ap.parse_args()
 
@@ -155,13 +159,19 @@ def main():
               file=sys.stderr)
     threads_list = [int(x) for x in a.threads.split(",")]
     results = {}
+    binaries = [("torch", os.path.join(a.ref_dir, "torch_ops_bench")),
+                ("direct", os.path.join(a.ref_dir, "sgemm_direct_bench"))]
+    if have_nabla:
+        binaries.insert(0, ("nabla", a.nabla_bench))
     for t in threads_list:
+        samples = {key: {} for key, _ in binaries}
+        for _ in range(a.rounds):
+            for key, path in binaries:
+                for case, sec in run_bench(path, t, a.min_time, a.repetitions).items():
+                    samples[key].setdefault(case, []).append(sec)
         results[t] = {"nabla": {}}
-        if have_nabla:
-            results[t]["nabla"] = run_bench(a.nabla_bench, t, a.min_time, a.repetitions)
-        for key, name in (("torch", "torch_ops_bench"), ("direct", "sgemm_direct_bench")):
-            results[t][key] = run_bench(os.path.join(a.ref_dir, name), t, a.min_time,
-                                        a.repetitions)
+        for key, cases in samples.items():
+            results[t][key] = {c: statistics.median(v) for c, v in cases.items()}
     print_table(*make_rows(results, threads_list, have_nabla), a.markdown)
 
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <array>
+#include <atomic>
 #include <vector>
 
 #include "nabla/core/error.h"
@@ -41,29 +42,45 @@ SizeClass size_class(std::size_t n) {
 }
 constexpr std::size_t kNumClasses = 7 + (64 - 12) * 4 + 4;
 
+// Blocks of up to 4 KiB (classes 0..6) also go through a small per-thread
+// cache that needs no lock: that is most of an eager op's allocations.
+constexpr std::size_t kThreadCachedClasses = 7;
+constexpr std::size_t kThreadCacheDepth = 32;
+
+struct ThreadCache {
+  std::array<std::array<void*, kThreadCacheDepth>, kThreadCachedClasses> blocks;
+  std::array<uint8_t, kThreadCachedClasses> count{};
+  ~ThreadCache();
+};
+thread_local bool t_cache_alive = false;  // trivially destructible: safe to read at exit
+thread_local ThreadCache t_cache;
+
 class CachingCpuAllocator final : public Allocator {
  public:
   void* allocate(std::size_t nbytes) override {
     SizeClass sc = size_class(nbytes == 0 ? 1 : nbytes);
     std::size_t cls = sc.bytes;
+    note_in_use(cls);
+    if (sc.index < kThreadCachedClasses && t_cache_alive && t_cache.count[sc.index] > 0) {
+      hits_.fetch_add(1, std::memory_order_relaxed);
+      bytes_cached_.fetch_sub(cls, std::memory_order_relaxed);
+      return t_cache.blocks[sc.index][--t_cache.count[sc.index]];
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto& list = free_[sc.index];
-      stats_.bytes_in_use += cls;
-      stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
       if (!list.empty()) {
         void* p = list.back();
         list.pop_back();
-        stats_.cache_hits++;
-        stats_.bytes_cached -= cls;
+        hits_.fetch_add(1, std::memory_order_relaxed);
+        bytes_cached_.fetch_sub(cls, std::memory_order_relaxed);
         return p;
       }
-      stats_.system_allocations++;
     }
+    system_allocations_.fetch_add(1, std::memory_order_relaxed);
     void* p = std::aligned_alloc(kAlignment, cls);
     if (!p) {
-      std::lock_guard<std::mutex> lock(mu_);
-      stats_.bytes_in_use -= cls;
+      in_use_.fetch_sub(cls, std::memory_order_relaxed);
       fail("CPU allocator: out of memory allocating ", nbytes, " bytes");
     }
     return p;
@@ -72,37 +89,84 @@ class CachingCpuAllocator final : public Allocator {
     if (!p) return;
     SizeClass sc = size_class(nbytes == 0 ? 1 : nbytes);
     std::size_t cls = sc.bytes;
-    std::lock_guard<std::mutex> lock(mu_);
-    stats_.bytes_in_use -= cls;
+    in_use_.fetch_sub(cls, std::memory_order_relaxed);
     if (cls > kMaxCached) {
       std::free(p);
       return;
     }
+    bytes_cached_.fetch_add(cls, std::memory_order_relaxed);
+    if (sc.index < kThreadCachedClasses) {
+      if (!t_cache_alive && !t_cache_dead()) t_cache_alive = true;
+      if (t_cache_alive && t_cache.count[sc.index] < kThreadCacheDepth) {
+        t_cache.blocks[sc.index][t_cache.count[sc.index]++] = p;
+        return;
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu_);
     free_[sc.index].push_back(p);
-    stats_.bytes_cached += cls;
+  }
+  // Returns a thread's cached blocks to the shared lists (at thread exit).
+  void take_back(ThreadCache& c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::size_t k = 0; k < kThreadCachedClasses; ++k) {
+      for (uint8_t i = 0; i < c.count[k]; ++i) free_[k].push_back(c.blocks[k][i]);
+      c.count[k] = 0;
+    }
   }
   AllocatorStats stats() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return stats_;
+    AllocatorStats s;
+    s.system_allocations = system_allocations_.load();
+    s.cache_hits = hits_.load();
+    s.bytes_in_use = in_use_.load();
+    s.bytes_cached = bytes_cached_.load();
+    s.peak_bytes_in_use = peak_.load();
+    return s;
   }
   void empty_cache() {
+    if (t_cache_alive) take_back(t_cache);
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& list : free_) {
-      for (void* p : list) std::free(p);
-      list.clear();
+    std::size_t freed = 0;
+    for (std::size_t k = 0; k < free_.size(); ++k) {
+      for (void* p : free_[k]) std::free(p);
+      freed += free_[k].size() * class_bytes(k);
+      free_[k].clear();
     }
-    stats_.bytes_cached = 0;
+    bytes_cached_.fetch_sub(freed, std::memory_order_relaxed);
   }
 
  private:
+  // Thread-exit flag: once a thread's cache was destroyed, never use it again.
+  static bool& t_cache_dead() {
+    static thread_local bool dead = false;
+    return dead;
+  }
+  friend struct ThreadCache;
+  static std::size_t class_bytes(std::size_t index) {
+    if (index < 7) return std::size_t(64) << index;
+    std::size_t e = 12 + (index - 7) / 4, k = (index - 7) % 4;
+    return (std::size_t(1) << e) + k * (std::size_t(1) << (e - 2));
+  }
+  void note_in_use(std::size_t cls) {
+    uint64_t now = in_use_.fetch_add(cls, std::memory_order_relaxed) + cls;
+    uint64_t peak = peak_.load(std::memory_order_relaxed);
+    while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+    }
+  }
+
   std::mutex mu_;
   std::array<std::vector<void*>, kNumClasses> free_;
-  AllocatorStats stats_;
+  std::atomic<uint64_t> system_allocations_{0}, hits_{0}, in_use_{0}, bytes_cached_{0}, peak_{0};
 };
 
 CachingCpuAllocator& cpu_allocator() {
   static auto* a = new CachingCpuAllocator();  // never destroyed: tensors may outlive statics
   return *a;
+}
+
+ThreadCache::~ThreadCache() {
+  t_cache_alive = false;
+  CachingCpuAllocator::t_cache_dead() = true;
+  cpu_allocator().take_back(*this);
 }
 
 Allocator* g_allocators[kNumDeviceTypes] = {};
@@ -119,6 +183,9 @@ Allocator* allocator_for(Device d) {
 void register_allocator(DeviceType t, Allocator* a) { g_allocators[static_cast<int>(t)] = a; }
 
 AllocatorStats cpu_allocator_stats() { return cpu_allocator().stats(); }
+
+void* allocate_small_object(std::size_t nbytes) { return cpu_allocator().allocate(nbytes); }
+void deallocate_small_object(void* p, std::size_t nbytes) { cpu_allocator().deallocate(p, nbytes); }
 void cpu_allocator_empty_cache() { cpu_allocator().empty_cache(); }
 
 }  // namespace nabla

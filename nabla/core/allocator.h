@@ -28,6 +28,11 @@ Allocator* allocator_for(Device d);
 void register_allocator(DeviceType t, Allocator* a);
 
 AllocatorStats cpu_allocator_stats();
+
+// Small host objects made per op (TensorImpl, Storage) come from the caching
+// allocator too: its per-thread cache is cheaper than malloc.
+void* allocate_small_object(std::size_t nbytes);
+void deallocate_small_object(void* p, std::size_t nbytes);
 void cpu_allocator_empty_cache();  // returns cached blocks to the system
 
 }  // namespace nabla

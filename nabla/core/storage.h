@@ -19,6 +19,9 @@ class Storage : public RefCounted {
   Storage(void* borrowed, std::size_t nbytes, Device device);
   ~Storage() override;
 
+  static void* operator new(std::size_t n) { return allocate_small_object(n); }
+  static void operator delete(void* p, std::size_t n) { deallocate_small_object(p, n); }
+
   void* data() const { return data_; }
   std::size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }

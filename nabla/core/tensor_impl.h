@@ -19,6 +19,8 @@ class TensorImpl : public RefCounted {
  public:
   TensorImpl(Ref<Storage> storage, Shape sizes, Shape strides, int64_t offset, DType dtype, Device device);
   ~TensorImpl() override;
+  static void* operator new(std::size_t n) { return allocate_small_object(n); }
+  static void operator delete(void* p, std::size_t n) { deallocate_small_object(p, n); }
 
   Ref<Storage> storage;
   Shape sizes;

@@ -15,9 +15,17 @@ namespace nabla::cpu {
 template <int N>  // N operands, output first
 struct StridedLayout {
   int ndim = 0;
-  std::array<int64_t, 16> sizes{};
-  std::array<std::array<int64_t, 16>, N> strides{};  // in elements
+  std::array<int64_t, 16> sizes;                     // only [0, ndim) is set
+  std::array<std::array<int64_t, 16>, N> strides;    // in elements
 };
+
+// True when every operand is contiguous with the output's shape: the loop is
+// then one flat pass with no layout to compute (the common case, and the one
+// that decides the per-op overhead of small tensors).
+template <class... T>
+inline bool all_same_contiguous(const Tensor& out, const T&... ins) {
+  return out.is_contiguous() && ((ins.sizes() == out.sizes() && ins.is_contiguous()) && ...);
+}
 
 // Broadcast strides of t against `shape` (0 where t has size 1 or lacks the dim).
 inline void broadcast_strides(const Tensor& t, const Shape& shape, int64_t* out) {
@@ -31,9 +39,8 @@ inline void broadcast_strides(const Tensor& t, const Shape& shape, int64_t* out)
 template <int N>
 StridedLayout<N> make_layout(const Shape& shape, const std::array<const Tensor*, N>& ops) {
   NABLA_CHECK(shape.size() <= 16, "elementwise: tensors of more than 16 dims are not supported (got ", shape.size(), ")");
-  StridedLayout<N> raw;
   int nd = static_cast<int>(shape.size());
-  std::array<std::array<int64_t, 16>, N> st{};
+  std::array<std::array<int64_t, 16>, N> st;
   for (int k = 0; k < N; ++k) broadcast_strides(*ops[k], shape, st[k].data());
   // Drop size-1 dims and merge dims that are contiguous for every operand.
   StridedLayout<N> l;
@@ -57,7 +64,6 @@ StridedLayout<N> make_layout(const Shape& shape, const std::array<const Tensor*,
     l.sizes[0] = 1;
     for (int k = 0; k < N; ++k) l.strides[k][0] = 1;
   }
-  (void)raw;
   return l;
 }
 
@@ -67,7 +73,7 @@ template <int N, class Row>
 void for_each_row(const StridedLayout<N>& l, std::array<char*, N> base, const std::array<int64_t, N>& elem_size,
                   int64_t begin, int64_t end, Row&& row) {
   int last = l.ndim - 1;
-  std::array<int64_t, 16> idx{};
+  std::array<int64_t, 16> idx;
   int64_t rem = begin;
   for (int d = last; d >= 0; --d) {
     idx[d] = rem % l.sizes[d];
@@ -97,6 +103,14 @@ void for_each_row(const StridedLayout<N>& l, std::array<char*, N> base, const st
 // out[i] = f(a[i]) with Out/In element types.
 template <class Out, class In, class F>
 void map1(const Tensor& out, const Tensor& a, F f) {
+  if (all_same_contiguous(out, a)) {
+    Out* o = static_cast<Out*>(out.raw_data());
+    const In* x = static_cast<const In*>(a.raw_data());
+    parallel_for(0, out.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = f(x[i]);
+    });
+    return;
+  }
   auto l = make_layout<2>(out.sizes(), {&out, &a});
   std::array<char*, 2> base{static_cast<char*>(out.raw_data()), static_cast<char*>(a.raw_data())};
   parallel_for(0, out.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
@@ -115,6 +129,15 @@ void map1(const Tensor& out, const Tensor& a, F f) {
 // out[i] = f(a[i], b[i]) with broadcasting.
 template <class Out, class In, class F>
 void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  if (all_same_contiguous(out, a, b)) {
+    Out* o = static_cast<Out*>(out.raw_data());
+    const In* x = static_cast<const In*>(a.raw_data());
+    const In* y = static_cast<const In*>(b.raw_data());
+    parallel_for(0, out.numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) o[i] = f(x[i], y[i]);
+    });
+    return;
+  }
   auto l = make_layout<3>(out.sizes(), {&out, &a, &b});
   std::array<char*, 3> base{static_cast<char*>(out.raw_data()), static_cast<char*>(a.raw_data()),
                             static_cast<char*>(b.raw_data())};
