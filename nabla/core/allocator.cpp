@@ -47,56 +47,57 @@ constexpr std::size_t kNumClasses = 7 + (64 - 12) * 4 + 4;
 constexpr std::size_t kThreadCachedClasses = 7;
 constexpr std::size_t kThreadCacheDepth = 32;
 
+// Trivially constructible and destructible, so reading it costs no TLS
+// wrapper call; a separate flusher returns its blocks when the thread exits.
 struct ThreadCache {
   std::array<std::array<void*, kThreadCacheDepth>, kThreadCachedClasses> blocks;
-  std::array<uint8_t, kThreadCachedClasses> count{};
-  ~ThreadCache();
+  std::array<uint8_t, kThreadCachedClasses> count;
 };
-thread_local bool t_cache_alive = false;  // trivially destructible: safe to read at exit
 thread_local ThreadCache t_cache;
+thread_local bool t_cache_alive = false;
+thread_local bool t_cache_dead = false;  // the thread is exiting: no more caching
+struct ThreadCacheFlusher {
+  ~ThreadCacheFlusher();
+};
+void activate_thread_cache() {
+  static thread_local ThreadCacheFlusher flusher;  // constructed once per thread
+  (void)&flusher;
+  t_cache_alive = true;
+}
 
 class CachingCpuAllocator final : public Allocator {
  public:
   void* allocate(std::size_t nbytes) override {
     SizeClass sc = size_class(nbytes == 0 ? 1 : nbytes);
     std::size_t cls = sc.bytes;
-    note_in_use(cls);
-    if (sc.index < kThreadCachedClasses && t_cache_alive && t_cache.count[sc.index] > 0) {
-      hits_.fetch_add(1, std::memory_order_relaxed);
-      bytes_cached_.fetch_sub(cls, std::memory_order_relaxed);
+    if (sc.index < kThreadCachedClasses && t_cache_alive && t_cache.count[sc.index] > 0)
       return t_cache.blocks[sc.index][--t_cache.count[sc.index]];
-    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto& list = free_[sc.index];
       if (!list.empty()) {
         void* p = list.back();
         list.pop_back();
-        hits_.fetch_add(1, std::memory_order_relaxed);
-        bytes_cached_.fetch_sub(cls, std::memory_order_relaxed);
         return p;
       }
     }
-    system_allocations_.fetch_add(1, std::memory_order_relaxed);
     void* p = std::aligned_alloc(kAlignment, cls);
-    if (!p) {
-      in_use_.fetch_sub(cls, std::memory_order_relaxed);
-      fail("CPU allocator: out of memory allocating ", nbytes, " bytes");
-    }
+    if (!p) fail("CPU allocator: out of memory allocating ", nbytes, " bytes");
+    system_allocations_.fetch_add(1, std::memory_order_relaxed);
+    note_reserved(cls);
     return p;
   }
   void deallocate(void* p, std::size_t nbytes) override {
     if (!p) return;
     SizeClass sc = size_class(nbytes == 0 ? 1 : nbytes);
     std::size_t cls = sc.bytes;
-    in_use_.fetch_sub(cls, std::memory_order_relaxed);
     if (cls > kMaxCached) {
       std::free(p);
+      reserved_.fetch_sub(cls, std::memory_order_relaxed);
       return;
     }
-    bytes_cached_.fetch_add(cls, std::memory_order_relaxed);
     if (sc.index < kThreadCachedClasses) {
-      if (!t_cache_alive && !t_cache_dead()) t_cache_alive = true;
+      if (!t_cache_alive && !t_cache_dead) activate_thread_cache();
       if (t_cache_alive && t_cache.count[sc.index] < kThreadCacheDepth) {
         t_cache.blocks[sc.index][t_cache.count[sc.index]++] = p;
         return;
@@ -116,10 +117,8 @@ class CachingCpuAllocator final : public Allocator {
   AllocatorStats stats() {
     AllocatorStats s;
     s.system_allocations = system_allocations_.load();
-    s.cache_hits = hits_.load();
-    s.bytes_in_use = in_use_.load();
-    s.bytes_cached = bytes_cached_.load();
-    s.peak_bytes_in_use = peak_.load();
+    s.bytes_reserved = reserved_.load();
+    s.peak_bytes_reserved = peak_.load();
     return s;
   }
   void empty_cache() {
@@ -131,23 +130,17 @@ class CachingCpuAllocator final : public Allocator {
       freed += free_[k].size() * class_bytes(k);
       free_[k].clear();
     }
-    bytes_cached_.fetch_sub(freed, std::memory_order_relaxed);
+    reserved_.fetch_sub(freed, std::memory_order_relaxed);
   }
 
  private:
-  // Thread-exit flag: once a thread's cache was destroyed, never use it again.
-  static bool& t_cache_dead() {
-    static thread_local bool dead = false;
-    return dead;
-  }
-  friend struct ThreadCache;
   static std::size_t class_bytes(std::size_t index) {
     if (index < 7) return std::size_t(64) << index;
     std::size_t e = 12 + (index - 7) / 4, k = (index - 7) % 4;
     return (std::size_t(1) << e) + k * (std::size_t(1) << (e - 2));
   }
-  void note_in_use(std::size_t cls) {
-    uint64_t now = in_use_.fetch_add(cls, std::memory_order_relaxed) + cls;
+  void note_reserved(std::size_t cls) {
+    uint64_t now = reserved_.fetch_add(cls, std::memory_order_relaxed) + cls;
     uint64_t peak = peak_.load(std::memory_order_relaxed);
     while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
     }
@@ -155,7 +148,7 @@ class CachingCpuAllocator final : public Allocator {
 
   std::mutex mu_;
   std::array<std::vector<void*>, kNumClasses> free_;
-  std::atomic<uint64_t> system_allocations_{0}, hits_{0}, in_use_{0}, bytes_cached_{0}, peak_{0};
+  std::atomic<uint64_t> system_allocations_{0}, reserved_{0}, peak_{0};
 };
 
 CachingCpuAllocator& cpu_allocator() {
@@ -163,10 +156,10 @@ CachingCpuAllocator& cpu_allocator() {
   return *a;
 }
 
-ThreadCache::~ThreadCache() {
+ThreadCacheFlusher::~ThreadCacheFlusher() {
   t_cache_alive = false;
-  CachingCpuAllocator::t_cache_dead() = true;
-  cpu_allocator().take_back(*this);
+  t_cache_dead = true;
+  cpu_allocator().take_back(t_cache);
 }
 
 Allocator* g_allocators[kNumDeviceTypes] = {};

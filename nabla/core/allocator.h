@@ -15,12 +15,12 @@ class Allocator {
   virtual void deallocate(void* p, std::size_t nbytes) = 0;
 };
 
+// Counted only on the slow path (memory obtained from or returned to the
+// system), so that serving an op from the cache touches no shared counter.
 struct AllocatorStats {
   uint64_t system_allocations = 0;  // blocks obtained from the system
-  uint64_t cache_hits = 0;          // requests served from the cache
-  uint64_t bytes_in_use = 0;
-  uint64_t bytes_cached = 0;
-  uint64_t peak_bytes_in_use = 0;
+  uint64_t bytes_reserved = 0;      // held from the system now (in use or cached)
+  uint64_t peak_bytes_reserved = 0;
 };
 
 // The allocator of a device type (CPU now; backends register theirs).
