@@ -37,7 +37,7 @@ TO_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 ELEMS_16M = 16 * 1024 * 1024
 
 
-def run_bench(binary, threads, min_time, repetitions):
+def run_bench(binary, threads, min_time, repetitions, bench_filter=None):
     """Run one Google-Benchmark binary; return {case name: seconds per iteration}."""
     env = dict(os.environ, BENCH_THREADS=str(threads), NABLA_NUM_THREADS=str(threads))
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
@@ -45,6 +45,8 @@ def run_bench(binary, threads, min_time, repetitions):
                f"--benchmark_repetitions={repetitions}",
                "--benchmark_report_aggregates_only=true",
                f"--benchmark_out={out.name}", "--benchmark_out_format=json"]
+        if bench_filter:
+            cmd.append(f"--benchmark_filter={bench_filter}")
         proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True)
         if proc.returncode != 0:
@@ -150,6 +152,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=5,
                     help="interleaved rounds (nabla, libtorch, direct, nabla, ...); the median "
                          "per case is reported, so slow drifts of a shared machine hit all columns")
+    ap.add_argument("--stat", choices=["median", "best"], default="median",
+                    help="per case over the rounds: median time, or best (minimum) time, which "
+                         "filters out rounds slowed by other load on a shared machine")
+    ap.add_argument("--filter", default=None, help="--benchmark_filter regex passed to every binary")
     ap.add_argument("--markdown", action="store_true", help="print a Markdown table")
     a = ap.parse_args()
 
@@ -167,11 +173,12 @@ def main():
         samples = {key: {} for key, _ in binaries}
         for _ in range(a.rounds):
             for key, path in binaries:
-                for case, sec in run_bench(path, t, a.min_time, a.repetitions).items():
+                for case, sec in run_bench(path, t, a.min_time, a.repetitions, a.filter).items():
                     samples[key].setdefault(case, []).append(sec)
         results[t] = {"nabla": {}}
         for key, cases in samples.items():
-            results[t][key] = {c: statistics.median(v) for c, v in cases.items()}
+            pick = min if a.stat == "best" else statistics.median
+            results[t][key] = {c: pick(v) for c, v in cases.items()}
     print_table(*make_rows(results, threads_list, have_nabla), a.markdown)
 
 
