@@ -45,17 +45,25 @@ inline TensorOptions device(Device d) { return TensorOptions().device(d); }
 inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
 
 // One index of Tensor::index: an integer, a slice (start, stop, step; missing
-// bounds are open), None (a new axis of size 1) or Ellipsis.
-struct Slice {
-  std::optional<int64_t> start, stop;
-  int64_t step = 1;
-  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt, int64_t step = 1)
-      : start(start), stop(stop), step(step) {}
-};
+// bounds are open: None or std::nullopt), None (a new axis of size 1) or Ellipsis.
 struct NoneIndex {};
 struct EllipsisIndex {};
 inline constexpr NoneIndex None{};
 inline constexpr EllipsisIndex Ellipsis{};
+struct SliceBound {
+  std::optional<int64_t> value;
+  SliceBound(int64_t v) : value(v) {}
+  SliceBound(int v) : value(v) {}
+  SliceBound(NoneIndex) {}
+  SliceBound(std::nullopt_t) {}
+  SliceBound(std::optional<int64_t> v) : value(v) {}
+};
+struct Slice {
+  std::optional<int64_t> start, stop;
+  int64_t step = 1;
+  Slice(SliceBound start = None, SliceBound stop = None, int64_t step = 1)
+      : start(start.value), stop(stop.value), step(step) {}
+};
 struct TensorIndex {
   enum Kind { Integer, SliceKind, NoneKind, EllipsisKind } kind;
   int64_t integer = 0;

@@ -30,3 +30,14 @@ TEST(Examples, SeedAutogradLossFallsBelowOneThousandthOfTheFirst) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Examples, TensorTourRunsEveryFamily) {
+  std::string out = run(std::string(NABLA_EXAMPLES_DIR) + "/tensor_tour; echo exit=$?");
+  EXPECT_NE(out.find("cross-entropy"), std::string::npos) << out;
+  EXPECT_NE(out.find("top-2 classes"), std::string::npos) << out;
+  EXPECT_NE(out.find("exit=0"), std::string::npos) << out;
+}
+
+}  // namespace
