@@ -41,9 +41,11 @@ OPTIM_CASES = [
     ("rmsprop_centered", "RMSprop", {"lr": 0.01, "centered": 1, "alpha": 0.9}, None),
     ("rmsprop_centered_momentum_wd", "RMSprop",
      {"lr": 0.005, "centered": 1, "momentum": 0.5, "weight_decay": 0.1, "eps": 1e-4}, None),
+    ("rmsprop_maximize_groups", "RMSprop", {"lr": 0.01, "maximize": 1}, {"lr": 0.002, "momentum": 0.3}),
     ("adagrad_default", "Adagrad", {}, None),
     ("adagrad_decay_wd", "Adagrad", {"lr": 0.1, "lr_decay": 0.05, "weight_decay": 0.1}, None),
     ("adagrad_initial_acc", "Adagrad", {"lr": 0.2, "initial_accumulator_value": 0.5, "eps": 1e-3}, None),
+    ("adagrad_maximize", "Adagrad", {"lr": 0.05, "maximize": 1, "weight_decay": 0.02}, None),
 ]
 
 # name, optimizer with its options, scheduler constructor (tests/optim/scheduler_test.cpp builds the same)
