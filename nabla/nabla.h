@@ -9,3 +9,4 @@
 #include "nabla/core/tensor.h"
 #include "nabla/ops/op.h"
 #include "nabla/ops/ops.h"
+#include "nabla/optim/optim.h"

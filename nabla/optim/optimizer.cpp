@@ -1,0 +1,154 @@
+// Optimizer base: parameter groups, validation of parameters and
+// hyper-parameters, the step loop under NoGradGuard, zero_grad, state_dict.
+#include "nabla/optim/optimizer.h"
+
+#include <cmath>
+#include <sstream>
+#include <unordered_set>
+
+#include "nabla/core/grad_mode.h"
+#include "nabla/ops/ops.h"
+
+namespace nabla::optim {
+
+double ParamGroup::get(const std::string& key) const {
+  auto it = options.find(key);
+  NABLA_CHECK(it != options.end(), "ParamGroup: no hyper-parameter '", key, "' in this group");
+  return it->second;
+}
+
+std::vector<ParamGroup> one_group(std::vector<Tensor> params) { return {ParamGroup(std::move(params))}; }
+
+Options merge_options(const char* name, Options defaults, const Options& given) {
+  for (const auto& [key, value] : given) {
+    if (!defaults.count(key)) {
+      std::ostringstream known;
+      for (const auto& [k, v] : defaults) known << (known.tellp() > 0 ? ", " : "") << k;
+      fail(name, ": unknown option '", key, "' = ", value, "; expected one of ", known.str());
+    }
+    defaults[key] = value;
+  }
+  return defaults;
+}
+
+Optimizer::Optimizer(std::string name, Options defaults) : name_(std::move(name)), defaults_(std::move(defaults)) {}
+
+void Optimizer::init(std::vector<ParamGroup> groups) {
+  std::size_t total = 0;
+  for (const auto& g : groups) total += g.params.size();
+  NABLA_CHECK(total > 0, name_, ": got an empty parameter list (", groups.size(),
+              " groups, 0 parameters), expected at least one parameter");
+  for (auto& g : groups) add_param_group(std::move(g));
+}
+
+void Optimizer::add_param_group(ParamGroup group) {
+  NABLA_CHECK(!group.params.empty(), name_, ": add_param_group got a group with no parameters, expected at least one");
+  group.options = merge_options(name_.c_str(), defaults_, group.options);
+  std::unordered_set<const TensorImpl*> seen;
+  for (const auto& g : groups_)
+    for (const auto& p : g.params) seen.insert(p.impl());
+  for (std::size_t i = 0; i < group.params.size(); ++i) {
+    const Tensor& p = group.params[i];
+    NABLA_CHECK(p.defined(), name_, ": parameter ", i, " of group ", groups_.size(),
+                " is an undefined tensor, expected a defined floating-point leaf tensor");
+    NABLA_CHECK(p.is_floating_point(), name_, ": parameter ", i, " of group ", groups_.size(), " has dtype ",
+                p.dtype(), ", expected a floating-point dtype");
+    NABLA_CHECK(p.is_leaf(), name_, ": parameter ", i, " of group ", groups_.size(),
+                " (shape ", p.sizes(), ") is not a leaf tensor (it has a grad_fn); expected a leaf such as "
+                "a tensor created with requires_grad() or detach()ed");
+    NABLA_CHECK(seen.insert(p.impl()).second, name_, ": parameter ", i, " of group ", groups_.size(),
+                " appears more than once among the parameter groups, expected each parameter once");
+  }
+  check_group(group);
+  state_.emplace_back(group.params.size());
+  groups_.push_back(std::move(group));
+}
+
+const ParamState& Optimizer::state(std::size_t group, std::size_t index) const {
+  NABLA_CHECK(group < state_.size() && index < state_[group].size(), name_, ": state(", group, ", ", index,
+              ") is out of range (", state_.size(), " groups)");
+  return state_[group][index];
+}
+
+void Optimizer::step() {
+  NoGradGuard no_grad;
+  for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+    ParamGroup& g = groups_[gi];
+    for (std::size_t i = 0; i < g.params.size(); ++i) {
+      Tensor& p = g.params[i];
+      if (!p.requires_grad()) continue;
+      Tensor grad = p.grad();
+      if (!grad.defined()) continue;
+      ParamState& s = state_[gi][i];
+      ++s.step;
+      update(g, p, grad, s);
+    }
+  }
+}
+
+void Optimizer::zero_grad(bool set_to_none) {
+  NoGradGuard no_grad;
+  for (auto& g : groups_)
+    for (auto& p : g.params) {
+      if (!p.grad().defined()) continue;
+      if (set_to_none) p.set_grad(Tensor());
+      else p.mutable_grad().zero_();
+    }
+}
+
+OptimizerStateDict Optimizer::state_dict() const {
+  NoGradGuard no_grad;
+  OptimizerStateDict d;
+  for (const auto& g : groups_) d.groups.push_back(g.options);
+  for (const auto& group_state : state_) {
+    auto& out = d.state.emplace_back();
+    for (const auto& s : group_state) {
+      ParamState c{s.step, {}};
+      for (const auto& [k, t] : s.buffers) c.buffers[k] = t.clone();
+      out.push_back(std::move(c));
+    }
+  }
+  return d;
+}
+
+void Optimizer::load_state_dict(const OptimizerStateDict& d) {
+  NABLA_CHECK(d.groups.size() == groups_.size() && d.state.size() == groups_.size(), name_,
+              ".load_state_dict: the state dict has ", d.groups.size(), " parameter groups (", d.state.size(),
+              " state lists), expected ", groups_.size());
+  for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+    NABLA_CHECK(d.state[gi].size() == groups_[gi].params.size(), name_, ".load_state_dict: group ", gi,
+                " of the state dict has ", d.state[gi].size(), " parameters, expected ",
+                groups_[gi].params.size());
+    for (std::size_t i = 0; i < d.state[gi].size(); ++i)
+      for (const auto& [k, t] : d.state[gi][i].buffers) {
+        const Tensor& p = groups_[gi].params[i];
+        NABLA_CHECK(t.defined() && t.sizes() == p.sizes(), name_, ".load_state_dict: buffer '", k,
+                    "' of parameter ", i, " in group ", gi, " has shape ",
+                    t.defined() ? t.sizes() : Shape{}, ", expected the parameter's shape ", p.sizes());
+      }
+  }
+  NoGradGuard no_grad;
+  for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+    groups_[gi].options = d.groups[gi];
+    for (std::size_t i = 0; i < d.state[gi].size(); ++i) {
+      const Tensor& p = groups_[gi].params[i];
+      ParamState s{d.state[gi][i].step, {}};
+      for (const auto& [k, t] : d.state[gi][i].buffers) s.buffers[k] = t.to(p.dtype()).clone();
+      state_[gi][i] = std::move(s);
+    }
+  }
+}
+
+void Optimizer::check_range(const ParamGroup& g, const std::string& key, double lo, bool lo_inclusive, double hi,
+                            bool hi_inclusive, const char* expected) const {
+  double v = g.get(key);
+  bool ok = !std::isnan(v) && (lo_inclusive ? v >= lo : v > lo) && (hi_inclusive ? v <= hi : v < hi);
+  NABLA_CHECK(ok, name_, ": invalid ", key, " = ", v, ", expected ", expected);
+}
+
+void Optimizer::check_flag(const ParamGroup& g, const std::string& key) const {
+  double v = g.get(key);
+  NABLA_CHECK(v == 0.0 || v == 1.0, name_, ": invalid ", key, " = ", v, ", expected 0 (false) or 1 (true)");
+}
+
+}  // namespace nabla::optim
