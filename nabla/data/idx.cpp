@@ -5,6 +5,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -72,13 +73,15 @@ Tensor read_idx(const std::string& path) {
               b.size());
   std::vector<int64_t> sizes(ndim);
   const size_t payload = b.size() - header;
-  size_t count = 1;  // stays <= payload / item, so it cannot overflow
+  for (size_t d = 0; d < ndim; ++d) sizes[d] = big_endian32(&b[4 + 4 * d]);
+  // count stays <= payload / item (no overflow); an empty array needs no bytes.
+  const bool empty_array = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
+  size_t count = empty_array ? 0 : 1;
   for (size_t d = 0; d < ndim; ++d) {
-    sizes[d] = big_endian32(&b[4 + 4 * d]);
-    if (count != 0 && static_cast<uint64_t>(sizes[d]) > payload / item / count) {
+    if (!empty_array && static_cast<uint64_t>(sizes[d]) > payload / item / count) {
       fail("read_idx: '", path, "' is truncated: dims ", sizes, " need more than the ", payload, " data bytes it has");
     }
-    count *= static_cast<size_t>(sizes[d]);
+    if (!empty_array) count *= static_cast<size_t>(sizes[d]);
   }
   NABLA_CHECK(count * item == payload, "read_idx: '", path, "' has ", payload, " data bytes but dims ", sizes, " need ",
               count * item);
