@@ -160,8 +160,7 @@ DataLoader::Iterator DataLoader::begin() {
   state->dataset = dataset_;
   state->collate = options_.collate;
   state->batches = batch_sampler_.batches(epoch_++);
-  if (options_.num_workers > 0 && !state->batches.empty())
-    state->start(options_.num_workers, options_.prefetch_factor);
+  if (options_.num_workers > 0 && !state->batches.empty()) state->start(options_.num_workers, options_.prefetch_factor);
   return Iterator(std::move(state));
 }
 

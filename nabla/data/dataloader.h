@@ -30,13 +30,13 @@ Example default_collate(std::vector<Example> examples);
 
 struct DataLoaderOptions {
   int64_t batch_size = 1;
-  bool shuffle = false;    // RandomSampler(seed) instead of SequentialSampler
+  bool shuffle = false;  // RandomSampler(seed) instead of SequentialSampler
   uint64_t seed = 0;
-  bool drop_last = false;  // drop a last, smaller batch
-  int num_workers = 0;     // 0: batches are built on the calling thread
-  int prefetch_factor = 2; // batches in flight per worker
-  CollateFn collate = {};  // empty: default_collate
-  SamplerPtr sampler = {}; // if set, used instead of shuffle/seed
+  bool drop_last = false;   // drop a last, smaller batch
+  int num_workers = 0;      // 0: batches are built on the calling thread
+  int prefetch_factor = 2;  // batches in flight per worker
+  CollateFn collate = {};   // empty: default_collate
+  SamplerPtr sampler = {};  // if set, used instead of shuffle/seed
 };
 
 namespace detail {
@@ -65,7 +65,7 @@ class DataLoader {
   Iterator begin();  // starts the next epoch
   Sentinel end() const { return {}; }
   int64_t size() const { return batch_sampler_.size(); }  // batches per epoch
-  uint64_t epoch() const { return epoch_; }                // the epoch the next begin() starts
+  uint64_t epoch() const { return epoch_; }               // the epoch the next begin() starts
   void set_epoch(uint64_t epoch) { epoch_ = epoch; }
   const DataLoaderOptions& options() const { return options_; }
 

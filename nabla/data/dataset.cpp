@@ -34,12 +34,11 @@ Subset::Subset(DatasetPtr dataset, std::vector<int64_t> indices)
     : dataset_(std::move(dataset)), indices_(std::move(indices)) {
   NABLA_CHECK(dataset_ != nullptr, "Subset: dataset is null");
   const int64_t n = dataset_->size();
-  for (int64_t i : indices_) NABLA_CHECK(i >= 0 && i < n, "Subset: index ", i, " is out of range for a dataset of size ", n);
+  for (int64_t i : indices_)
+    NABLA_CHECK(i >= 0 && i < n, "Subset: index ", i, " is out of range for a dataset of size ", n);
 }
 
-Example Subset::get(int64_t index) const {
-  return dataset_->get(indices_[checked_index(index, size(), "Subset")]);
-}
+Example Subset::get(int64_t index) const { return dataset_->get(indices_[checked_index(index, size(), "Subset")]); }
 
 ConcatDataset::ConcatDataset(std::vector<DatasetPtr> datasets) : datasets_(std::move(datasets)) {
   int64_t total = 0;
@@ -65,13 +64,14 @@ std::vector<std::shared_ptr<Subset>> random_split(DatasetPtr dataset, const std:
     NABLA_CHECK(l >= 0, "random_split: lengths must be non-negative, got ", lengths);
     total += l;
   }
-  NABLA_CHECK(total == dataset->size(), "random_split: lengths ", lengths, " sum to ", total,
-              " but the dataset has ", dataset->size(), " samples");
+  NABLA_CHECK(total == dataset->size(), "random_split: lengths ", lengths, " sum to ", total, " but the dataset has ",
+              dataset->size(), " samples");
   const std::vector<int64_t> perm = detail::permutation(total, seed, 0);
   std::vector<std::shared_ptr<Subset>> out;
   int64_t start = 0;
   for (int64_t l : lengths) {
-    out.push_back(std::make_shared<Subset>(dataset, std::vector<int64_t>(perm.begin() + start, perm.begin() + start + l)));
+    out.push_back(
+        std::make_shared<Subset>(dataset, std::vector<int64_t>(perm.begin() + start, perm.begin() + start + l)));
     start += l;
   }
   return out;

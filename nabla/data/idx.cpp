@@ -40,8 +40,8 @@ std::vector<uint8_t> read_all(const std::string& path) {
   const std::string msg = gzerror(f, &code);
   gzclose(f);
   // A gzip stream cut short reads as data followed by Z_BUF_ERROR.
-  NABLA_CHECK(code == Z_OK || code == Z_STREAM_END, "read_idx: '", path, "' is a truncated or corrupt gzip file (zlib: ",
-              msg, ")");
+  NABLA_CHECK(code == Z_OK || code == Z_STREAM_END, "read_idx: '", path,
+              "' is a truncated or corrupt gzip file (zlib: ", msg, ")");
   return bytes;
 }
 
@@ -58,10 +58,22 @@ Tensor read_idx(const std::string& path) {
   DType dtype = kUInt8;
   size_t item = 1;
   switch (b[2]) {
-    case 0x08: dtype = kUInt8; item = 1; break;
-    case 0x0C: dtype = kInt32; item = 4; break;
-    case 0x0D: dtype = kFloat32; item = 4; break;
-    case 0x0E: dtype = kFloat64; item = 8; break;
+    case 0x08:
+      dtype = kUInt8;
+      item = 1;
+      break;
+    case 0x0C:
+      dtype = kInt32;
+      item = 4;
+      break;
+    case 0x0D:
+      dtype = kFloat32;
+      item = 4;
+      break;
+    case 0x0E:
+      dtype = kFloat64;
+      item = 8;
+      break;
     default:
       fail("read_idx: '", path, "' has IDX type code 0x", std::hex, int(b[2]),
            "; supported: 0x08 (uint8), 0x0C (int32), 0x0D (float32), 0x0E (float64)");
@@ -69,8 +81,8 @@ Tensor read_idx(const std::string& path) {
   const size_t ndim = b[3];
   NABLA_CHECK(ndim >= 1 && ndim <= 6, "read_idx: '", path, "' declares ", ndim, " dims; expected 1 to 6");
   const size_t header = 4 + 4 * ndim;
-  NABLA_CHECK(b.size() >= header, "read_idx: '", path, "' is truncated: its header needs ", header, " bytes, the file has ",
-              b.size());
+  NABLA_CHECK(b.size() >= header, "read_idx: '", path, "' is truncated: its header needs ", header,
+              " bytes, the file has ", b.size());
   std::vector<int64_t> sizes(ndim);
   const size_t payload = b.size() - header;
   for (size_t d = 0; d < ndim; ++d) sizes[d] = big_endian32(&b[4 + 4 * d]);

@@ -29,14 +29,22 @@ Descr parse_descr(const std::string& d, const std::string& path) {
   char order = d[0] == '=' ? '<' : d[0];
   const std::string code = d.substr(1);
   DType t;
-  if (code == "b1") t = kBool;
-  else if (code == "u1") t = kUInt8;
-  else if (code == "i4") t = kInt32;
-  else if (code == "i8") t = kInt64;
-  else if (code == "f2") t = kFloat16;
-  else if (code == "f4") t = kFloat32;
-  else if (code == "f8") t = kFloat64;
-  else fail("read_npy: '", path, "' has unsupported dtype '", d, "'; supported: b1 u1 i4 i8 f2 f4 f8");
+  if (code == "b1")
+    t = kBool;
+  else if (code == "u1")
+    t = kUInt8;
+  else if (code == "i4")
+    t = kInt32;
+  else if (code == "i8")
+    t = kInt64;
+  else if (code == "f2")
+    t = kFloat16;
+  else if (code == "f4")
+    t = kFloat32;
+  else if (code == "f8")
+    t = kFloat64;
+  else
+    fail("read_npy: '", path, "' has unsupported dtype '", d, "'; supported: b1 u1 i4 i8 f2 f4 f8");
   NABLA_CHECK(order == '<' || order == '>' || order == '|', "read_npy: '", path, "' has dtype '", d,
               "' with an unknown byte order");
   return {order, t};
@@ -102,7 +110,8 @@ Tensor read_npy(const std::string& path) {
   const Descr descr = parse_descr(descr_text, path);
   p = value_start(h, "fortran_order", path);
   const bool fortran = h.compare(p, 4, "True") == 0;
-  NABLA_CHECK(fortran || h.compare(p, 5, "False") == 0, "read_npy: '", path, "' header has a malformed fortran_order: ", h);
+  NABLA_CHECK(fortran || h.compare(p, 5, "False") == 0, "read_npy: '", path,
+              "' header has a malformed fortran_order: ", h);
   std::vector<int64_t> shape = parse_shape(h, value_start(h, "shape", path), path);
 
   const size_t item = itemsize(descr.dtype);
@@ -112,11 +121,12 @@ Tensor read_npy(const std::string& path) {
   size_t count = empty_array ? 0 : 1;
   for (int64_t s : shape) {
     if (!empty_array && static_cast<uint64_t>(s) > payload / item / count)
-      fail("read_npy: '", path, "' is truncated: shape ", shape, " needs more than the ", payload, " data bytes it has");
+      fail("read_npy: '", path, "' is truncated: shape ", shape, " needs more than the ", payload,
+           " data bytes it has");
     if (!empty_array) count *= static_cast<size_t>(s);
   }
-  NABLA_CHECK(count * item == payload, "read_npy: '", path, "' has ", payload, " data bytes but shape ", shape,
-              " of '", descr_text, "' needs ", count * item);
+  NABLA_CHECK(count * item == payload, "read_npy: '", path, "' has ", payload, " data bytes but shape ", shape, " of '",
+              descr_text, "' needs ", count * item);
   std::vector<int64_t> stored = shape;  // Fortran order: the transpose is stored in C order
   if (fortran) std::reverse(stored.begin(), stored.end());
   Tensor out = empty(IntList(stored), descr.dtype);
@@ -142,18 +152,34 @@ void write_npy(const std::string& path, const Tensor& tensor) {
   NABLA_CHECK(tensor.defined() && !tensor.is_symbolic(), "write_npy: needs a concrete tensor");
   const char* descr = nullptr;
   switch (tensor.dtype()) {
-    case kBool: descr = "|b1"; break;
-    case kUInt8: descr = "|u1"; break;
-    case kInt32: descr = "<i4"; break;
-    case kInt64: descr = "<i8"; break;
-    case kFloat16: descr = "<f2"; break;
-    case kFloat32: descr = "<f4"; break;
-    case kFloat64: descr = "<f8"; break;
-    default: fail("write_npy: dtype ", tensor.dtype(), " has no NumPy equivalent; convert it first (e.g. to kFloat32)");
+    case kBool:
+      descr = "|b1";
+      break;
+    case kUInt8:
+      descr = "|u1";
+      break;
+    case kInt32:
+      descr = "<i4";
+      break;
+    case kInt64:
+      descr = "<i8";
+      break;
+    case kFloat16:
+      descr = "<f2";
+      break;
+    case kFloat32:
+      descr = "<f4";
+      break;
+    case kFloat64:
+      descr = "<f8";
+      break;
+    default:
+      fail("write_npy: dtype ", tensor.dtype(), " has no NumPy equivalent; convert it first (e.g. to kFloat32)");
   }
   const Tensor t = tensor.cpu().contiguous();
   std::string shape = "(";
-  for (int64_t d = 0; d < t.dim(); ++d) shape += std::to_string(t.size(d)) + (t.dim() == 1 ? ",)" : d + 1 < t.dim() ? ", " : ")");
+  for (int64_t d = 0; d < t.dim(); ++d)
+    shape += std::to_string(t.size(d)) + (t.dim() == 1 ? ",)" : d + 1 < t.dim() ? ", " : ")");
   if (t.dim() == 0) shape += ")";
   std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so that the data starts at a multiple of 64 bytes, then '\n'.

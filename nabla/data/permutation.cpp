@@ -23,7 +23,8 @@ std::vector<int64_t> permutation(int64_t n, uint64_t seed, uint64_t stream) {
   std::iota(p.begin(), p.end(), int64_t{0});
   for (int64_t i = n - 1; i > 0; --i) {
     // j uniform in [0, i] by a 64x64 -> 128-bit multiply (bias below 2^-40).
-    const auto j = static_cast<int64_t>((static_cast<unsigned __int128>(bits64(seed, stream, i)) * uint64_t(i + 1)) >> 64);
+    const auto j =
+        static_cast<int64_t>((static_cast<unsigned __int128>(bits64(seed, stream, i)) * uint64_t(i + 1)) >> 64);
     std::swap(p[i], p[j]);
   }
   return p;

@@ -25,9 +25,7 @@ RandomSampler::RandomSampler(int64_t n, uint64_t seed) : n_(n), seed_(seed) {
 }
 
 // Stream 0 is random_split's; epochs use streams 1, 2, ...
-std::vector<int64_t> RandomSampler::indices(uint64_t epoch) const {
-  return detail::permutation(n_, seed_, epoch + 1);
-}
+std::vector<int64_t> RandomSampler::indices(uint64_t epoch) const { return detail::permutation(n_, seed_, epoch + 1); }
 
 WeightedRandomSampler::WeightedRandomSampler(std::vector<double> weights, int64_t num_samples, uint64_t seed)
     : num_samples_(num_samples), seed_(seed) {

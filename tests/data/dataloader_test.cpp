@@ -110,8 +110,9 @@ TEST(DataLoader, WorkerExceptionReachesTheLoopWithItsMessage) {
     EXPECT_EQ(delivered, 5);  // batches 0-4 arrive; batch 5 holds sample 42
   }
   // A collate error as well, from a worker.
-  DataLoader bad(range_dataset(10), {.batch_size = 2, .num_workers = 2,
-                                     .collate = [](std::vector<Example>) -> Example { throw Error("collate failed"); }});
+  DataLoader bad(range_dataset(10), {.batch_size = 2, .num_workers = 2, .collate = [](std::vector<Example>) -> Example {
+                                       throw Error("collate failed");
+                                     }});
   EXPECT_THROW(
       {
         try {
@@ -126,7 +127,10 @@ TEST(DataLoader, WorkerExceptionReachesTheLoopWithItsMessage) {
 
 TEST(DataLoader, EarlyBreakAndDestructionNeitherDeadlockNorLeakThreads) {
   auto ds = range_dataset(1000);
-  { DataLoader warm(ds, {.batch_size = 1, .num_workers = 4}); epoch_targets(warm); }
+  {
+    DataLoader warm(ds, {.batch_size = 1, .num_workers = 4});
+    epoch_targets(warm);
+  }
   const int64_t threads_before = thread_count();
   {
     DataLoader loader(ds, {.batch_size = 1, .shuffle = true, .num_workers = 4, .prefetch_factor = 2});
@@ -182,8 +186,8 @@ TEST(DataLoader, DropLastAndCollation) {
 
 TEST(DataLoader, CustomSampler) {
   auto ds = range_dataset(4);
-  DataLoader loader(ds, {.batch_size = 2, .sampler = std::make_shared<WeightedRandomSampler>(
-                                              std::vector<double>{0, 0, 1, 0}, 6, 1)});
+  DataLoader loader(
+      ds, {.batch_size = 2, .sampler = std::make_shared<WeightedRandomSampler>(std::vector<double>{0, 0, 1, 0}, 6, 1)});
   EXPECT_EQ(epoch_targets(loader), (std::vector<int64_t>{2, 2, 2, 2, 2, 2}));
 }
 

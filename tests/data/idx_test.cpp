@@ -60,7 +60,8 @@ TEST(Idx, ReadsUint8PlainAndGzip) {
   }
   Tensor empty_rows = read_idx(write_file("zero", header(0x08, {0, 28, 28}), false));
   EXPECT_EQ(empty_rows.sizes(), (Shape{0, 28, 28}));
-  EXPECT_EQ(read_idx(write_file("zero_mid", header(0x0D, {5, 0, 0xFFFFFFFF}), true)).sizes(), (Shape{5, 0, 0xFFFFFFFF}));
+  EXPECT_EQ(read_idx(write_file("zero_mid", header(0x0D, {5, 0, 0xFFFFFFFF}), true)).sizes(),
+            (Shape{5, 0, 0xFFFFFFFF}));
 }
 
 TEST(Idx, ReadsBigEndianInt32FloatDouble) {

@@ -26,7 +26,8 @@ std::string slurp(const std::string& path) {
 std::string npy_file(const std::string& name, std::string dict, const std::string& data) {
   dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
   dict += '\n';
-  std::string bytes = std::string("\x93NUMPY\x01\x00", 8) + char(dict.size() & 0xFF) + char(dict.size() >> 8) + dict + data;
+  std::string bytes =
+      std::string("\x93NUMPY\x01\x00", 8) + char(dict.size() & 0xFF) + char(dict.size() >> 8) + dict + data;
   const std::string path = temp_path(name);
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
@@ -91,9 +92,7 @@ TEST(Npy, MalformedFilesGiveClearErrors) {
   };
   const std::string ok_dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
   has(error_of(temp_path("missing.npy")), "cannot open");
-  {
-    std::ofstream(temp_path("magic.npy"), std::ios::binary) << "PK\x03\x04 not numpy at all";
-  }
+  { std::ofstream(temp_path("magic.npy"), std::ios::binary) << "PK\x03\x04 not numpy at all"; }
   has(error_of(temp_path("magic.npy")), "not a .npy file");
   std::string v9 = slurp(npy_file("v9.npy", ok_dict, std::string(8, '\0')));
   v9[6] = 9;
@@ -102,13 +101,16 @@ TEST(Npy, MalformedFilesGiveClearErrors) {
   std::string cut = slurp(npy_file("cut.npy", ok_dict, ""));
   std::ofstream(temp_path("cut.npy"), std::ios::binary) << cut.substr(0, 40);
   has(error_of(temp_path("cut.npy")), "truncated");
-  has(error_of(npy_file("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", "")), "unsupported dtype '<c8'");
+  has(error_of(npy_file("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", "")),
+      "unsupported dtype '<c8'");
   has(error_of(npy_file("noshape.npy", "{'descr': '<f4', 'fortran_order': False, }", "")), "no 'shape' key");
   has(error_of(npy_file("badshape.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", "")),
       "malformed shape");
-  has(error_of(npy_file("short.npy", ok_dict, std::string(7, '\0'))), "truncated: shape [2] needs more than the 7 data bytes");
+  has(error_of(npy_file("short.npy", ok_dict, std::string(7, '\0'))),
+      "truncated: shape [2] needs more than the 7 data bytes");
   has(error_of(npy_file("long.npy", ok_dict, std::string(9, '\0'))), "has 9 data bytes but shape [2] of '<f4' needs 8");
-  has(error_of(npy_file("huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", "")),
+  has(error_of(
+          npy_file("huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", "")),
       "truncated");
   has(error_of(npy_file("bool.npy", "{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }", "\x07")), "bool");
 }
