@@ -7,6 +7,7 @@
 #include "nabla/core/parallel.h"
 #include "nabla/core/random.h"
 #include "nabla/core/tensor.h"
+#include "nabla/data/data.h"
 #include "nabla/ops/op.h"
 #include "nabla/ops/ops.h"
 #include "nabla/optim/optim.h"

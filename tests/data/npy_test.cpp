@@ -1,0 +1,119 @@
+// .npy: round trips for every dtype, NumPy's exact header layout, Fortran
+// order and big-endian files written by hand, and malformed files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "nabla/nabla.h"
+
+namespace nabla::data {
+namespace {
+
+std::string temp_path(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("nabla_npy_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A version-1.0 file with the given header dict (padded like NumPy) and data.
+std::string npy_file(const std::string& name, std::string dict, const std::string& data) {
+  dict.append((64 - (10 + dict.size() + 1) % 64) % 64, ' ');
+  dict += '\n';
+  std::string bytes =
+      std::string("\x93NUMPY\x01\x00", 8) + char(dict.size() & 0xFF) + char(dict.size() >> 8) + dict + data;
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    read_npy(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Npy, RoundTripsEveryDtypeAndShape) {
+  for (DType t : {kBool, kUInt8, kInt32, kInt64, kFloat16, kFloat32, kFloat64}) {
+    for (Shape s : {Shape{}, Shape{5}, Shape{2, 3}, Shape{2, 0, 4}, Shape{1, 2, 1, 3}}) {
+      int64_t n = 1;
+      for (int64_t d : s) n *= d;
+      Tensor x = arange(n).to(t).reshape(IntList(s));
+      const std::string path = temp_path("rt.npy");
+      write_npy(path, t == kFloat32 && s.size() == 2 ? x.t().contiguous().t() : x);  // non-contiguous too
+      Tensor y = read_npy(path);
+      EXPECT_EQ(y.dtype(), t);
+      EXPECT_EQ(y.sizes(), x.sizes());
+      EXPECT_EQ(y.to(kFloat64).to_vector<double>(), x.to(kFloat64).to_vector<double>());
+    }
+  }
+  EXPECT_THROW(write_npy(temp_path("bf16.npy"), ones({2}, dtype(kBFloat16))), Error);
+}
+
+TEST(Npy, WritesNumPysHeader) {
+  const std::string path = temp_path("header.npy");
+  write_npy(path, arange(6, dtype(kFloat32)).view({2, 3}));
+  const std::string b = slurp(path);
+  ASSERT_EQ(b.size(), 128u + 24u);
+  EXPECT_EQ(b.substr(0, 10), std::string("\x93NUMPY\x01\x00\x76\x00", 10));
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  EXPECT_EQ(b.compare(10, dict.size(), dict), 0);
+  EXPECT_EQ(b[127], '\n');
+  write_npy(path, tensor({1.0}, dtype(kInt64)).view({1}));
+  EXPECT_NE(slurp(path).find("'shape': (1,), }"), std::string::npos);
+  write_npy(path, full({}, 3.0));
+  EXPECT_NE(slurp(path).find("'shape': (), }"), std::string::npos);
+  EXPECT_EQ(read_npy(path).item<float>(), 3.0f);
+}
+
+TEST(Npy, ReadsFortranOrderAndBigEndian) {
+  std::string col_major;
+  for (int32_t v : {0, 3, 1, 4, 2, 5}) col_major.append(reinterpret_cast<const char*>(&v), 4);
+  Tensor f = read_npy(npy_file("f.npy", "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }", col_major));
+  EXPECT_EQ(f.sizes(), (Shape{2, 3}));
+  EXPECT_EQ(f.to_vector<int32_t>(), (std::vector<int32_t>{0, 1, 2, 3, 4, 5}));
+  Tensor be = read_npy(npy_file("be.npy", "{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }",
+                                std::string("\x00\x00\x01\x02\xFF\xFF\xFF\xFE", 8)));
+  EXPECT_EQ(be.to_vector<int32_t>(), (std::vector<int32_t>{258, -2}));
+}
+
+TEST(Npy, MalformedFilesGiveClearErrors) {
+  auto has = [](const std::string& msg, const std::string& part) {
+    EXPECT_NE(msg.find(part), std::string::npos) << msg;
+  };
+  const std::string ok_dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
+  has(error_of(temp_path("missing.npy")), "cannot open");
+  { std::ofstream(temp_path("magic.npy"), std::ios::binary) << "PK\x03\x04 not numpy at all"; }
+  has(error_of(temp_path("magic.npy")), "not a .npy file");
+  std::string v9 = slurp(npy_file("v9.npy", ok_dict, std::string(8, '\0')));
+  v9[6] = 9;
+  std::ofstream(temp_path("v9.npy"), std::ios::binary) << v9;
+  has(error_of(temp_path("v9.npy")), "format version 9");
+  std::string cut = slurp(npy_file("cut.npy", ok_dict, ""));
+  std::ofstream(temp_path("cut.npy"), std::ios::binary) << cut.substr(0, 40);
+  has(error_of(temp_path("cut.npy")), "truncated");
+  has(error_of(npy_file("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", "")),
+      "unsupported dtype '<c8'");
+  has(error_of(npy_file("noshape.npy", "{'descr': '<f4', 'fortran_order': False, }", "")), "no 'shape' key");
+  has(error_of(npy_file("badshape.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", "")),
+      "malformed shape");
+  has(error_of(npy_file("short.npy", ok_dict, std::string(7, '\0'))),
+      "truncated: shape [2] needs more than the 7 data bytes");
+  has(error_of(npy_file("long.npy", ok_dict, std::string(9, '\0'))), "has 9 data bytes but shape [2] of '<f4' needs 8");
+  has(error_of(
+          npy_file("huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", "")),
+      "truncated");
+  has(error_of(npy_file("bool.npy", "{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }", "\x07")), "bool");
+}
+
+}  // namespace
+}  // namespace nabla::data
