@@ -25,8 +25,8 @@ AtomicFile::~AtomicFile() {
 
 void AtomicFile::fail_errno(const char* what) {
   const int err = errno;
-  fail(api_, ": ", what, " '", tmp_, "' (to write '", path_, "') failed: ", std::strerror(err),
-       "; the previous '", path_, "' is untouched");
+  fail(api_, ": ", what, " '", tmp_, "' (to write '", path_, "') failed: ", std::strerror(err), "; the previous '",
+       path_, "' is untouched");
 }
 
 void AtomicFile::write(const void* data, std::size_t n) {

@@ -90,7 +90,8 @@ class Parser {
       v = v * 10 + d;
       ++p_;
     }
-    if (p_ < s_.size() && (s_[p_] == '.' || s_[p_] == 'e' || s_[p_] == 'E')) error("an integer (no fraction or exponent)");
+    if (p_ < s_.size() && (s_[p_] == '.' || s_[p_] == 'e' || s_[p_] == 'E'))
+      error("an integer (no fraction or exponent)");
     return v;
   }
 
@@ -146,14 +147,30 @@ class Parser {
       if (++p_ >= s_.size()) error("an escape after '\\'");
       const char e = s_[p_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           unsigned cp = hex4();
           if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -184,10 +201,14 @@ class Parser {
 
 const char* JsonValue::kind_name() const {
   switch (kind) {
-    case Kind::Object: return "object";
-    case Kind::Array: return "array";
-    case Kind::String: return "string";
-    case Kind::Integer: break;
+    case Kind::Object:
+      return "object";
+    case Kind::Array:
+      return "array";
+    case Kind::String:
+      return "string";
+    case Kind::Integer:
+      break;
   }
   return "integer";
 }

@@ -106,7 +106,8 @@ Entry parse_entry(const std::string& name, const JsonValue& v, uint64_t data_siz
   const DTypeName* found = nullptr;
   for (const auto& d : kDTypes)
     if (dt == d.name) found = &d;
-  NABLA_CHECK(found, where, " field 'dtype': unsupported dtype '", dt, "'; expected one of F64 F32 F16 BF16 I64 I32 U8 BOOL");
+  NABLA_CHECK(found, where, " field 'dtype': unsupported dtype '", dt,
+              "'; expected one of F64 F32 F16 BF16 I64 I32 U8 BOOL");
   e.dtype = found->dtype;
   for (const JsonValue& d : field(v, "shape", JsonValue::Kind::Array, where).items) {
     NABLA_CHECK(d.kind == JsonValue::Kind::Integer, where, " field 'shape': expected non-negative integers, got ",
@@ -119,16 +120,17 @@ Entry parse_entry(const std::string& name, const JsonValue& v, uint64_t data_siz
               where, " field 'data_offsets': expected [begin, end] (two integers)");
   e.begin = static_cast<uint64_t>(off.items[0].integer);
   e.end = static_cast<uint64_t>(off.items[1].integer);
-  NABLA_CHECK(e.begin <= e.end && e.end <= data_size, where, " field 'data_offsets': expected [begin, end] with begin <= end <= ",
-              data_size, " (the size of the data section), got [", e.begin, ", ", e.end, "]");
+  NABLA_CHECK(e.begin <= e.end && e.end <= data_size, where,
+              " field 'data_offsets': expected [begin, end] with begin <= end <= ", data_size,
+              " (the size of the data section), got [", e.begin, ", ", e.end, "]");
   // numel * itemsize == end - begin, without overflow: stop once above the length.
   const uint64_t length = e.end - e.begin;
   const bool has_zero = std::find(e.shape.begin(), e.shape.end(), 0) != e.shape.end();
   uint64_t bytes = has_zero ? 0 : itemsize(e.dtype);
   for (int64_t d : e.shape) {
     if (has_zero) break;
-    NABLA_CHECK(static_cast<uint64_t>(d) <= length / bytes, where, ": shape ", e.shape, " of ", dt, " needs more than the ",
-                length, " bytes of data_offsets [", e.begin, ", ", e.end, "]");
+    NABLA_CHECK(static_cast<uint64_t>(d) <= length / bytes, where, ": shape ", e.shape, " of ", dt,
+                " needs more than the ", length, " bytes of data_offsets [", e.begin, ", ", e.end, "]");
     bytes *= static_cast<uint64_t>(d);
   }
   NABLA_CHECK(bytes == length, where, ": shape ", e.shape, " of ", dt, " needs ", bytes, " bytes but data_offsets [",
@@ -176,7 +178,8 @@ TensorDict load_safetensors(const std::string& path, Metadata* metadata) {
   const uint64_t data_start = 8 + n, data_size = size - data_start;
 
   const JsonValue root = parse_json(header, file + " header");
-  NABLA_CHECK(root.kind == JsonValue::Kind::Object, file, ": the header must be a JSON object, got ", a_kind(root.kind));
+  NABLA_CHECK(root.kind == JsonValue::Kind::Object, file, ": the header must be a JSON object, got ",
+              a_kind(root.kind));
   std::vector<Entry> entries;
   Metadata meta;
   for (size_t i = 0; i < root.keys.size(); ++i) {
@@ -196,8 +199,9 @@ TensorDict load_safetensors(const std::string& path, Metadata* metadata) {
   std::vector<const Entry*> by_offset;  // empty tensors overlap nothing
   for (const Entry& e : entries)
     if (e.end > e.begin) by_offset.push_back(&e);
-  std::sort(by_offset.begin(), by_offset.end(),
-            [](const Entry* a, const Entry* b) { return a->begin != b->begin ? a->begin < b->begin : a->end < b->end; });
+  std::sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
   for (size_t i = 1; i < by_offset.size(); ++i) {
     const Entry& a = *by_offset[i - 1];
     const Entry& b = *by_offset[i];

@@ -1,8 +1,9 @@
 // The strict header JSON reader: the accepted subset, escapes and quoting.
+#include "nabla/io/json.h"
+
 #include <gtest/gtest.h>
 
 #include "nabla/core/error.h"
-#include "nabla/io/json.h"
 
 namespace nabla::io {
 namespace {

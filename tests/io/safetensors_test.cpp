@@ -85,9 +85,8 @@ TEST(Safetensors, HeaderLayout) {
   for (int i = 0; i < 8; ++i) n |= uint64_t(uint8_t(bytes[i])) << (8 * i);
   EXPECT_EQ(n % 8, 0u);
   EXPECT_EQ(bytes.size(), 8 + n + 16);
-  EXPECT_EQ(bytes.substr(8, n),
-            R"({"__metadata__":{"k":"v"},"a":{"dtype":"I32","shape":[2],"data_offsets":[0,8]},)"
-            R"("b":{"dtype":"F64","shape":[],"data_offsets":[8,16]}}    )");
+  EXPECT_EQ(bytes.substr(8, n), R"({"__metadata__":{"k":"v"},"a":{"dtype":"I32","shape":[2],"data_offsets":[0,8]},)"
+                                R"("b":{"dtype":"F64","shape":[],"data_offsets":[8,16]}}    )");
   EXPECT_EQ(bytes.substr(8 + n, 8), std::string("\x01\0\0\0\x01\0\0\0", 8));
 }
 
