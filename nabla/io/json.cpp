@@ -25,7 +25,14 @@ class Parser {
 
  private:
   [[noreturn]] void error(const char* expected) const {
-    std::string got = p_ < s_.size() ? "'" + std::string(1, s_[p_]) + "'" : std::string("the end of the text");
+    char got[32] = "the end of the text";
+    if (p_ < s_.size()) {
+      const auto c = static_cast<unsigned char>(s_[p_]);
+      if (c >= 0x20 && c < 0x7F)
+        std::snprintf(got, sizeof got, "'%c'", c);
+      else
+        std::snprintf(got, sizeof got, "byte 0x%02x", c);
+    }
     fail(where_, ": malformed JSON at byte ", p_, ": ", expected, ", got ", got);
   }
   void skip_ws() {
