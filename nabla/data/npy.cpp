@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nabla/core/error.h"
+#include "nabla/io/atomic_file.h"
 #include "nabla/ops/factory.h"
 
 namespace nabla::data {
@@ -186,14 +187,13 @@ void write_npy(const std::string& path, const Tensor& tensor) {
   header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
   header += '\n';
   NABLA_CHECK(header.size() <= 65535, "write_npy: header too long for format 1.0");
-  std::ofstream out(path, std::ios::binary);
-  NABLA_CHECK(out, "write_npy: cannot create '", path, "'");
+  io::AtomicFile out(path, "write_npy");  // temp file, fsync, rename: a failure keeps the old file
   out.write(kMagic, 6);
   const char version_and_len[4] = {1, 0, char(header.size() & 0xFF), char(header.size() >> 8)};
   out.write(version_and_len, 4);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(static_cast<const char*>(t.raw_data()), static_cast<std::streamsize>(t.numel() * itemsize(t.dtype())));
-  NABLA_CHECK(out.good(), "write_npy: writing '", path, "' failed");
+  out.write(header.data(), header.size());
+  if (t.numel() > 0) out.write(t.raw_data(), static_cast<size_t>(t.numel()) * itemsize(t.dtype()));
+  out.commit();
 }
 
 }  // namespace nabla::data
