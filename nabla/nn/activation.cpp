@@ -15,9 +15,7 @@ std::string GELU::extra_repr() const { return approximate == "none" ? "" : "appr
 Tensor Flatten::forward(const Tensor& x) { return x.flatten(start_dim, end_dim); }
 std::string Flatten::extra_repr() const { return detail::concat("start_dim=", start_dim, ", end_dim=", end_dim); }
 
-Dropout::Dropout(double p) : p(p) {
-  NABLA_CHECK(p >= 0.0 && p <= 1.0, "nn::Dropout: p must be in [0, 1], got ", p);
-}
+Dropout::Dropout(double p) : p(p) { NABLA_CHECK(p >= 0.0 && p <= 1.0, "nn::Dropout: p must be in [0, 1], got ", p); }
 Tensor Dropout::forward(const Tensor& x) { return dropout(x, p, is_training()); }
 std::string Dropout::extra_repr() const { return detail::concat("p=", p); }
 

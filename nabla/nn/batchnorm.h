@@ -16,7 +16,7 @@ class BatchNorm2d : public Module {
 
   int64_t num_features;
   double eps, momentum;
-  Tensor weight, bias;                                   // undefined unless affine
+  Tensor weight, bias;                                    // undefined unless affine
   Tensor running_mean, running_var, num_batches_tracked;  // undefined unless tracking
 };
 

@@ -18,8 +18,7 @@ static void default_init(const Tensor& weight, const Tensor& bias) {
 }
 
 Linear::Linear(int64_t in, int64_t out, bool has_bias) : in_features(in), out_features(out) {
-  NABLA_CHECK(in > 0 && out > 0, "nn::Linear: in_features and out_features must be positive, got ", in, " and ",
-              out);
+  NABLA_CHECK(in > 0 && out > 0, "nn::Linear: in_features and out_features must be positive, got ", in, " and ", out);
   weight = register_parameter("weight", empty({out, in}));
   if (has_bias) bias = register_parameter("bias", empty({out}));
   reset_parameters();

@@ -32,8 +32,7 @@ void Module::check_new_name(const std::string& name, const char* api) const {
 Tensor Module::register_parameter(const std::string& name, Tensor t, bool requires_grad) {
   check_new_name(name, "register_parameter");
   NABLA_CHECK(t.defined(), "Module::register_parameter: '", name, "' is an undefined tensor");
-  NABLA_CHECK(t.is_leaf(), "Module::register_parameter: '", name,
-              "' has a grad_fn; register a leaf (e.g. t.detach())");
+  NABLA_CHECK(t.is_leaf(), "Module::register_parameter: '", name, "' has a grad_fn; register a leaf (e.g. t.detach())");
   if (requires_grad) t.requires_grad_(true);
   params_.emplace_back(name, t);
   return t;
@@ -115,8 +114,10 @@ void Module::train(bool on) {
 void Module::zero_grad(bool set_to_none) {
   for (auto& p : parameters()) {
     if (!p.grad().defined()) continue;
-    if (set_to_none) p.set_grad(Tensor());
-    else p.mutable_grad().zero_();
+    if (set_to_none)
+      p.set_grad(Tensor());
+    else
+      p.mutable_grad().zero_();
   }
 }
 
@@ -147,7 +148,6 @@ Module& Module::to(DType dtype) {
 
 StateDict Module::state_dict() const {
   StateDict out;
-  NamedTensors all;
   // Registration order per module: its parameters, its buffers, then children.
   std::vector<std::pair<std::string, const Module*>> stack{{"", this}};
   for (std::size_t i = 0; i < stack.size(); ++i) {
@@ -165,7 +165,8 @@ void Module::load_state_dict(const StateDict& dict, bool strict) {
   StateDict own = state_dict();
   std::vector<std::string> missing, unexpected, mismatched;
   for (const auto& [k, t] : own) {
-    if (!dict.contains(k)) missing.push_back(k);
+    if (!dict.contains(k))
+      missing.push_back(k);
     else if (dict.at(k).sizes() != t.sizes())
       mismatched.push_back(detail::concat(k, " (checkpoint ", dict.at(k).sizes(), ", module ", t.sizes(), ")"));
   }

@@ -16,22 +16,18 @@ class Sequential : public Module {
   Sequential() = default;
   explicit Sequential(std::vector<ModulePtr> modules);
   template <class... Ms>
-    requires(sizeof...(Ms) >= 1 && (!std::same_as<std::remove_cvref_t<Ms>, Sequential> && ...))
-  explicit Sequential(Ms&&... modules) {
+  requires(sizeof...(Ms) >= 1 &&
+           (!std::same_as<std::remove_cvref_t<Ms>, Sequential> && ...)) explicit Sequential(Ms&&... modules) {
     (push_back(std::forward<Ms>(modules)), ...);
   }
 
   void push_back(ModulePtr m);
   template <class M>
-    requires std::derived_from<std::remove_cvref_t<M>, Module>
-  void push_back(M&& m) {
-    push_back(ModulePtr(std::make_shared<std::remove_cvref_t<M>>(std::forward<M>(m))));
-  }
+  requires std::derived_from<std::remove_cvref_t<M>, Module>
+  void push_back(M&& m) { push_back(ModulePtr(std::make_shared<std::remove_cvref_t<M>>(std::forward<M>(m)))); }
   template <class M>
-    requires std::derived_from<M, Module>
-  void push_back(std::shared_ptr<M> m) {
-    push_back(ModulePtr(std::move(m)));
-  }
+  requires std::derived_from<M, Module>
+  void push_back(std::shared_ptr<M> m) { push_back(ModulePtr(std::move(m))); }
 
   std::size_t size() const { return modules_.size(); }
   const ModulePtr& operator[](std::size_t i) const;

@@ -38,8 +38,7 @@ TEST(NnModule, RegistersParametersWithDottedNames) {
 
 TEST(NnModule, SequentialNamesChildrenByIndex) {
   nn::Sequential s(nn::Linear(3, 4), nn::ReLU(), std::make_shared<nn::Sequential>(nn::Linear(4, 2)));
-  EXPECT_EQ(names(s.named_parameters()),
-            (std::vector<std::string>{"0.weight", "0.bias", "2.0.weight", "2.0.bias"}));
+  EXPECT_EQ(names(s.named_parameters()), (std::vector<std::string>{"0.weight", "0.bias", "2.0.weight", "2.0.bias"}));
   std::vector<std::string> mods;
   for (const auto& [n, m] : s.named_modules()) mods.push_back(n + ":" + m->name());
   EXPECT_EQ(mods, (std::vector<std::string>{"0:Linear", "1:ReLU", "2:Sequential", "2.0:Linear"}));
@@ -93,8 +92,10 @@ TEST(NnModule, TrainEvalSwitchesDropoutRecursively) {
   auto y = s[1]->forward(x).to_vector<float>();
   int zeros_seen = 0;
   for (float v : y) {
-    if (v == 0.0f) ++zeros_seen;
-    else EXPECT_FLOAT_EQ(v, 2.0f);
+    if (v == 0.0f)
+      ++zeros_seen;
+    else
+      EXPECT_FLOAT_EQ(v, 2.0f);
   }
   EXPECT_GT(zeros_seen, 128);
   EXPECT_LT(zeros_seen, 384);
@@ -123,8 +124,7 @@ TEST(NnModule, PrintsTreeWithParameterCounts) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find("(1): ReLU()\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("(2): Linear(in_features=100, out_features=10, bias=true)  # 1,010 parameters"),
-            std::string::npos)
+  EXPECT_NE(out.find("(2): Linear(in_features=100, out_features=10, bias=true)  # 1,010 parameters"), std::string::npos)
       << out;
   std::ostringstream os2;
   os2 << Block();
