@@ -9,6 +9,7 @@
 #include "nabla/core/tensor.h"
 #include "nabla/data/data.h"
 #include "nabla/io/safetensors.h"
+#include "nabla/nn/nn.h"
 #include "nabla/ops/op.h"
 #include "nabla/ops/ops.h"
 #include "nabla/optim/optim.h"

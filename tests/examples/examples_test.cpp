@@ -41,3 +41,18 @@ TEST(Examples, TensorTourRunsEveryFamily) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Examples, SeedNnSequentialLossFallsTenfold) {
+  std::string out = run(std::string(NABLA_EXAMPLES_DIR) + "/seed_nn_sequential 200");
+  auto pos = out.find("first_loss=");
+  ASSERT_NE(pos, std::string::npos) << out;
+  double first = 0, last = 0;
+  ASSERT_EQ(std::sscanf(out.c_str() + pos, "first_loss=%lf final_loss=%lf", &first, &last), 2) << out;
+  EXPECT_GT(first, 0.0);
+  EXPECT_LT(last, 0.1 * first) << out;
+  EXPECT_NE(out.find("step  100"), std::string::npos) << out;
+}
+
+}  // namespace

@@ -1,0 +1,105 @@
+// nn::Module: the base of every layer and model (torch.nn.Module). A module
+// registers its parameters, buffers and child modules by name, once
+// (STYLE.md point 9); everything else — recursive listing with dotted names,
+// state dicts, freezing, train/eval, dtype conversion, printing — walks that
+// registry. Subclasses keep handles to what they register:
+//
+//   struct TwoLayerNet : nn::Module {
+//     std::shared_ptr<nn::Linear> fc1 = register_module("fc1", std::make_shared<nn::Linear>(1000, 100));
+//     std::shared_ptr<nn::Linear> fc2 = register_module("fc2", std::make_shared<nn::Linear>(100, 10));
+//     Tensor forward(const Tensor& x) override { return fc2->forward(fc1->forward(x).relu()); }
+//   };
+#pragma once
+#include <memory>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nabla/core/tensor.h"
+#include "nabla/nn/state_dict.h"
+
+namespace nabla::nn {
+
+class Module;
+using ModulePtr = std::shared_ptr<Module>;
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+class Module {
+ public:
+  Module() = default;
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  Module(Module&&) = default;
+  Module& operator=(Module&&) = default;
+
+  // The computation. The base class throws nabla::Error.
+  virtual Tensor forward(const Tensor& x);
+  Tensor operator()(const Tensor& x) { return forward(x); }
+
+  // ---- registration (names: non-empty, no '.', unique in this module) ----
+  // A parameter is made a leaf that requires grad; the same handle is returned.
+  Tensor register_parameter(const std::string& name, Tensor t, bool requires_grad = true);
+  Tensor register_buffer(const std::string& name, Tensor t);
+  template <class M>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> m) {
+    add_child(name, m);
+    return m;
+  }
+
+  // ---- walking the registry (recursive, each tensor once) ----
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  NamedTensors named_parameters(bool recurse = true) const;
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  NamedTensors named_buffers(bool recurse = true) const;
+  std::vector<ModulePtr> children() const;
+  const std::vector<std::pair<std::string, ModulePtr>>& named_children() const { return children_; }
+  // Every descendant with its dotted path (not this module itself).
+  std::vector<std::pair<std::string, ModulePtr>> named_modules() const;
+  int64_t num_parameters() const;
+
+  // ---- modes ----
+  virtual void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+
+  // Drops every parameter's gradient (set_to_none) or zeroes it in place.
+  void zero_grad(bool set_to_none = true);
+  // Freezes (false) or unfreezes (true) every parameter.
+  Module& requires_grad_(bool requires_grad = true);
+  // Converts floating parameters and buffers to `dtype` in place: the handles
+  // the module (and the user) hold see the new dtype; gradients are dropped.
+  Module& to(DType dtype);
+
+  // ---- state ----
+  // Parameters, then buffers, of this module, then of each child, in
+  // registration order (as PyTorch). Entries share storage with the module.
+  StateDict state_dict() const;
+  // Copies every entry into the module's tensors in place. Throws nabla::Error,
+  // before changing anything, listing missing and unexpected keys (strict only)
+  // and every shape mismatch (always).
+  void load_state_dict(const StateDict& dict, bool strict = true);
+
+  // ---- printing ----
+  // The class name without namespaces ("Linear", "TwoLayerNet").
+  virtual std::string name() const;
+  // Constructor arguments shown in the printed tree ("in_features=3, ...").
+  virtual std::string extra_repr() const { return {}; }
+
+ private:
+  void add_child(const std::string& name, ModulePtr m);
+  void check_new_name(const std::string& name, const char* api) const;
+  void collect(const std::string& prefix, bool params, bool recurse, NamedTensors& out) const;
+  friend void print_module(std::ostream& os, const Module& m, int indent);
+
+  NamedTensors params_;
+  NamedTensors buffers_;
+  std::vector<std::pair<std::string, ModulePtr>> children_;
+  bool training_ = true;
+};
+
+// Prints the module tree, with parameter counts, like PyTorch's repr.
+std::ostream& operator<<(std::ostream& os, const Module& m);
+
+}  // namespace nabla::nn

@@ -1,0 +1,77 @@
+// nn::Module::state_dict / load_state_dict: round trip and error messages.
+#include <gtest/gtest.h>
+
+#include "nabla/nabla.h"
+
+namespace {
+
+using namespace nabla;
+
+nn::Sequential make_net() { return nn::Sequential(nn::Linear(3, 4), nn::ReLU(), nn::BatchNorm2d(2)); }
+
+std::string load_error(nn::Module& m, const nn::StateDict& d, bool strict = true) {
+  try {
+    m.load_state_dict(d, strict);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(NnStateDict, OrderedParamsThenBuffers) {
+  auto net = make_net();
+  EXPECT_EQ(net.state_dict().keys(),
+            (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias", "2.running_mean", "2.running_var",
+                                      "2.num_batches_tracked"}));
+}
+
+TEST(NnStateDict, RoundTripBetweenTwoModules) {
+  manual_seed(0);
+  auto a = make_net();
+  manual_seed(1);
+  auto b = make_net();
+  {
+    NoGradGuard g;
+    Tensor w = a.state_dict().at("0.weight");
+    w.fill_(0.5);
+  }
+  EXPECT_FALSE(a.state_dict().at("0.weight").to_vector<float>() == b.state_dict().at("0.weight").to_vector<float>());
+  Tensor held = std::dynamic_pointer_cast<nn::Linear>(b[0])->weight;
+  b.load_state_dict(a.state_dict());
+  for (const auto& [k, t] : a.state_dict())
+    EXPECT_TRUE(t.to_vector<double>() == b.state_dict().at(k).to_vector<double>()) << k;
+  EXPECT_FLOAT_EQ(held.at<float>({0, 0}), 0.5f);  // copied in place
+  EXPECT_TRUE(held.requires_grad());
+  EXPECT_TRUE(held.is_leaf());
+  // A copy, not an alias.
+  EXPECT_FALSE(held.is_same(a.state_dict().at("0.weight")));
+}
+
+TEST(NnStateDict, MissingAndUnexpectedKeysAreListed) {
+  auto net = make_net();
+  nn::StateDict d;
+  for (const auto& [k, t] : net.state_dict())
+    if (k != "0.bias" && k != "2.running_var") d.insert(k, t.clone());
+  d.insert("3.weight", zeros({2}));
+  std::string msg = load_error(net, d);
+  EXPECT_NE(msg.find("missing keys: 0.bias, 2.running_var"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unexpected keys: 3.weight"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Sequential"), std::string::npos) << msg;
+  // Non-strict loads what matches.
+  d.insert("0.weight", ones({4, 3}));
+  net.load_state_dict(d, false);
+  EXPECT_FLOAT_EQ(net.state_dict().at("0.weight").at<float>({3, 2}), 1.0f);
+}
+
+TEST(NnStateDict, ShapeMismatchIsNamedAndNothingChanges) {
+  auto net = make_net();
+  auto d = nn::StateDict();
+  for (const auto& [k, t] : net.state_dict()) d.insert(k, zeros_like(t));
+  d.insert("0.weight", zeros({3, 4}));
+  Tensor before = net.state_dict().at("0.bias").clone();
+  std::string msg = load_error(net, d, false);
+  EXPECT_NE(msg.find("shape mismatches: 0.weight (checkpoint [3, 4], module [4, 3])"), std::string::npos) << msg;
+  EXPECT_TRUE(net.state_dict().at("0.bias").to_vector<float>() == before.to_vector<float>());
+}
+
+}  // namespace
