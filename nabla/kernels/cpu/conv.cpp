@@ -41,15 +41,6 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
   }
 }
 
-Tensor contiguous_copy(const Tensor& x) {
-  if (x.is_contiguous()) return x;
-  Tensor out = make_empty(x.sizes(), x.dtype(), x.device());
-  const Tensor src[1] = {x};
-  Tensor dst[1] = {out};
-  cast_kernel(src, {}, dst);
-  return out;
-}
-
 // Output positions [lo, hi) along one axis whose input index o*stride - off
 // falls inside [0, size): the rest read (or write) padding.
 struct Range {
@@ -181,8 +172,8 @@ SampleRows<T> sample_rows(const Tensor& t, int64_t n0, int64_t nb, int64_t max_n
 template <class T>
 void conv2d_forward_t(const Tensor& x, const Tensor& w_in, const Tensor& bias_in, const Tensor& out,
                       const Conv2dGeometry& g) {
-  Tensor w = contiguous_copy(w_in);
-  Tensor bias = bias_in.defined() ? contiguous_copy(bias_in) : bias_in;
+  Tensor w = contiguous_input(w_in);
+  Tensor bias = bias_in.defined() ? contiguous_input(bias_in) : bias_in;
   const T* pw = static_cast<const T*>(w.raw_data());
   const T* pb = bias.defined() ? static_cast<const T*>(bias.raw_data()) : nullptr;
   T* po = static_cast<T*>(out.raw_data());
@@ -210,8 +201,8 @@ void conv2d_forward_t(const Tensor& x, const Tensor& w_in, const Tensor& bias_in
 template <class T>
 void conv_transpose2d_forward_t(const Tensor& x, const Tensor& w_in, const Tensor& bias_in, const Tensor& out,
                                 const Conv2dGeometry& g) {
-  Tensor w = contiguous_copy(w_in);
-  Tensor bias = bias_in.defined() ? contiguous_copy(bias_in) : bias_in;
+  Tensor w = contiguous_input(w_in);
+  Tensor bias = bias_in.defined() ? contiguous_input(bias_in) : bias_in;
   const T* pw = static_cast<const T*>(w.raw_data());
   const T* pb = bias.defined() ? static_cast<const T*>(bias.raw_data()) : nullptr;
   T* po = static_cast<T*>(out.raw_data());

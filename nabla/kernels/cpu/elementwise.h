@@ -69,4 +69,15 @@ void binary_predicate(std::span<const Tensor> in, const Attrs& attrs, std::span<
 // Copies `in` (any dtype, broadcast) into `out` (any dtype), converting.
 void cast_kernel(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out);
 
+// x itself when contiguous, else a contiguous copy (same dtype). Kernels that
+// index memory by hand get strided inputs from the dispatcher and copy once.
+inline Tensor contiguous_input(const Tensor& x) {
+  if (x.is_contiguous()) return x;
+  Tensor out = make_empty(x.sizes(), x.dtype(), x.device());
+  const Tensor src[1] = {x};
+  Tensor dst[1] = {out};
+  cast_kernel(src, {}, dst);
+  return out;
+}
+
 }  // namespace nabla::cpu

@@ -23,14 +23,6 @@ BlasMatrix as_blas(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
   return {};
 }
 
-Tensor contiguous_copy(const Tensor& x) {
-  Tensor out = make_empty(x.sizes(), x.dtype(), x.device());
-  const Tensor src[1] = {x};
-  Tensor dst[1] = {out};
-  cast_kernel(src, {}, dst);
-  return out;
-}
-
 // float32 goes to oneDNN's sgemm, which measured faster than OpenBLAS's at
 // every benchmarked shape and thread count (bench/README.md); float64 to
 // OpenBLAS (oneDNN has no dgemm).
@@ -56,7 +48,7 @@ void batched_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out) {
   NABLA_CHECK(m <= kMax && n <= kMax && k <= kMax && a_in.numel() <= kMax * 8 && b_in.numel() <= kMax * 8, "matmul: ",
               m, "x", k, " @ ", k, "x", n, " exceeds the 32-bit sizes BLAS accepts");
   if (!is_floating(out.dtype())) {
-    Tensor a = contiguous_copy(a_in), b = contiguous_copy(b_in);
+    Tensor a = contiguous_input(a_in), b = contiguous_input(b_in);
     visit_dtype(out.dtype(), [&]<class T>() {
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
         const T* pa = static_cast<const T*>(a.raw_data());
@@ -85,9 +77,9 @@ void batched_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out) {
       }
       Tensor a = a_in, b = b_in;
       BlasMatrix ma = as_blas(m, k, a.strides()[1], a.strides()[2]);
-      if (!ma.ok) { a = contiguous_copy(a); ma = as_blas(m, k, a.strides()[1], a.strides()[2]); }
+      if (!ma.ok) { a = contiguous_input(a); ma = as_blas(m, k, a.strides()[1], a.strides()[2]); }
       BlasMatrix mb = as_blas(k, n, b.strides()[1], b.strides()[2]);
-      if (!mb.ok) { b = contiguous_copy(b); mb = as_blas(k, n, b.strides()[1], b.strides()[2]); }
+      if (!mb.ok) { b = contiguous_input(b); mb = as_blas(k, n, b.strides()[1], b.strides()[2]); }
       const T* pa = static_cast<const T*>(a.raw_data());
       const T* pb = static_cast<const T*>(b.raw_data());
       get_num_threads();  // makes sure BLAS follows nabla's thread count

@@ -22,16 +22,6 @@ Reduction reduction_of(const std::string& s) {
   return s == "none" ? Reduction::None : s == "sum" ? Reduction::Sum : Reduction::Mean;
 }
 
-// t itself when contiguous, else a contiguous copy: the loops below use flat offsets.
-Tensor dense(const Tensor& t) {
-  if (t.is_contiguous()) return t;
-  Tensor out = make_empty(t.sizes(), t.dtype(), t.device());
-  const Tensor src[1] = {t};
-  Tensor dst[1] = {out};
-  cast_kernel(src, {}, dst);
-  return out;
-}
-
 // input [N, C, d...] as samples (n, j) with j over the flattened d...: the
 // classes of sample s start at base(s) and are `inner` elements apart.
 struct ClassRows {
@@ -102,8 +92,8 @@ void visit_float(DType t, Fn&& fn) {
 }  // namespace
 
 void cross_entropy_kernel(std::span<const Tensor> in, const Attrs& a, std::span<Tensor> out) {
-  Tensor x = dense(in[0]), target = dense(in[1]);
-  Tensor weight = in.size() > 2 ? dense(in[2]) : Tensor();
+  Tensor x = contiguous_input(in[0]), target = contiguous_input(in[1]);
+  Tensor weight = in.size() > 2 ? contiguous_input(in[2]) : Tensor();
   const int64_t ignore_index = a.i(0);
   const double smoothing = a.f(1);
   ClassRows r(x);
@@ -136,8 +126,8 @@ void cross_entropy_kernel(std::span<const Tensor> in, const Attrs& a, std::span<
 }
 
 void nll_loss_kernel(std::span<const Tensor> in, const Attrs& a, std::span<Tensor> out) {
-  Tensor x = dense(in[0]), target = dense(in[1]);
-  Tensor weight = in.size() > 2 ? dense(in[2]) : Tensor();
+  Tensor x = contiguous_input(in[0]), target = contiguous_input(in[1]);
+  Tensor weight = in.size() > 2 ? contiguous_input(in[2]) : Tensor();
   const int64_t ignore_index = a.i(0);
   ClassRows r(x);
   const int64_t* t = static_cast<const int64_t*>(target.raw_data());
@@ -176,7 +166,7 @@ void binary_cross_entropy_kernel(std::span<const Tensor> in, const Attrs& a, std
       map2<T, T>(elems, x, in[1], bce);
     }
     if (out_of_range.load()) {
-      Tensor xs = dense(x);
+      Tensor xs = contiguous_input(x);
       const T* p = static_cast<const T*>(xs.raw_data());
       for (int64_t i = 0; i < xs.numel(); ++i)
         if (!(p[i] >= T(0) && p[i] <= T(1)))

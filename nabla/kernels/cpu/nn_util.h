@@ -8,16 +8,6 @@
 
 namespace nabla::cpu {
 
-// x itself when contiguous, else a contiguous copy (same dtype). Kernels get
-// strided inputs from the dispatcher; copying once keeps their loops simple.
-inline Tensor contiguous_input(const Tensor& x) {
-  if (x.is_contiguous()) return x;
-  Tensor out = make_empty(x.sizes(), x.dtype(), x.device());
-  const Tensor src[1] = {x};
-  Tensor dst[1] = {out};
-  cast_kernel(src, {}, dst);
-  return out;
-}
 
 // Calls fn.template operator()<T>() with T = float or double. Reduced floats
 // were widened to float32 by the dispatcher; anything else is a bug upstream.

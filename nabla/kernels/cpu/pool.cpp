@@ -12,15 +12,6 @@
 namespace nabla::cpu {
 namespace {
 
-Tensor contiguous_copy(const Tensor& x) {
-  if (x.is_contiguous()) return x;
-  Tensor out = make_empty(x.sizes(), x.dtype(), x.device());
-  const Tensor src[1] = {x};
-  Tensor dst[1] = {out};
-  cast_kernel(src, {}, dst);
-  return out;
-}
-
 // Runs fn(plane) for every plane, in parallel when the work is large enough.
 template <class Fn>
 void for_planes(const Pool2dGeometry& g, int64_t work_per_plane, Fn&& fn) {
@@ -59,7 +50,7 @@ int64_t adaptive_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in 
 }  // namespace
 
 void max_pool2d_forward(const Tensor& x_in, const Tensor& values, const Tensor& indices, const Pool2dGeometry& g) {
-  Tensor x = contiguous_copy(x_in);
+  Tensor x = contiguous_input(x_in);
   int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
   int64_t* pi = static_cast<int64_t*>(indices.raw_data());
   float_dispatch(values.dtype(), "max_pool2d", [&]<class T>() {
@@ -94,7 +85,7 @@ void max_pool2d_forward(const Tensor& x_in, const Tensor& values, const Tensor& 
 }
 
 void max_pool2d_backward(const Tensor& gy_in, const Tensor& idx_in, const Tensor& gx, const Pool2dGeometry& g) {
-  Tensor gy = contiguous_copy(gy_in), idx = contiguous_copy(idx_in);
+  Tensor gy = contiguous_input(gy_in), idx = contiguous_input(idx_in);
   int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
   const int64_t* pi = static_cast<const int64_t*>(idx.raw_data());
   float_dispatch(gx.dtype(), "max_pool2d_backward", [&]<class T>() {
@@ -112,7 +103,7 @@ void max_pool2d_backward(const Tensor& gy_in, const Tensor& idx_in, const Tensor
 }
 
 void max_pool2d_gather(const Tensor& src_in, const Tensor& idx_in, const Tensor& out, const Pool2dGeometry& g) {
-  Tensor src = contiguous_copy(src_in), idx = contiguous_copy(idx_in);
+  Tensor src = contiguous_input(src_in), idx = contiguous_input(idx_in);
   int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
   const int64_t* pi = static_cast<const int64_t*>(idx.raw_data());
   float_dispatch(out.dtype(), "max_pool2d_gather", [&]<class T>() {
@@ -128,7 +119,7 @@ void max_pool2d_gather(const Tensor& src_in, const Tensor& idx_in, const Tensor&
 }
 
 void avg_pool2d_forward(const Tensor& x_in, const Tensor& out, const Pool2dGeometry& g, AvgPoolOptions o) {
-  Tensor x = contiguous_copy(x_in);
+  Tensor x = contiguous_input(x_in);
   int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
   float_dispatch(out.dtype(), "avg_pool2d", [&]<class T>() {
     const T* px = static_cast<const T*>(x.raw_data());
@@ -148,7 +139,7 @@ void avg_pool2d_forward(const Tensor& x_in, const Tensor& out, const Pool2dGeome
 }
 
 void avg_pool2d_backward(const Tensor& gy_in, const Tensor& gx, const Pool2dGeometry& g, AvgPoolOptions o) {
-  Tensor gy = contiguous_copy(gy_in);
+  Tensor gy = contiguous_input(gy_in);
   int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
   float_dispatch(gx.dtype(), "avg_pool2d_backward", [&]<class T>() {
     const T* py = static_cast<const T*>(gy.raw_data());
@@ -168,7 +159,7 @@ void avg_pool2d_backward(const Tensor& gy_in, const Tensor& gx, const Pool2dGeom
 }
 
 void adaptive_avg_pool2d_forward(const Tensor& x_in, const Tensor& out, const Pool2dGeometry& g) {
-  Tensor x = contiguous_copy(x_in);
+  Tensor x = contiguous_input(x_in);
   int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
   float_dispatch(out.dtype(), "adaptive_avg_pool2d", [&]<class T>() {
     const T* px = static_cast<const T*>(x.raw_data());
@@ -190,7 +181,7 @@ void adaptive_avg_pool2d_forward(const Tensor& x_in, const Tensor& out, const Po
 }
 
 void adaptive_avg_pool2d_backward(const Tensor& gy_in, const Tensor& gx, const Pool2dGeometry& g) {
-  Tensor gy = contiguous_copy(gy_in);
+  Tensor gy = contiguous_input(gy_in);
   int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
   float_dispatch(gx.dtype(), "adaptive_avg_pool2d_backward", [&]<class T>() {
     const T* py = static_cast<const T*>(gy.raw_data());
