@@ -11,14 +11,7 @@ namespace {
 OpInfo entry(const std::string& name, const std::string& op, std::function<Tensors(const Tensors&)> run,
              std::function<std::vector<Tensors>()> samples, std::function<Tensors(const Tensors&)> reference,
              std::vector<int> grad_inputs = {0}) {
-  OpInfo info;
-  info.name = name;
-  info.covers = {op};
-  info.run = std::move(run);
-  info.samples = std::move(samples);
-  info.reference = std::move(reference);
-  info.grad_inputs = std::move(grad_inputs);
-  return info;
+  return make_op_info(name, op, std::move(run), std::move(samples), std::move(reference), grad_inputs);
 }
 
 // ---- references ---------------------------------------------------------------

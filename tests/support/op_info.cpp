@@ -10,6 +10,19 @@ std::vector<OpInfo>& op_infos() {
   return infos;
 }
 
+OpInfo make_op_info(const std::string& name, const std::string& op, std::function<Tensors(const Tensors&)> run,
+                    std::function<std::vector<Tensors>()> samples, std::function<Tensors(const Tensors&)> reference,
+                    std::vector<int> grad_inputs) {
+  OpInfo info;
+  info.name = name;
+  info.covers = {op};
+  info.run = std::move(run);
+  info.samples = std::move(samples);
+  info.reference = std::move(reference);
+  info.grad_inputs = std::move(grad_inputs);
+  return info;
+}
+
 std::vector<double> values(const Tensor& t) { return t.detach().to_vector<double>(); }
 
 Tensor from_values(const std::vector<double>& v, const Shape& shape, DType dtype) {

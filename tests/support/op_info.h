@@ -46,6 +46,11 @@ struct RegisterOpInfo {
   explicit RegisterOpInfo(OpInfo info) { op_infos().push_back(std::move(info)); }
 };
 
+// An entry covering one table op (grad_inputs empty: all floating inputs).
+OpInfo make_op_info(const std::string& name, const std::string& op, std::function<Tensors(const Tensors&)> run,
+                    std::function<std::vector<Tensors>()> samples, std::function<Tensors(const Tensors&)> reference,
+                    std::vector<int> grad_inputs = {});
+
 // ---- helpers for writing references -----------------------------------
 
 // Host values of a tensor (row-major, as double).
