@@ -5,5 +5,7 @@
 #include "nabla/nn/init.h"
 #include "nabla/nn/linear.h"
 #include "nabla/nn/module.h"
+#include "nabla/nn/rnn.h"
+#include "nabla/nn/rnn_cell.h"
 #include "nabla/nn/sequential.h"
 #include "nabla/nn/state_dict.h"
