@@ -56,3 +56,23 @@ TEST(Examples, SeedNnSequentialLossFallsTenfold) {
 }
 
 }  // namespace
+
+namespace {
+
+// Both modes of examples/lstm_sequences learn the sign of a sum over
+// sequences of different lengths.
+void expect_lstm_sequences_learns(const std::string& mode, int steps) {
+  std::string out = run(std::string(NABLA_EXAMPLES_DIR) + "/lstm_sequences " + std::to_string(steps) + " " + mode);
+  auto pos = out.find("first_loss=");
+  ASSERT_NE(pos, std::string::npos) << out;
+  double first = 0, last = 0, accuracy = 0;
+  ASSERT_EQ(std::sscanf(out.c_str() + pos, "first_loss=%lf final_loss=%lf accuracy=%lf", &first, &last, &accuracy), 3)
+      << out;
+  EXPECT_LT(last, 0.5 * first) << out;
+  EXPECT_GT(accuracy, 0.85) << out;
+}
+
+TEST(Examples, LstmSequencesPaddedBatchesLearn) { expect_lstm_sequences_learns("padded", 200); }
+TEST(Examples, LstmSequencesDynamicGraphsLearn) { expect_lstm_sequences_learns("dynamic", 200); }
+
+}  // namespace
