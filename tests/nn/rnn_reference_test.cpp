@@ -23,15 +23,13 @@ namespace ref = nabla::nn::reference;
 using nabla::nn::testing::expect_values;
 using nabla::nn::testing::fill;
 
-constexpr double kTol = 1e-10;
-
 struct CaseRun {
   std::shared_ptr<nn::Module> module;
   Tensor x, h0, c0;  // leaves (h0/c0 undefined without a state)
   Tensor output, h_n, c_n;
 };
 
-CaseRun run_case(const RecurrentCase& c) {
+CaseRun run_case(const RecurrentCase& c, DType dt) {
   CaseRun r;
   std::string kind = c.kind;
   bool cell = kind.find("Cell") != std::string::npos, lstm = kind.rfind("LSTM", 0) == 0;
@@ -56,17 +54,17 @@ CaseRun run_case(const RecurrentCase& c) {
       r.module = std::make_shared<nn::RNN>(c.input_size, c.hidden_size, o);
     }
   }
-  r.module->to(kFloat64);
+  r.module->to(dt);
   nn::testing::set_params(*r.module, ref::kParamScale);
 
   Shape state_shape = cell ? Shape{c.N, c.hidden_size} : Shape{c.num_layers * D, c.N, c.hidden_size};
   Shape x_shape = cell            ? Shape{c.N, c.input_size}
                   : c.batch_first ? Shape{c.N, c.T, c.input_size}
                                   : Shape{c.T, c.N, c.input_size};
-  r.x = fill(x_shape, ref::kFInput).requires_grad_();
+  r.x = fill(x_shape, ref::kFInput).to(dt).requires_grad_();
   if (c.with_state) {
-    r.h0 = fill(state_shape, ref::kFH0).requires_grad_();
-    if (lstm) r.c0 = fill(state_shape, ref::kFC0).requires_grad_();
+    r.h0 = fill(state_shape, ref::kFH0).to(dt).requires_grad_();
+    if (lstm) r.c0 = fill(state_shape, ref::kFC0).to(dt).requires_grad_();
   }
   Tensor lengths = c.lengths.empty() ? Tensor() : tensor(c.lengths);
 
@@ -92,26 +90,30 @@ CaseRun run_case(const RecurrentCase& c) {
 
 class RnnReference : public ::testing::TestWithParam<RecurrentCase> {};
 
-TEST_P(RnnReference, MatchesPyTorch) {
-  const RecurrentCase& c = GetParam();
-  CaseRun r = run_case(c);
+void check_case(const RecurrentCase& c, DType dt, double tol) {
+  CaseRun r = run_case(c, dt);
   EXPECT_EQ(nn::testing::param_names(*r.module), c.param_names);
-  expect_values(r.output, c.output, kTol, "output");
-  expect_values(r.h_n, c.h_n, kTol, "h_n");
-  expect_values(r.c_n, c.c_n, kTol, "c_n");
+  expect_values(r.output, c.output, tol, "output");
+  expect_values(r.h_n, c.h_n, tol, "h_n");
+  expect_values(r.c_n, c.c_n, tol, "c_n");
 
-  Tensor loss = (r.output * fill(r.output.sizes(), ref::kFGradOut)).sum();
-  if (r.h_n.defined()) loss = loss + (r.h_n * fill(r.h_n.sizes(), ref::kFGradH)).sum();
-  if (r.c_n.defined()) loss = loss + (r.c_n * fill(r.c_n.sizes(), ref::kFGradC)).sum();
+  auto upstream = [&](const Tensor& t, const double(&f)[3]) { return fill(t.sizes(), f).to(dt); };
+  Tensor loss = (r.output * upstream(r.output, ref::kFGradOut)).sum();
+  if (r.h_n.defined()) loss = loss + (r.h_n * upstream(r.h_n, ref::kFGradH)).sum();
+  if (r.c_n.defined()) loss = loss + (r.c_n * upstream(r.c_n, ref::kFGradC)).sum();
   loss.backward();
-  expect_values(r.x.grad(), c.grad_input, kTol, "grad input");
-  if (r.h0.defined()) expect_values(r.h0.grad(), c.grad_h0, kTol, "grad h0");
-  if (r.c0.defined()) expect_values(r.c0.grad(), c.grad_c0, kTol, "grad c0");
+  expect_values(r.x.grad(), c.grad_input, tol, "grad input");
+  if (r.h0.defined()) expect_values(r.h0.grad(), c.grad_h0, tol, "grad h0");
+  if (r.c0.defined()) expect_values(r.c0.grad(), c.grad_c0, tol, "grad c0");
   auto params = r.module->named_parameters();
   ASSERT_EQ(params.size(), c.grad_params.size());
   for (std::size_t k = 0; k < params.size(); ++k)
-    expect_values(params[k].second.grad(), c.grad_params[k], kTol, "grad " + params[k].first);
+    expect_values(params[k].second.grad(), c.grad_params[k], tol, "grad " + params[k].first);
 }
+
+TEST_P(RnnReference, MatchesPyTorch) { check_case(GetParam(), kFloat64, 1e-10); }
+// The same computation in float32 (parameters, inputs and states rounded to float32).
+TEST_P(RnnReference, MatchesPyTorchInFloat32) { check_case(GetParam(), kFloat32, 1e-5); }
 
 INSTANTIATE_TEST_SUITE_P(PyTorch, RnnReference, ::testing::ValuesIn(ref::kRecurrentCases),
                          [](const auto& info) { return std::string(info.param.name); });
