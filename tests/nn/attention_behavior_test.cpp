@@ -123,6 +123,17 @@ TEST(MultiheadAttention, Errors) {
                {"nn::TransformerEncoderLayer", "tanh"});
 }
 
+TEST(TransformerEncoderLayer, DropoutInTrainingModeOnly) {
+  manual_seed(6);
+  nn::TransformerEncoderLayer layer(8, 2, {.dim_feedforward = 16, .dropout = 0.3});
+  Tensor x = randn({4, 2, 8});
+  Tensor a = layer(x), b = layer(x);
+  EXPECT_NE(compare(a, b, 1e-6, 1e-6), "");  // fresh dropout masks
+  layer.eval();
+  EXPECT_EQ(compare(layer(x), layer(x), 0, 0), "");
+  EXPECT_FALSE(layer.self_attn->is_training());  // eval() reaches the children
+}
+
 TEST(TransformerEncoder, CopiesTheLayerAndStacksIt) {
   manual_seed(5);
   nn::TransformerEncoderLayer layer(8, 2, {.dim_feedforward = 16, .dropout = 0.0, .batch_first = true});

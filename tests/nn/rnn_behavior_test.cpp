@@ -43,6 +43,21 @@ TEST(RnnGradcheck, CellStepsInFloat64) {
   }
 }
 
+// Gradients of gradients (the rules are written in nabla ops).
+TEST(RnnGradcheck, LstmAndGruStepsTwiceDifferentiable) {
+  for (nn::RNNMode mode : {nn::RNNMode::kLSTM, nn::RNNMode::kGRU}) {
+    int64_t G = nn::rnn_gate_count(mode) * 2;
+    Tensors in{r64({2, 3}, 11), r64({2, 2}, 12), r64({2, 2}, 13), r64({G, 3}, 14), r64({G, 2}, 15)};
+    bool lstm = mode == nn::RNNMode::kLSTM;
+    OpInfo i = info([mode, lstm](const Tensors& t) -> Tensors {
+      nn::LSTMState s = nn::rnn_step(mode, linear(t[0], t[3]), {t[1], lstm ? t[2] : Tensor()}, t[4], Tensor());
+      return lstm ? Tensors{s.h, s.c} : Tensors{s.h};
+    });
+    if (!lstm) i.grad_inputs = {0, 1, 3, 4};
+    EXPECT_EQ(nabla::testing::gradgradcheck(i, in), "") << static_cast<int>(mode);
+  }
+}
+
 // A whole bidirectional 2-layer LSTM/GRU with variable lengths, w.r.t. input and initial state.
 TEST(RnnGradcheck, BidirectionalWithLengthsInFloat64) {
   manual_seed(3);

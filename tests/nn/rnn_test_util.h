@@ -60,4 +60,3 @@ inline void expect_values(const Tensor& actual, const std::vector<double>& expec
 }
 
 }  // namespace nabla::nn::testing
-
