@@ -15,6 +15,8 @@ RNNBase::RNNBase(RNNMode mode, int64_t input_size, int64_t hidden_size, RNNOptio
   NABLA_CHECK(input_size > 0 && hidden_size > 0 && options.num_layers > 0, api,
               ": input_size, hidden_size and num_layers must be positive, got ", input_size, ", ", hidden_size, " and ",
               options.num_layers);
+  NABLA_CHECK(mode == RNNMode::kTanh || mode == RNNMode::kReLU || options.nonlinearity == "tanh", api,
+              ": nonlinearity is an option of nn::RNN only, got \"", options.nonlinearity, "\"");
   NABLA_CHECK(options.dropout >= 0.0 && options.dropout <= 1.0, api, ": dropout must be in [0, 1], got ",
               options.dropout);
   int64_t gates = rnn_gate_count(mode) * hidden_size, dirs = num_directions();

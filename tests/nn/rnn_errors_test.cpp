@@ -29,6 +29,7 @@ TEST(RnnErrors, Construction) {
   expect_error(error_of([] { nn::GRU(3, 4, {.dropout = 1.5}); }), {"nn::GRU", "dropout", "1.5"});
   expect_error(error_of([] { nn::RNN(3, 4, {.nonlinearity = "sigmoid"}); }), {"nn::RNN", "sigmoid"});
   expect_error(error_of([] { nn::RNNCell(3, 4, true, "gelu"); }), {"nn::RNNCell", "gelu"});
+  expect_error(error_of([] { nn::LSTM(3, 4, {.nonlinearity = "relu"}); }), {"nn::LSTM", "nn::RNN only", "relu"});
   expect_error(error_of([] { nn::GRUCell(3, -1); }), {"nn::GRUCell", "-1"});
 }
 
