@@ -76,6 +76,20 @@ std::vector<int64_t> checked_lengths(const Tensor& lengths, int64_t T, int64_t N
   return len;
 }
 
+// The T steps of x [T, ...] as separate tensors. The gradient of a select or
+// narrow is a zero tensor of its input's full size holding the piece, so
+// taking T selects of one tensor would cost O(T^2) in backward; halving the
+// range recursively makes it O(T log T). Without autograd plain selects do.
+void split_steps(const Tensor& x, int64_t offset, std::vector<Tensor>& out) {
+  int64_t n = x.size(0);
+  if (!x.requires_grad() || n == 1) {
+    for (int64_t t = 0; t < n; ++t) out[offset + t] = x.select(0, t);
+    return;
+  }
+  split_steps(x.narrow(0, 0, n / 2), offset, out);
+  split_steps(x.narrow(0, n / 2, n - n / 2), offset + n / 2, out);
+}
+
 }  // namespace
 
 LSTMOutput RNNBase::run(const Tensor& input, const LSTMState& state, const Tensor& lengths) {
@@ -120,7 +134,8 @@ LSTMOutput RNNBase::run(const Tensor& input, const LSTMState& state, const Tenso
     std::vector<Tensor> direction_outputs;
     for (int64_t d = 0; d < D; ++d) {
       const std::vector<Tensor>& w = weights_[layer * D + d];
-      Tensor x_gates = linear(x, w[0], w[2]);  // every step's input projection at once
+      std::vector<Tensor> x_gates(T);  // every step's input projection, in one matrix product
+      split_steps(linear(x, w[0], w[2]), 0, x_gates);
       LSTMState s{h0.select(0, layer * D + d), lstm ? c0.select(0, layer * D + d) : Tensor()};
       std::vector<Tensor> out(T);
       for (int64_t i = 0; i < T; ++i) {
@@ -129,7 +144,7 @@ LSTMOutput RNNBase::run(const Tensor& input, const LSTMState& state, const Tenso
           out[t] = zero_step;
           continue;
         }
-        LSTMState next = rnn_step(mode_, x_gates.select(0, t), s, w[1], w[3]);
+        LSTMState next = rnn_step(mode_, x_gates[t], s, w[1], w[3]);
         if (t >= min_len) {  // some sequences have ended: keep their state, output zeros
           const Tensor& m = valid[t];
           out[t] = where(m, next.h, zero_step);
