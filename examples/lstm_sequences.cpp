@@ -4,9 +4,10 @@
 //
 // Two ways to feed it, the two halves of the lecture's point about dynamic
 // graphs:
-//   padded   (default): each batch mixes lengths; nn::LSTM takes the padded
-//            batch and `lengths` (like pack_padded_sequence), and h_n holds
-//            each sequence's state at its own last step.
+//   padded   (default): each batch mixes lengths; nn::pad_sequence pads them,
+//            nn::LSTM takes the batch and their `lengths` (like
+//            pack_padded_sequence), and h_n holds each sequence's state at
+//            its own last step.
 //   dynamic: each batch has one length T drawn at random, and the forward pass
 //            is a plain C++ loop of T nn::LSTMCell steps: every batch builds a
 //            different graph, and backward follows whatever was built.
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "nabla/nabla.h"
 
@@ -31,16 +33,17 @@ struct Batch {
   Tensor labels;   // int64 [N]: 1 if the sum is positive
 };
 
-// N sequences with odd lengths (no ties); all of length `fixed` when fixed > 0.
+// N sequences with odd lengths (no ties), all of length `fixed` when fixed > 0,
+// padded into one batch.
 Batch make_batch(int64_t n, int64_t fixed = 0) {
-  Tensor lengths =
-      fixed > 0 ? full({n}, fixed, dtype(kInt64)) : randint(0, (kMaxLen - kMinLen) / 2 + 1, {n}) * 2 + kMinLen;
-  int64_t T = lengths.max().item<int64_t>();
-  Tensor signs = cast(randint(0, 2, {T, n, 1}) * 2 - 1, kFloat32);
-  Tensor inside = lt(arange(T).view({T, 1, 1}), lengths.view({1, n, 1}));
-  Tensor x = where(inside, signs, zeros({1}));
+  std::vector<Tensor> sequences;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t len = fixed > 0 ? fixed : kMinLen + 2 * randint(0, (kMaxLen - kMinLen) / 2 + 1, {1}).item<int64_t>();
+    sequences.push_back(cast(randint(0, 2, {len, 1}) * 2 - 1, kFloat32));  // ±1
+  }
+  Tensor x = nn::pad_sequence(sequences);  // [max length, N, 1], zero-padded
   Tensor labels = cast(gt(x.sum({0, 2}), zeros({1})), kInt64);
-  return {x, lengths, labels};
+  return {x, nn::sequence_lengths(sequences), labels};
 }
 
 double accuracy(const Tensor& logits, const Tensor& labels) {

@@ -8,6 +8,7 @@
 #include "nabla/nn/module.h"
 #include "nabla/nn/rnn.h"
 #include "nabla/nn/rnn_cell.h"
+#include "nabla/nn/rnn_utils.h"
 #include "nabla/nn/sequential.h"
 #include "nabla/nn/state_dict.h"
 #include "nabla/nn/transformer.h"
