@@ -33,7 +33,7 @@ Tensor key_padding(int64_t N, int64_t S) {
   return cast(tensor(v, {N, S}), kBool);
 }
 
-Tensor attention_mask(const std::string& kind, int64_t L, int64_t S) {
+Tensor attention_mask(const std::string& kind, int64_t L, int64_t S, int64_t NH = 0) {
   if (kind == "bool") {
     std::vector<int64_t> v;
     for (int64_t l = 0; l < L; ++l)
@@ -41,6 +41,7 @@ Tensor attention_mask(const std::string& kind, int64_t L, int64_t S) {
     return cast(tensor(v, {L, S}), kBool);
   }
   if (kind == "float") return fill({L, S}, ref::kFAttnMask);
+  if (kind == "float3d") return fill({NH, L, S}, ref::kFAttnMask);
   return Tensor();
 }
 
@@ -59,7 +60,7 @@ TEST_P(AttentionReference, MatchesPyTorch) {
   Tensor k = fill(shape(c.S, kd), ref::kFKey).requires_grad_();
   Tensor v = fill(shape(c.S, vd), ref::kFValue).requires_grad_();
   auto [out, w] = mha.forward(q, k, v, c.key_padding_mask ? key_padding(c.N, c.S) : Tensor(), c.need_weights,
-                              attention_mask(c.attn_mask, c.L, c.S), c.average_attn_weights);
+                              attention_mask(c.attn_mask, c.L, c.S, c.N * c.num_heads), c.average_attn_weights);
   expect_values(out, c.output, kTol, "output");
   expect_values(w, c.weights, kTol, "weights");
   Tensor loss = (out * fill(out.sizes(), ref::kFGradOut)).sum();

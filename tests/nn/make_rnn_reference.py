@@ -140,6 +140,7 @@ MHA_CASES = [
     ("mha_masks_batch_first_per_head", 8, 4, True, True, None, None, 4, 5, 3, True, "bool", True, False),
     ("mha_float_mask_kdim_vdim", 6, 3, True, False, 4, 5, 3, 4, 2, True, "float", True, True),
     ("mha_no_bias_no_weights", 4, 1, False, False, None, None, 2, 3, 2, False, "float", False, True),
+    ("mha_per_head_float_mask_batch_first", 6, 2, True, True, None, None, 3, 4, 2, True, "float3d", True, False),
 ]
 
 
@@ -148,11 +149,13 @@ def key_padding(N, S):
     return torch.tensor([[s >= S - n for s in range(S)] for n in range(N)])
 
 
-def attn_mask(kind, L, S):
+def attn_mask(kind, L, S, NH=0):
     if kind == "bool":  # causal-like: key s hidden from query l when s > l + 1
         return torch.tensor([[s > l + 1 for s in range(S)] for l in range(L)])
     if kind == "float":
         return fill([L, S], F_ATTN_MASK)
+    if kind == "float3d":  # one mask per (sequence, head)
+        return fill([NH, L, S], F_ATTN_MASK)
     return None
 
 
@@ -165,7 +168,7 @@ def run_mha(case):
     k = fill([N, S, kd] if bf else [S, N, kd], F_KEY).requires_grad_()
     v = fill([N, S, vd] if bf else [S, N, vd], F_VALUE).requires_grad_()
     out, w = m(q, k, v, key_padding_mask=key_padding(N, S) if kpm else None, need_weights=need_w,
-               attn_mask=attn_mask(mask_kind, L, S), average_attn_weights=avg)
+               attn_mask=attn_mask(mask_kind, L, S, N * H), average_attn_weights=avg)
     loss = (out * fill(list(out.shape), F_GRAD_OUT)).sum()
     if w is not None:
         loss = loss + (w * fill(list(w.shape), F_GRAD_W)).sum()
@@ -250,7 +253,7 @@ def main():
     p("  int64_t kdim, vdim;  // 0: embed_dim")
     p("  int64_t L, S, N;")
     p("  bool key_padding_mask;")
-    p("  const char* attn_mask;  // none, bool, float")
+    p("  const char* attn_mask;  // none, bool, float ([L, S]), float3d ([N * num_heads, L, S])")
     p("  bool need_weights, average_attn_weights;")
     p("  Values output, weights, grad_query, grad_key, grad_value;")
     p("  std::vector<std::string> param_names;")
