@@ -17,19 +17,25 @@ RNNBase::RNNBase(RNNMode mode, int64_t input_size, int64_t hidden_size, RNNOptio
               options.num_layers);
   NABLA_CHECK(mode == RNNMode::kTanh || mode == RNNMode::kReLU || options.nonlinearity == "tanh", api,
               ": nonlinearity is an option of nn::RNN only, got \"", options.nonlinearity, "\"");
+  NABLA_CHECK(
+      options.proj_size == 0 || (mode == RNNMode::kLSTM && options.proj_size > 0 && options.proj_size < hidden_size),
+      api, ": proj_size (nn::LSTM only) must be 0 or in [1, hidden_size) = [1, ", hidden_size, "), got ",
+      options.proj_size);
   NABLA_CHECK(options.dropout >= 0.0 && options.dropout <= 1.0, api, ": dropout must be in [0, 1], got ",
               options.dropout);
-  int64_t gates = rnn_gate_count(mode) * hidden_size, dirs = num_directions();
+  int64_t gates = rnn_gate_count(mode) * hidden_size, dirs = num_directions(), out = output_size();
   for (int64_t layer = 0; layer < options.num_layers; ++layer) {
-    int64_t in = layer == 0 ? input_size : dirs * hidden_size;
+    int64_t in = layer == 0 ? input_size : dirs * out;
     for (int64_t d = 0; d < dirs; ++d) {
       std::string suffix = "_l" + std::to_string(layer) + (d ? "_reverse" : "");
       std::vector<Tensor> w{register_parameter("weight_ih" + suffix, empty({gates, in})),
-                            register_parameter("weight_hh" + suffix, empty({gates, hidden_size})), Tensor(), Tensor()};
+                            register_parameter("weight_hh" + suffix, empty({gates, out})), Tensor(), Tensor(),
+                            Tensor()};
       if (options.bias) {
         w[2] = register_parameter("bias_ih" + suffix, empty({gates}));
         w[3] = register_parameter("bias_hh" + suffix, empty({gates}));
       }
+      if (options.proj_size) w[4] = register_parameter("weight_hr" + suffix, empty({out, hidden_size}));
       weights_.push_back(std::move(w));
     }
   }
@@ -56,6 +62,7 @@ std::string RNNBase::extra_repr() const {
   if (options.batch_first) s += ", batch_first=true";
   if (options.dropout != 0.0) s += nabla::detail::concat(", dropout=", options.dropout);
   if (options.bidirectional) s += ", bidirectional=true";
+  if (options.proj_size) s += nabla::detail::concat(", proj_size=", options.proj_size);
   return s;
 }
 
@@ -100,20 +107,21 @@ LSTMOutput RNNBase::run(const Tensor& input, const LSTMState& state, const Tenso
               " but the parameters have dtype ", weights_[0][0].dtype());
   bool batched = input.dim() == 3;
   Tensor x = !batched ? input.unsqueeze(1) : options.batch_first ? input.transpose(0, 1) : input;
-  const int64_t T = x.size(0), N = x.size(1), H = hidden_size, D = num_directions(), L = options.num_layers;
+  const int64_t T = x.size(0), N = x.size(1), D = num_directions(), L = options.num_layers;
   NABLA_CHECK(T > 0 && N > 0, api_, ": the input has no time steps or no sequences: ", input.sizes());
   bool lstm = mode_ == RNNMode::kLSTM;
 
-  auto initial = [&](const Tensor& s, const char* what) {
+  // h has output_size() features (proj_size when projecting), c hidden_size.
+  auto initial = [&](const Tensor& s, const char* what, int64_t H) {
     if (!s.defined()) return zeros({L * D, N, H}, dtype(x.dtype()));
     Shape want = batched ? Shape{L * D, N, H} : Shape{L * D, H};
     NABLA_CHECK(s.sizes() == want && s.dtype() == x.dtype(), api_, ": expected ", what, " of shape ", want,
-                " (num_layers * num_directions, N, hidden_size) and dtype ", x.dtype(), ", got ", s.sizes(), " ",
+                " (num_layers * num_directions, N, features) and dtype ", x.dtype(), ", got ", s.sizes(), " ",
                 s.dtype());
     return batched ? s : s.unsqueeze(1);
   };
-  Tensor h0 = initial(state.h, "h0");
-  Tensor c0 = lstm ? initial(state.c, "c0") : Tensor();
+  Tensor h0 = initial(state.h, "h0", output_size());
+  Tensor c0 = lstm ? initial(state.c, "c0", hidden_size) : Tensor();
 
   // valid[t]: bool [N, 1], true where step t is inside the sequence. Only the
   // steps in [min length, max length) need one; later steps are skipped.
@@ -127,7 +135,7 @@ LSTMOutput RNNBase::run(const Tensor& input, const LSTMState& state, const Tenso
     valid.resize(T);
     for (int64_t t = min_len; t < max_len; ++t) valid[t] = gt(lens, scalar_tensor(t, dtype(kInt64)));
   }
-  Tensor zero_step = zeros({N, H}, dtype(x.dtype()));
+  Tensor zero_step = zeros({N, output_size()}, dtype(x.dtype()));
 
   std::vector<Tensor> h_n, c_n;
   for (int64_t layer = 0; layer < L; ++layer) {
@@ -145,7 +153,8 @@ LSTMOutput RNNBase::run(const Tensor& input, const LSTMState& state, const Tenso
           continue;
         }
         LSTMState next = rnn_step(mode_, x_gates[t], s, w[1], w[3]);
-        if (t >= min_len) {  // some sequences have ended: keep their state, output zeros
+        if (w[4].defined()) next.h = linear(next.h, w[4]);  // h = W_hr (o * tanh(c))
+        if (t >= min_len) {                                 // some sequences have ended: keep their state, output zeros
           const Tensor& m = valid[t];
           out[t] = where(m, next.h, zero_step);
           s = {where(m, next.h, s.h), lstm ? where(m, next.c, s.c) : Tensor()};

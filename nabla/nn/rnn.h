@@ -7,8 +7,9 @@
 //   Tensor y = lstm(x);                                          // Module call: output only, zero state
 //
 // Parameters, per layer k and direction: weight_ih_l{k}, weight_hh_l{k},
-// bias_ih_l{k}, bias_hh_l{k}, with the suffix "_reverse" for the reverse
-// direction; layer 0 takes input_size features, later layers D * hidden_size.
+// bias_ih_l{k}, bias_hh_l{k} (and weight_hr_l{k} for an LSTM with proj_size),
+// with the suffix "_reverse" for the reverse direction; layer 0 takes
+// input_size features, later layers D * output_size().
 //
 // Sequences of different lengths in one batch: pass `lengths` (an int32/int64
 // tensor [N], each in [1, T]). It computes what PyTorch computes through
@@ -34,6 +35,7 @@ struct RNNOptions {
   double dropout = 0.0;      // on the outputs of every layer but the last, in training mode only
   bool bidirectional = false;
   std::string nonlinearity = "tanh";  // nn::RNN only: "tanh" or "relu"
+  int64_t proj_size = 0;              // nn::LSTM only: h = W_hr (o * tanh(c)) with proj_size features
 };
 
 struct RNNOutput {
@@ -52,8 +54,11 @@ class RNNBase : public Module {
   std::string extra_repr() const override;
   void reset_parameters();  // every parameter U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))
   int64_t num_directions() const { return options.bidirectional ? 2 : 1; }
-  // {weight_ih, weight_hh, bias_ih, bias_hh} of one layer and direction
-  // (0 forward, 1 reverse); the biases are undefined when bias = false.
+  // Features of h and of each direction's output: proj_size if set, else hidden_size.
+  int64_t output_size() const { return options.proj_size ? options.proj_size : hidden_size; }
+  // {weight_ih, weight_hh, bias_ih, bias_hh, weight_hr} of one layer and
+  // direction (0 forward, 1 reverse); the biases are undefined when
+  // bias = false, weight_hr unless proj_size is set.
   const std::vector<Tensor>& layer_weights(int64_t layer, int64_t direction) const;
 
   int64_t input_size, hidden_size;

@@ -60,7 +60,8 @@ def param_block(module):
 
 
 # ---- recurrent -------------------------------------------------------------
-# name, kind, input_size, hidden_size, num_layers, bias, batch_first, bidirectional, T, N, with_state, lengths
+# name, kind, input_size, hidden_size, num_layers, bias, batch_first, bidirectional, T, N, with_state, lengths[,
+# proj_size]
 RNN_CASES = [
     ("rnn_tanh", "RNN_TANH", 3, 4, 1, True, False, False, 5, 2, True, []),
     ("rnn_relu_2layer_bidir_batch_first_lengths", "RNN_RELU", 3, 4, 2, True, True, True, 5, 3, True, [3, 5, 2]),
@@ -69,6 +70,8 @@ RNN_CASES = [
     ("lstm_2layer_bidir_lengths", "LSTM", 3, 4, 2, True, False, True, 6, 3, True, [4, 6, 2]),
     ("lstm_batch_first_lengths_no_state", "LSTM", 2, 3, 1, True, True, False, 5, 4, False, [5, 1, 3, 5]),
     ("lstm_bidir_no_bias", "LSTM", 3, 2, 1, False, False, True, 4, 2, True, []),
+    ("lstm_proj_2layer_bidir_lengths", "LSTM", 3, 5, 2, True, False, True, 5, 3, True, [5, 2, 4], 2),
+    ("lstm_proj_no_bias_batch_first", "LSTM", 2, 4, 1, False, True, False, 4, 2, False, [], 3),
     ("gru", "GRU", 3, 4, 1, True, False, False, 5, 2, True, []),
     ("gru_2layer_bidir_batch_first_lengths", "GRU", 3, 4, 2, True, True, True, 5, 3, True, [2, 5, 4]),
     ("rnn_cell_tanh", "RNNCell_TANH", 3, 4, 1, True, False, False, 1, 2, True, []),
@@ -79,7 +82,7 @@ RNN_CASES = [
 ]
 
 
-def make_recurrent(kind, inp, hid, layers, bias, bf, bidir):
+def make_recurrent(kind, inp, hid, layers, bias, bf, bidir, proj):
     if kind.startswith("RNNCell"):
         return torch.nn.RNNCell(inp, hid, bias, nonlinearity="tanh" if kind.endswith("TANH") else "relu")
     if kind == "LSTMCell":
@@ -89,12 +92,15 @@ def make_recurrent(kind, inp, hid, layers, bias, bf, bidir):
     kw = dict(num_layers=layers, bias=bias, batch_first=bf, bidirectional=bidir)
     if kind.startswith("RNN"):
         return torch.nn.RNN(inp, hid, nonlinearity="tanh" if kind == "RNN_TANH" else "relu", **kw)
+    if kind == "LSTM":
+        kw["proj_size"] = proj
     return getattr(torch.nn, kind)(inp, hid, **kw)
 
 
 def run_recurrent(case):
-    name, kind, inp, hid, layers, bias, bf, bidir, T, N, with_state, lengths = case
-    m = make_recurrent(kind, inp, hid, layers, bias, bf, bidir)
+    name, kind, inp, hid, layers, bias, bf, bidir, T, N, with_state, lengths = case[:12]
+    proj = case[12] if len(case) > 12 else 0
+    m = make_recurrent(kind, inp, hid, layers, bias, bf, bidir, proj)
     set_params(m)
     lstm = kind.startswith("LSTM")
     cell = "Cell" in kind
@@ -110,7 +116,7 @@ def run_recurrent(case):
         h_n = None
     else:
         x = fill([N, T, inp] if bf else [T, N, inp], F_INPUT).requires_grad_()
-        h0 = fill([layers * D, N, hid], F_H0).requires_grad_() if with_state else None
+        h0 = fill([layers * D, N, proj or hid], F_H0).requires_grad_() if with_state else None
         c0 = fill([layers * D, N, hid], F_C0).requires_grad_() if with_state and lstm else None
         state = ((h0, c0) if lstm else h0) if with_state else None
         src = x
@@ -229,6 +235,7 @@ def main():
     p("  int64_t T, N;")
     p("  bool with_state;")
     p("  std::vector<int64_t> lengths;")
+    p("  int64_t proj_size;")
     p("  Values output, h_n, c_n, grad_input, grad_h0, grad_c0;")
     p("  std::vector<std::string> param_names;")
     p("  std::vector<Values> grad_params;")
@@ -237,9 +244,10 @@ def main():
     p("inline const std::vector<RecurrentCase> kRecurrentCases = {")
     for c in RNN_CASES:
         r = run_recurrent(c)
-        name, kind, inp, hid, layers, bias, bf, bidir, T, N, with_state, lengths = c
-        p('  {"%s", "%s", %d, %d, %d, %s, %s, %s, %d, %d, %s, %s,' % (
-            name, kind, inp, hid, layers, b(bias), b(bf), b(bidir), T, N, b(with_state), fmt(lengths)))
+        name, kind, inp, hid, layers, bias, bf, bidir, T, N, with_state, lengths = c[:12]
+        p('  {"%s", "%s", %d, %d, %d, %s, %s, %s, %d, %d, %s, %s, %d,' % (
+            name, kind, inp, hid, layers, b(bias), b(bf), b(bidir), T, N, b(with_state), fmt(lengths),
+            c[12] if len(c) > 12 else 0))
         for key in ("output", "h_n", "c_n", "grad_input", "grad_h0", "grad_c0"):
             p("   %s," % fmt(r[key]))
         p("   {%s}," % ", ".join('"%s"' % n for n in r["names"]))

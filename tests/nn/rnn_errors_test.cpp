@@ -30,6 +30,8 @@ TEST(RnnErrors, Construction) {
   expect_error(error_of([] { nn::RNN(3, 4, {.nonlinearity = "sigmoid"}); }), {"nn::RNN", "sigmoid"});
   expect_error(error_of([] { nn::RNNCell(3, 4, true, "gelu"); }), {"nn::RNNCell", "gelu"});
   expect_error(error_of([] { nn::LSTM(3, 4, {.nonlinearity = "relu"}); }), {"nn::LSTM", "nn::RNN only", "relu"});
+  expect_error(error_of([] { nn::LSTM(3, 4, {.proj_size = 4}); }), {"nn::LSTM", "proj_size", "[1, 4)", "got 4"});
+  expect_error(error_of([] { nn::GRU(3, 4, {.proj_size = 2}); }), {"nn::GRU", "proj_size", "nn::LSTM only"});
   expect_error(error_of([] { nn::GRUCell(3, -1); }), {"nn::GRUCell", "-1"});
 }
 
@@ -50,6 +52,9 @@ TEST(RnnErrors, WrongStateShape) {
                }),
                {"nn::LSTM", "h0", "[2, 2, 4]", "[1, 2, 4]"});
   expect_error(error_of([&] { lstm.forward(x, {Tensor(), randn({2, 3, 4})}); }), {"nn::LSTM", "c0", "[2, 3, 4]"});
+  nn::LSTM proj(3, 4, {.proj_size = 2});  // h0 [1, N, 2], c0 [1, N, 4]
+  expect_error(error_of([&] { proj.forward(x, {randn({1, 2, 4}), Tensor()}); }), {"nn::LSTM", "h0", "[1, 2, 2]"});
+  EXPECT_EQ(proj.forward(x, {randn({1, 2, 2}), randn({1, 2, 4})}).output.sizes(), Shape({5, 2, 2}));
   nn::GRU gru(3, 4, {.bidirectional = true});
   expect_error(error_of([&] { gru.forward(x, randn({1, 2, 4})); }), {"nn::GRU", "[2, 2, 4]"});
   nn::LSTMCell cell(3, 4);

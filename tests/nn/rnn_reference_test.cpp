@@ -43,8 +43,11 @@ CaseRun run_case(const RecurrentCase& c, DType dt) {
       r.module =
           std::make_shared<nn::RNNCell>(c.input_size, c.hidden_size, c.bias, kind == "RNNCell_TANH" ? "tanh" : "relu");
   } else {
-    nn::RNNOptions o{
-        .num_layers = c.num_layers, .bias = c.bias, .batch_first = c.batch_first, .bidirectional = c.bidirectional};
+    nn::RNNOptions o{.num_layers = c.num_layers,
+                     .bias = c.bias,
+                     .batch_first = c.batch_first,
+                     .bidirectional = c.bidirectional,
+                     .proj_size = c.proj_size};
     if (kind == "LSTM")
       r.module = std::make_shared<nn::LSTM>(c.input_size, c.hidden_size, o);
     else if (kind == "GRU")
@@ -58,12 +61,14 @@ CaseRun run_case(const RecurrentCase& c, DType dt) {
   nn::testing::set_params(*r.module, ref::kParamScale);
 
   Shape state_shape = cell ? Shape{c.N, c.hidden_size} : Shape{c.num_layers * D, c.N, c.hidden_size};
+  Shape h_shape = state_shape;
+  if (c.proj_size) h_shape.back() = c.proj_size;  // h has proj_size features, c hidden_size
   Shape x_shape = cell            ? Shape{c.N, c.input_size}
                   : c.batch_first ? Shape{c.N, c.T, c.input_size}
                                   : Shape{c.T, c.N, c.input_size};
   r.x = fill(x_shape, ref::kFInput).to(dt).requires_grad_();
   if (c.with_state) {
-    r.h0 = fill(state_shape, ref::kFH0).to(dt).requires_grad_();
+    r.h0 = fill(h_shape, ref::kFH0).to(dt).requires_grad_();
     if (lstm) r.c0 = fill(state_shape, ref::kFC0).to(dt).requires_grad_();
   }
   Tensor lengths = c.lengths.empty() ? Tensor() : tensor(c.lengths);
