@@ -2,7 +2,8 @@
 // cases of layer_reference_values.h (made by make_layer_reference.py, which
 // describes the deterministic weights, inputs and upstream gradient) are
 // rebuilt here in float64; forward output, input gradient, parameter
-// gradients and buffers after the steps must match to 1e-9. Each case's
+// gradients and buffers after the steps must match to 1e-8 (relative; 1e-10
+// absolute), and to 1e-5 when run in float32. Each case's
 // forward is also gradchecked (finite differences, float64) in every
 // floating input, targets of losses included.
 #include <gtest/gtest.h>
@@ -195,7 +196,7 @@ struct Built {
   Tensor run(const Tensor& x, const Tensor& t) { return loss ? (*loss)(x, t) : (*module)(x); }
 };
 
-Built build(const LayerCase& c) {
+Built build(const LayerCase& c, DType dtype = kFloat64) {
   Built b;
   std::string name = c.name;
   if (std::string(c.target_kind) == "none") {
@@ -209,28 +210,32 @@ Built build(const LayerCase& c) {
     b.loss = it->second(reduction);
     b.module = b.loss;
     b.target = make_input(c.target_kind, c.target_shape, 1.1, c.target_values);
+    if (b.target.is_floating_point()) b.target = b.target.to(dtype);
   }
-  b.module->to(kFloat64);
+  b.module->to(dtype);
   set_state(*b.module);
   b.module->train(!c.eval);
   b.input = make_input(c.input_kind, c.input_shape, 0.2, c.input_values);
+  if (b.input.is_floating_point()) b.input = b.input.to(dtype);
   return b;
 }
 
-constexpr double kAtol = 1e-10, kRtol = 1e-8;
+struct Tolerance {
+  double atol, rtol;
+};
+constexpr Tolerance kFloat64Tolerance{1e-10, 1e-8}, kFloat32Tolerance{1e-5, 1e-5};
 
-void expect_close(const std::string& what, const Tensor& actual, const std::vector<double>& expected) {
+void expect_close(const std::string& what, const Tensor& actual, const std::vector<double>& expected, Tolerance tol) {
   ASSERT_TRUE(actual.defined()) << what << " is undefined";
-  std::string err = testing::compare(actual.to(kFloat64).flatten(),
-                                     tensor(expected, {static_cast<int64_t>(expected.size())}, kFloat64), kAtol, kRtol);
+  std::string err =
+      testing::compare(actual.to(kFloat64).flatten(),
+                       tensor(expected, {static_cast<int64_t>(expected.size())}, kFloat64), tol.atol, tol.rtol);
   EXPECT_TRUE(err.empty()) << what << ": " << err;
 }
 
-class LayerReference : public ::testing::TestWithParam<LayerCase> {};
-
-TEST_P(LayerReference, MatchesPyTorch) {
-  const LayerCase& c = GetParam();
-  Built b = build(c);
+// Runs case c in `dtype` and compares everything the script recorded.
+void check_against_pytorch(const LayerCase& c, DType dtype, Tolerance tol) {
+  Built b = build(c, dtype);
   ASSERT_TRUE(b.module) << "no nabla builder for reference case " << c.name;
   {
     NoGradGuard g;
@@ -239,24 +244,33 @@ TEST_P(LayerReference, MatchesPyTorch) {
   Tensor x = b.input;
   if (x.is_floating_point()) x.requires_grad_(true);
   Tensor out = b.run(x, b.target);
+  EXPECT_EQ(out.dtype(), dtype);
   EXPECT_EQ(out.sizes(), Shape(c.output_shape.begin(), c.output_shape.end()));
-  expect_close("output", out, c.output);
-  (out * upstream(out)).sum().backward();
-  if (!c.input_grad.empty()) expect_close("input grad", x.grad(), c.input_grad);
+  expect_close("output", out, c.output, tol);
+  (out * upstream(out).to(dtype)).sum().backward();
+  if (!c.input_grad.empty()) expect_close("input grad", x.grad(), c.input_grad, tol);
 
   auto params = b.module->named_parameters();
   ASSERT_EQ(params.size(), c.param_grads.size()) << "parameter count";
   for (std::size_t i = 0; i < params.size(); ++i) {
     EXPECT_EQ(params[i].first, c.param_grads[i].first);
-    expect_close("grad of " + params[i].first, params[i].second.grad(), c.param_grads[i].second);
+    expect_close("grad of " + params[i].first, params[i].second.grad(), c.param_grads[i].second, tol);
   }
   auto buffers = b.module->named_buffers();
   ASSERT_EQ(buffers.size(), c.buffers.size()) << "buffer count";
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     EXPECT_EQ(buffers[i].first, c.buffers[i].first);
-    expect_close("buffer " + buffers[i].first, buffers[i].second, c.buffers[i].second);
+    expect_close("buffer " + buffers[i].first, buffers[i].second, c.buffers[i].second, tol);
   }
 }
+
+class LayerReference : public ::testing::TestWithParam<LayerCase> {};
+
+TEST_P(LayerReference, MatchesPyTorch) { check_against_pytorch(GetParam(), kFloat64, kFloat64Tolerance); }
+
+// The same in float32 (nabla's float32 kernels, e.g. oneDNN GEMM), against
+// PyTorch's float64 values.
+TEST_P(LayerReference, MatchesPyTorchInFloat32) { check_against_pytorch(GetParam(), kFloat32, kFloat32Tolerance); }
 
 // Finite-difference gradients of the case's forward in its floating inputs.
 TEST_P(LayerReference, Gradcheck) {
