@@ -3,21 +3,28 @@
 // describes the deterministic weights, inputs and upstream gradient) are
 // rebuilt here in float64; forward output, input gradient, parameter
 // gradients and buffers after the steps must match to 1e-8 (relative; 1e-10
-// absolute), and to 1e-5 when run in float32. Each case's
-// forward is also gradchecked (finite differences, float64) in every
-// floating input, targets of losses included.
+// absolute), and to 1e-5 when run in float32. Each case's forward is also
+// gradchecked (finite differences, float64) in every floating input, targets
+// of losses included, and in every parameter.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 
 #include "nabla/nabla.h"
 #include "nn/layer_reference_values.h"
 #include "support/op_info.h"
+
+namespace nabla::nn::reference {
+// gtest prints a case by its name.
+void PrintTo(const LayerCase& c, std::ostream* os) { *os << c.name; }
+}  // namespace nabla::nn::reference
 
 namespace nabla {
 namespace {
@@ -272,8 +279,9 @@ TEST_P(LayerReference, MatchesPyTorch) { check_against_pytorch(GetParam(), kFloa
 // PyTorch's float64 values.
 TEST_P(LayerReference, MatchesPyTorchInFloat32) { check_against_pytorch(GetParam(), kFloat32, kFloat32Tolerance); }
 
-// Finite-difference gradients of the case's forward in its floating inputs.
-TEST_P(LayerReference, Gradcheck) {
+// Finite-difference gradients of the case's forward in its floating inputs
+// (the OpInfo gradcheck).
+TEST_P(LayerReference, GradcheckInputs) {
   const LayerCase& c = GetParam();
   Built b = build(c);
   ASSERT_TRUE(b.module) << "no nabla builder for reference case " << c.name;
@@ -286,6 +294,46 @@ TEST_P(LayerReference, Gradcheck) {
     return testing::Tensors{b.run(in[0], in.size() > 1 ? in[1] : Tensor())};
   };
   EXPECT_EQ(testing::gradcheck(info, inputs), "");
+}
+
+// Central differences of <u, forward> in every parameter element against the
+// autograd parameter gradients (float64; parameters are perturbed in place).
+TEST_P(LayerReference, GradcheckParameters) {
+  const LayerCase& c = GetParam();
+  Built b = build(c);
+  ASSERT_TRUE(b.module) << "no nabla builder for reference case " << c.name;
+  if (b.module->parameters().empty()) GTEST_SKIP();
+  Tensor out = b.run(b.input, b.target);
+  Tensor u = upstream(out);
+  (out * u).sum().backward();
+  auto f = [&] {
+    NoGradGuard g;
+    return (b.run(b.input, b.target) * u).sum().item<double>();
+  };
+  // Embedding's padding row gets a zero gradient by design, not its derivative.
+  std::optional<int64_t> skip_row;
+  if (auto e = std::dynamic_pointer_cast<nn::Embedding>(b.module)) skip_row = e->padding_idx;
+  const double eps = 1e-6, atol = 1e-5, rtol = 1e-3;
+  for (auto& [name, p] : b.module->named_parameters()) {
+    ASSERT_TRUE(p.is_contiguous());
+    double* d = p.data_ptr<double>();
+    std::vector<double> analytic = p.grad().to_vector<double>();
+    for (int64_t i = 0; i < p.numel(); ++i) {
+      if (skip_row && i / p.size(-1) == *skip_row) {
+        ASSERT_EQ(analytic[static_cast<std::size_t>(i)], 0.0) << "padding row of " << name;
+        continue;
+      }
+      double saved = d[i];
+      d[i] = saved + eps;
+      double up = f();
+      d[i] = saved - eps;
+      double down = f();
+      d[i] = saved;
+      double numeric = (up - down) / (2 * eps), a = analytic[static_cast<std::size_t>(i)];
+      ASSERT_LE(std::abs(numeric - a), atol + rtol * std::abs(numeric))
+          << name << "[" << i << "]: autograd " << a << ", finite differences " << numeric;
+    }
+  }
 }
 
 std::string case_name(const ::testing::TestParamInfo<LayerCase>& info) { return info.param.name; }
