@@ -18,13 +18,6 @@ ModuleList& ModuleList::extend(std::vector<ModulePtr> modules) {
   return *this;
 }
 
-std::size_t ModuleList::position(int64_t index, std::size_t limit, const char* api) const {
-  auto n = static_cast<int64_t>(limit);
-  NABLA_CHECK(index >= -n && index < n, "ModuleList::", api, ": index ", index, " is out of range for a list of ",
-              modules_.size(), " modules");
-  return static_cast<std::size_t>(index < 0 ? index + n : index);
-}
-
 ModuleList& ModuleList::insert_ptr(int64_t index, ModulePtr m) {
   NABLA_CHECK(m != nullptr, "ModuleList::insert: got a null module");
   // As list.insert: positions run over [-size, size]; size appends.
@@ -41,7 +34,10 @@ ModuleList& ModuleList::insert_ptr(int64_t index, ModulePtr m) {
 }
 
 const ModulePtr& ModuleList::operator[](int64_t index) const {
-  return modules_[position(index, modules_.size(), "operator[]")];
+  auto n = static_cast<int64_t>(modules_.size());
+  NABLA_CHECK(index >= -n && index < n, "ModuleList::operator[]: index ", index, " is out of range for a list of ", n,
+              " modules");
+  return modules_[static_cast<std::size_t>(index < 0 ? index + n : index)];
 }
 
 Tensor ModuleList::forward(const Tensor&) {

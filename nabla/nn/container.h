@@ -73,7 +73,6 @@ class ModuleList : public Module {
  private:
   ModuleList& append_ptr(ModulePtr m);
   ModuleList& insert_ptr(int64_t index, ModulePtr m);
-  std::size_t position(int64_t index, std::size_t limit, const char* api) const;
   std::vector<ModulePtr> modules_;
 };
 
