@@ -3,8 +3,11 @@
 #include "nabla/kernels/cpu/pool.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/elementwise.h"
@@ -44,41 +47,92 @@ AvgWindow avg_window(const Pool2dGeometry& g, AvgPoolOptions o, int64_t oh, int6
   return {h0, h1, w0, w1, std::max<int64_t>(divisor, 1)};
 }
 
+// take ? a : b through bit masks. GCC compiles the plain ternary of the
+// max-pool loop into branches, which random data mispredicts half the time.
+template <class T>
+T select_if(bool take, T a, T b) {
+  using U = std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>;
+  U mask = U(0) - static_cast<U>(take);
+  return std::bit_cast<T>(static_cast<U>((std::bit_cast<U>(a) & mask) | (std::bit_cast<U>(b) & ~mask)));
+}
+
 int64_t adaptive_start(int64_t i, int64_t in, int64_t out) { return (i * in) / out; }
 int64_t adaptive_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
 
 }  // namespace
 
+// The window of output (oh, ow) lies inside the plane for rows [row_lo,
+// row_hi) and columns [col_lo, col_hi): there the max needs no bounds checks
+// (and, for the usual 2x2 / stride 2 pool, that is every output).
+int64_t first_inside(int64_t stride, int64_t pad) { return (pad + stride - 1) / stride; }
+int64_t end_inside(int64_t out, int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dilation) {
+  int64_t last = in + pad - (k - 1) * dilation - 1;  // oh * stride <= last
+  return last < 0 ? 0 : std::min(out, last / stride + 1);
+}
+
 void max_pool2d_forward(const Tensor& x_in, const Tensor& values, const Tensor& indices, const Pool2dGeometry& g) {
   Tensor x = contiguous_input(x_in);
   int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
   int64_t* pi = static_cast<int64_t*>(indices.raw_data());
+  int64_t row_lo = std::min(first_inside(g.stride_h, g.pad_h), g.out_h);
+  int64_t row_hi = std::max(row_lo, end_inside(g.out_h, g.in_h, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h));
+  int64_t col_lo = std::min(first_inside(g.stride_w, g.pad_w), g.out_w);
+  int64_t col_hi = std::max(col_lo, end_inside(g.out_w, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w));
   float_dispatch(values.dtype(), "max_pool2d", [&]<class T>() {
     const T* px = static_cast<const T*>(x.raw_data());
     T* pv = static_cast<T*>(values.raw_data());
     for_planes(g, P * g.kernel_h * g.kernel_w, [&](int64_t q) {
       const T* plane = px + q * HW;
-      for (int64_t oh = 0; oh < g.out_h; ++oh) {
-        for (int64_t ow = 0; ow < g.out_w; ++ow) {
-          T best = -std::numeric_limits<T>::infinity();
-          int64_t arg = -1;
-          for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
-            int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
-            if (ih < 0 || ih >= g.in_h) continue;
-            for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-              int64_t iw = ow * g.stride_w - g.pad_w + kj * g.dilation_w;
-              if (iw < 0 || iw >= g.in_w) continue;
-              T v = plane[ih * g.in_w + iw];
-              // NaN wins (propagates), like PyTorch; first maximum on ties.
-              if (arg < 0 || v > best || (std::isnan(v) && !std::isnan(best))) {
-                best = v;
-                arg = ih * g.in_w + iw;
-              }
+      T* vrow = pv + q * P;
+      int64_t* irow = pi + q * P;
+      // Windows that may reach into the padding: bounds-checked.
+      auto edge = [&](int64_t oh, int64_t ow) {
+        T best = -std::numeric_limits<T>::infinity();
+        int64_t arg = -1;
+        for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
+          int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
+          if (ih < 0 || ih >= g.in_h) continue;
+          for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
+            int64_t iw = ow * g.stride_w - g.pad_w + kj * g.dilation_w;
+            if (iw < 0 || iw >= g.in_w) continue;
+            T v = plane[ih * g.in_w + iw];
+            // NaN wins (propagates), like PyTorch; first maximum on ties.
+            if (arg < 0 || v > best || (std::isnan(v) && !std::isnan(best))) {
+              best = v;
+              arg = ih * g.in_w + iw;
             }
           }
-          pv[q * P + oh * g.out_w + ow] = best;
-          pi[q * P + oh * g.out_w + ow] = arg;
         }
+        vrow[oh * g.out_w + ow] = best;
+        irow[oh * g.out_w + ow] = arg;
+      };
+      for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        if (oh < row_lo || oh >= row_hi) {
+          for (int64_t ow = 0; ow < g.out_w; ++ow) edge(oh, ow);
+          continue;
+        }
+        for (int64_t ow = 0; ow < col_lo; ++ow) edge(oh, ow);
+        int64_t ih0 = oh * g.stride_h - g.pad_h;
+        for (int64_t ow = col_lo; ow < col_hi; ++ow) {
+          // Same rule as edge(), written as selects: random data makes the
+          // comparisons unpredictable, and branches cost several times more.
+          int64_t iw0 = ow * g.stride_w - g.pad_w;
+          int64_t arg = ih0 * g.in_w + iw0;
+          T best = plane[arg];
+          for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
+            int64_t base = (ih0 + ki * g.dilation_h) * g.in_w + iw0;
+            for (int64_t kj = ki == 0 ? 1 : 0; kj < g.kernel_w; ++kj) {
+              int64_t i = base + kj * g.dilation_w;
+              T v = plane[i];
+              bool take = (v > best) | ((v != v) & (best == best));
+              best = select_if(take, v, best);
+              arg = select_if(take, i, arg);
+            }
+          }
+          vrow[oh * g.out_w + ow] = best;
+          irow[oh * g.out_w + ow] = arg;
+        }
+        for (int64_t ow = col_hi; ow < g.out_w; ++ow) edge(oh, ow);
       }
     });
   });
