@@ -15,6 +15,7 @@
 // and of every op of the model called on its own (forward and the backward
 // ops its gradient calls), best of S runs each.
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -96,16 +97,26 @@ struct Net {
   }
 };
 
-// Best time of `reps` calls of fn, in ms.
-double best_of(int reps, const std::function<void()>& fn) {
+// CPU time of the whole process (all threads), in ms: on a shared machine
+// much steadier than wall time at 1 thread.
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+// Best wall and CPU time of `reps` calls of fn, in ms.
+std::pair<double, double> best_of(int reps, const std::function<void()>& fn) {
   fn();  // warm-up: caches, primitive creation
-  double best = 1e30;
+  double best = 1e30, best_cpu = 1e30;
   for (int r = 0; r < reps; ++r) {
     auto t0 = Clock::now();
+    double c0 = cpu_ms();
     fn();
+    best_cpu = std::min(best_cpu, cpu_ms() - c0);
     best = std::min(best, ms_between(t0, Clock::now()));
   }
-  return best;
+  return {best, best_cpu};
 }
 
 // Every op of the model on its own, at the shapes of the step.
@@ -164,8 +175,11 @@ void op_breakdown(int64_t B, int reps) {
       {"fc2 fwd", [&] { linear(h, f2w); }},
       {"cross_entropy fwd", [&] { cross_entropy(logits, target); }},
   };
-  std::printf("%-32s %10s\n", "op (no autograd)", "best ms");
-  for (const Row& r : rows) std::printf("%-32s %10.3f\n", r.name, best_of(reps, r.fn));
+  std::printf("%-32s %10s %10s\n", "op (no autograd)", "best ms", "cpu ms");
+  for (const Row& r : rows) {
+    auto [wall, cpu] = best_of(reps, r.fn);
+    std::printf("%-32s %10.3f %10.3f\n", r.name, wall, cpu);
+  }
 }
 
 }  // namespace
@@ -180,10 +194,11 @@ int main(int argc, char** argv) {
   optim::Adam opt(net.parameters(), {{"lr", 1e-3}});
 
   double t_fwd = 1e30, t_bwd = 1e30, t_opt = 1e30;
-  std::vector<double> times;
+  std::vector<double> times, cpu_times;
   float loss_value = 0;
   for (int s = 0; s < a.warmup + a.steps; ++s) {
     auto t0 = Clock::now();
+    double c0 = cpu_ms();
     opt.zero_grad();
     Tensor loss = cross_entropy(net.forward(x), target);
     auto t1 = Clock::now();
@@ -191,9 +206,11 @@ int main(int argc, char** argv) {
     auto t2 = Clock::now();
     opt.step();
     auto t3 = Clock::now();
+    double c3 = cpu_ms();
     loss_value = loss.item<float>();
     if (s < a.warmup) continue;
     times.push_back(ms_between(t0, t3));
+    cpu_times.push_back(c3 - c0);
     t_fwd = std::min(t_fwd, ms_between(t0, t1));
     t_bwd = std::min(t_bwd, ms_between(t1, t2));
     t_opt = std::min(t_opt, ms_between(t2, t3));
@@ -201,6 +218,8 @@ int main(int argc, char** argv) {
   std::sort(times.begin(), times.end());
   double median = times.empty() ? 0 : times[times.size() / 2];
   double best = times.empty() ? 0 : times.front();
+  std::sort(cpu_times.begin(), cpu_times.end());
+  double cpu_median = cpu_times.empty() ? 0 : cpu_times[cpu_times.size() / 2];
   double rss = peak_rss_mib();  // before the breakdown, which allocates its own tensors
   if (a.layers) {
     std::printf("%-32s %10s\n", "phase of the step", "best ms");
@@ -209,7 +228,9 @@ int main(int argc, char** argv) {
     std::printf("%-32s %10.3f\n", "Adam step", t_opt);
     op_breakdown(a.batch, a.steps);
   }
-  std::printf("impl=nabla threads=%d batch=%d steps=%d median_ms=%.3f best_ms=%.3f peak_rss_mib=%.1f final_loss=%.5f\n",
-              a.threads, a.batch, a.steps, median, best, rss, loss_value);
+  std::printf(
+      "impl=nabla threads=%d batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f peak_rss_mib=%.1f "
+      "final_loss=%.5f\n",
+      a.threads, a.batch, a.steps, median, best, cpu_median, rss, loss_value);
   return 0;
 }
