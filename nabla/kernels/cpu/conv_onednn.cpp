@@ -7,6 +7,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/elementwise.h"
@@ -172,10 +173,30 @@ std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash>& cache() {
   return *c;
 }
 
+// Threads: oneDNN (OpenMP) runs single-threaded, and a convolution uses
+// nabla's threads by splitting the batch, one oneDNN call per thread. Left to
+// OpenMP, oneDNN's worker threads spin-wait for the next parallel region
+// (libgomp's default, milliseconds), taking the cores nabla's own pool needs
+// for the elementwise ops in between: with 2 threads on 2 cores that made
+// the training step several times slower. Single-threaded regions start no
+// OpenMP workers at all.
+struct SingleThreadedOmp {
+  int saved = 1;
+  SingleThreadedOmp() {
+    if (omp_get_max_threads && omp_set_num_threads) {
+      saved = omp_get_max_threads();
+      if (saved != 1) omp_set_num_threads(1);
+    }
+  }
+  ~SingleThreadedOmp() {
+    if (saved != 1) omp_set_num_threads(saved);
+  }
+};
+
 // The plan for this convolution, or null when oneDNN cannot run it (also
-// cached, so an unsupported geometry is tried once). Primitives are built for
-// the thread count current at creation, hence part of the key.
-std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias, int threads) {
+// cached, so an unsupported geometry is tried once). Built while OpenMP is
+// single-threaded (oneDNN sizes its work split at creation).
+std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias) {
   Key key{static_cast<int64_t>(kind),
           g.batch,
           g.in_channels,
@@ -194,7 +215,7 @@ std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool wi
           g.dilation_w,
           g.groups,
           with_bias,
-          threads,
+          0,
           0,
           0};
   std::lock_guard<std::mutex> lock(g_cache_mu);
@@ -220,68 +241,114 @@ Tensor buffer(size_t bytes, const Tensor& like) {
   return make_empty({static_cast<int64_t>((bytes + sizeof(float) - 1) / sizeof(float))}, kFloat32, like.device());
 }
 
-void* data(const Tensor& t) { return const_cast<void*>(t.raw_data()); }
+// One batch slice's call: user pointers and the buffers for the reordered
+// operands and the scratchpad (allocated by the calling thread up front).
+struct Call {
+  const Plan* plan = nullptr;
+  const void *a = nullptr, *b = nullptr, *bias = nullptr;
+  void* out = nullptr;
+  Tensor buffers[4];  // in[0], in[1], out (blocked copies), scratchpad
+};
 
-void execute(const Plan& p, const Tensor& a, const Tensor& b, const Tensor& bias, const Tensor& out) {
+Call prepare(const Plan& p, const void* a, const void* b, const void* bias, void* out, const Tensor& like) {
+  Call c{&p, a, b, bias, out, {}};
+  if (p.in[0].reorder) c.buffers[0] = buffer(p.in[0].prim.get_size(), like);
+  if (p.in[1].reorder) c.buffers[1] = buffer(p.in[1].prim.get_size(), like);
+  if (p.out.reorder) c.buffers[2] = buffer(p.out.prim.get_size(), like);
+  if (p.scratch_bytes > 0) c.buffers[3] = buffer(p.scratch_bytes, like);
+  return c;
+}
+
+void execute(const Call& c) {
+  const Plan& p = *c.plan;
   auto& eng = engine();
   dnnl::stream stream(eng);
   std::unordered_map<int, memory> args;
-  Tensor keep[3];  // reordered copies live until the stream is done
-  const Tensor* inputs[2] = {&a, &b};
+  const void* inputs[2] = {c.a, c.b};
   for (int i = 0; i < 2; ++i) {
     const Operand& o = p.in[i];
-    memory user(o.user, eng, data(*inputs[i]));
+    memory user(o.user, eng, const_cast<void*>(inputs[i]));
     if (!o.reorder) {
       args.emplace(o.arg, user);
       continue;
     }
-    keep[i] = buffer(o.prim.get_size(), out);
-    memory prim(o.prim, eng, data(keep[i]));
+    memory prim(o.prim, eng, c.buffers[i].raw_data());
     o.reorder->execute(stream, user, prim);
     args.emplace(o.arg, prim);
   }
-  if (bias.defined()) args.emplace(DNNL_ARG_BIAS, memory(p.bias, eng, data(bias)));
-  memory user_out(p.out.user, eng, data(out));
-  memory prim_out = user_out;
-  if (p.out.reorder) {
-    keep[2] = buffer(p.out.prim.get_size(), out);
-    prim_out = memory(p.out.prim, eng, data(keep[2]));
-  }
+  if (c.bias) args.emplace(DNNL_ARG_BIAS, memory(p.bias, eng, const_cast<void*>(c.bias)));
+  memory user_out(p.out.user, eng, c.out);
+  memory prim_out = p.out.reorder ? memory(p.out.prim, eng, c.buffers[2].raw_data()) : user_out;
   args.emplace(p.out.arg, prim_out);
-  Tensor scratch;
-  if (p.scratch_bytes > 0) {
-    scratch = buffer(p.scratch_bytes, out);
+  if (p.scratch_bytes > 0)
     args.emplace(DNNL_ARG_SCRATCHPAD, memory(memory::desc({static_cast<int64_t>(p.scratch_bytes)},
                                                           memory::data_type::u8, memory::format_tag::a),
-                                             eng, data(scratch)));
-  }
+                                             eng, c.buffers[3].raw_data()));
   p.prim.execute(stream, args);
   if (p.out.reorder) p.out.reorder->execute(stream, prim_out, user_out);
   stream.wait();
 }
 
-// The thread count oneDNN's OpenMP regions use on this thread = nabla's.
-int sync_threads() {
-  int threads = get_num_threads();
-  if (omp_get_max_threads && omp_set_num_threads && omp_get_max_threads() != threads) omp_set_num_threads(threads);
-  return threads;
-}
-
+// Runs the convolution of the whole batch as `chunks` oneDNN calls on batch
+// slices, in parallel on nabla's pool. a and out (forward, backward data) or
+// a and b (backward weights) are sliced along the batch; the weight gradients
+// of the slices are summed into out.
 bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, const Tensor& bias, const Tensor& out) {
   if (out.dtype() != kFloat32 || a.dtype() != kFloat32 || b.dtype() != kFloat32) return false;
   if (bias.defined() && bias.dtype() != kFloat32) return false;
   if (a.numel() == 0 || b.numel() == 0 || out.numel() == 0) return false;
-  int threads = sync_threads();
+  SingleThreadedOmp single;
   // Only the forward primitive takes the bias; conv_transpose2d adds its own.
   bool primitive_bias = kind == Kind::forward && bias.defined();
-  std::shared_ptr<const Plan> plan = plan_for(kind, g, primitive_bias, threads);
-  if (!plan) return false;
+  int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), g.batch));
+  int64_t base = g.batch / chunks, extra = g.batch % chunks;  // the first `extra` slices get one more sample
+  Conv2dGeometry gs = g;
+  gs.batch = base;
+  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias), plan_plus;
+  if (plan && extra > 0) {
+    gs.batch = base + 1;
+    plan_plus = plan_for(kind, gs, primitive_bias);
+  }
+  if (!plan || (extra > 0 && !plan_plus)) return false;
+
   Tensor ca = contiguous_input(a), cb = contiguous_input(b);
   Tensor cbias = primitive_bias ? contiguous_input(bias) : Tensor();
+  // Per-sample sizes of the sliced operands (all NCHW contiguous).
+  int64_t a_sample = ca.numel() / g.batch;
+  int64_t b_sample = kind == Kind::backward_weights ? cb.numel() / g.batch : 0;
+  int64_t out_sample = kind == Kind::backward_weights ? 0 : out.numel() / g.batch;
+  const float* pa = static_cast<const float*>(ca.raw_data());
+  const float* pb = static_cast<const float*>(cb.raw_data());
+  float* po = static_cast<float*>(out.raw_data());
+  // Weight gradients: slice 0 writes out, the others their own buffers.
+  std::vector<Tensor> partial;
+  std::vector<Call> calls;
+  for (int64_t c = 0, n0 = 0; c < chunks; ++c) {
+    int64_t nb = base + (c < extra ? 1 : 0);
+    const Plan& pc = nb == base ? *plan : *plan_plus;
+    void* dst = po + n0 * out_sample;
+    if (kind == Kind::backward_weights && c > 0) {
+      partial.push_back(make_empty(out.sizes(), kFloat32, out.device()));
+      dst = partial.back().raw_data();
+    }
+    calls.push_back(
+        prepare(pc, pa + n0 * a_sample, pb + n0 * b_sample, cbias.defined() ? cbias.raw_data() : nullptr, dst, out));
+    n0 += nb;
+  }
   try {
-    execute(*plan, ca, cb, cbias, out);
+    parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+      SingleThreadedOmp worker_single;  // pool threads start with OpenMP's default
+      for (int64_t c = begin; c < end; ++c) execute(calls[c]);
+    });
   } catch (const dnnl::error& e) {
     fail("conv2d: oneDNN convolution failed: ", e.what(), " (status ", static_cast<int>(e.status), ")");
+  }
+  if (!partial.empty()) {
+    int64_t n = out.numel();
+    for (const Tensor& t : partial) {
+      const float* pt = static_cast<const float*>(t.raw_data());
+      for (int64_t i = 0; i < n; ++i) po[i] += pt[i];
+    }
   }
   return true;
 }

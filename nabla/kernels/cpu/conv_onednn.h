@@ -8,9 +8,11 @@
 // the caller then runs the im2col kernels of conv.cpp, which stay the
 // reference. Arguments are exactly those of the conv.h kernel of the same role.
 //
-// Primitives are cached per (geometry, thread count) in a process-wide cache
-// behind a mutex; the user tensors are reordered into and out of oneDNN's
-// chosen layouts on every call (buffers from nabla's caching allocator).
+// Primitives are cached per geometry in a process-wide cache behind a mutex;
+// the user tensors are reordered into and out of oneDNN's chosen layouts on
+// every call (buffers from nabla's caching allocator). oneDNN runs with one
+// OpenMP thread; nabla's threads each take a slice of the batch (see run()
+// in the .cpp for why).
 #pragma once
 #include "nabla/kernels/cpu/conv.h"
 
