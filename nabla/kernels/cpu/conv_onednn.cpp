@@ -11,12 +11,7 @@
 
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/elementwise.h"
-
-// Debian's oneDNN runs on OpenMP; its thread count is a per-thread OpenMP
-// setting, which nabla::set_num_threads only sets on the calling thread.
-// Weak, like in parallel.cpp: resolved from libgomp, which oneDNN loads.
-extern "C" int omp_get_max_threads() __attribute__((weak));
-extern "C" void omp_set_num_threads(int) __attribute__((weak));
+#include "nabla/kernels/cpu/omp_single.h"
 
 namespace nabla::cpu {
 namespace {
@@ -173,25 +168,9 @@ std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash>& cache() {
   return *c;
 }
 
-// Threads: oneDNN (OpenMP) runs single-threaded, and a convolution uses
-// nabla's threads by splitting the batch, one oneDNN call per thread. Left to
-// OpenMP, oneDNN's worker threads spin-wait for the next parallel region
-// (libgomp's default, milliseconds), taking the cores nabla's own pool needs
-// for the elementwise ops in between: with 2 threads on 2 cores that made
-// the training step several times slower. Single-threaded regions start no
-// OpenMP workers at all.
-struct SingleThreadedOmp {
-  int saved = 1;
-  SingleThreadedOmp() {
-    if (omp_get_max_threads && omp_set_num_threads) {
-      saved = omp_get_max_threads();
-      if (saved != 1) omp_set_num_threads(1);
-    }
-  }
-  ~SingleThreadedOmp() {
-    if (saved != 1) omp_set_num_threads(saved);
-  }
-};
+// Threads: oneDNN runs single-threaded (omp_single.h says why) and a
+// convolution uses nabla's threads by splitting the batch, one oneDNN call
+// per thread.
 
 // The plan for this convolution, or null when oneDNN cannot run it (also
 // cached, so an unsupported geometry is tried once). Built while OpenMP is
