@@ -48,7 +48,7 @@ void sgemm_threads(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const floa
     sgemm_call(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
     return;
   }
-  int64_t step = ((extent + chunks - 1) / chunks + 15) / 16 * 16;  // whole vectors per slice
+  int64_t step = (extent + chunks - 1) / chunks;
   parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
     SingleThreadedOmp worker;  // pool threads start with OpenMP's default
     for (int64_t q = begin; q < end; ++q) {
