@@ -170,12 +170,14 @@ std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash>& cache() {
 
 // Threads: oneDNN runs single-threaded (omp_single.h says why) and a
 // convolution uses nabla's threads by splitting the batch, one oneDNN call
-// per thread.
+// per thread; a batch smaller than the thread count runs as one call on
+// OpenMP's threads instead.
 
 // The plan for this convolution, or null when oneDNN cannot run it (also
-// cached, so an unsupported geometry is tried once). Built while OpenMP is
-// single-threaded (oneDNN sizes its work split at creation).
-std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias) {
+// cached, so an unsupported geometry is tried once). oneDNN sizes its work
+// split for the OpenMP thread count current at creation (omp_threads, which
+// the caller has set), hence part of the key.
+std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias, int omp_threads) {
   Key key{static_cast<int64_t>(kind),
           g.batch,
           g.in_channels,
@@ -194,7 +196,7 @@ std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool wi
           g.dilation_w,
           g.groups,
           with_bias,
-          0,
+          omp_threads,
           0,
           0};
   std::lock_guard<std::mutex> lock(g_cache_mu);
@@ -276,17 +278,22 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
   if (out.dtype() != kFloat32 || a.dtype() != kFloat32 || b.dtype() != kFloat32) return false;
   if (bias.defined() && bias.dtype() != kFloat32) return false;
   if (a.numel() == 0 || b.numel() == 0 || out.numel() == 0) return false;
-  SingleThreadedOmp single;
   // Only the forward primitive takes the bias; conv_transpose2d adds its own.
   bool primitive_bias = kind == Kind::forward && bias.defined();
-  int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), g.batch));
+  // A batch of at least one sample per thread is sliced (single-threaded
+  // oneDNN calls); a smaller one runs as one call on OpenMP's threads.
+  int threads = get_num_threads();
+  bool sliced = g.batch >= threads;
+  int omp_threads = sliced ? 1 : threads;
+  ScopedOmpThreads omp(omp_threads);
+  int64_t chunks = sliced ? threads : 1;
   int64_t base = g.batch / chunks, extra = g.batch % chunks;  // the first `extra` slices get one more sample
   Conv2dGeometry gs = g;
   gs.batch = base;
-  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias), plan_plus;
+  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias, omp_threads), plan_plus;
   if (plan && extra > 0) {
     gs.batch = base + 1;
-    plan_plus = plan_for(kind, gs, primitive_bias);
+    plan_plus = plan_for(kind, gs, primitive_bias, omp_threads);
   }
   if (!plan || (extra > 0 && !plan_plus)) return false;
 
@@ -315,10 +322,14 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
     n0 += nb;
   }
   try {
-    parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
-      SingleThreadedOmp worker_single;  // pool threads start with OpenMP's default
-      for (int64_t c = begin; c < end; ++c) execute(calls[c]);
-    });
+    if (chunks == 1) {
+      execute(calls[0]);
+    } else {
+      parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+        ScopedOmpThreads worker(1);  // pool threads start with OpenMP's default
+        for (int64_t c = begin; c < end; ++c) execute(calls[c]);
+      });
+    }
   } catch (const dnnl::error& e) {
     fail("conv2d: oneDNN convolution failed: ", e.what(), " (status ", static_cast<int>(e.status), ")");
   }

@@ -11,8 +11,9 @@
 // Primitives are cached per geometry in a process-wide cache behind a mutex;
 // the user tensors are reordered into and out of oneDNN's chosen layouts on
 // every call (buffers from nabla's caching allocator). oneDNN runs with one
-// OpenMP thread; nabla's threads each take a slice of the batch (see run()
-// in the .cpp for why).
+// OpenMP thread and nabla's threads each take a slice of the batch
+// (omp_single.h says why); a batch smaller than the thread count runs as one
+// call on OpenMP's threads.
 #pragma once
 #include "nabla/kernels/cpu/conv.h"
 

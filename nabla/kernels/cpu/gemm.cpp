@@ -40,7 +40,7 @@ constexpr double kSplitMacs = 1 << 20;
 // would spin-wait on the cores nabla's pool needs (see omp_single.h).
 void sgemm_threads(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                    int64_t ldb, float* c, int64_t ldc) {
-  SingleThreadedOmp single;
+  ScopedOmpThreads single(1);
   bool by_rows = m >= n;
   int64_t extent = by_rows ? m : n;
   int64_t chunks = std::min<int64_t>(get_num_threads(), extent / 16);  // slices of at least 16
@@ -50,7 +50,7 @@ void sgemm_threads(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const floa
   }
   int64_t step = (extent + chunks - 1) / chunks;
   parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
-    SingleThreadedOmp worker;  // pool threads start with OpenMP's default
+    ScopedOmpThreads worker(1);  // pool threads start with OpenMP's default
     for (int64_t q = begin; q < end; ++q) {
       int64_t lo = q * step, len = std::min(extent, lo + step) - lo;
       if (len <= 0) continue;
