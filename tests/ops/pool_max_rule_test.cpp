@@ -1,6 +1,7 @@
 // max_pool2d's value/index rule on data made to break it: many ties (small
-// integers) and NaNs. The kernel has three paths (bounds-checked edge
-// windows, interior windows tap by tap, a fused 2x2/stride-2 pass) that must
+// integers) and NaNs. The kernel has four paths (bounds-checked edge
+// windows, interior windows tap by tap, a fused 2x2/stride-2 pass by rows or
+// through a table of windows for narrow planes) that must
 // all follow PyTorch's rule: the first maximum in window order wins a tie, a
 // NaN wins over numbers (the first NaN). The OpInfo samples use continuous
 // random values, which never tie, and have no NaN.
@@ -47,7 +48,8 @@ std::pair<std::vector<float>, std::vector<int64_t>> reference(const Tensor& x, c
 
 TEST(MaxPoolRule, TiesAndNaNsOnEveryPath) {
   const Geometry cases[] = {
-      {28, 28, 2, 2, 0, 1, false},  // fused 2x2 / stride 2
+      {28, 28, 2, 2, 0, 1, false},  // fused 2x2 / stride 2, narrow plane: window table
+      {40, 36, 2, 2, 0, 1, false},  // fused 2x2 / stride 2, row by row
       {9, 11, 2, 2, 1, 1, false},   // 2x2 with padding: edge windows around the fused ones
       {7, 7, 2, 2, 0, 1, true},     // ceil_mode: a last window half outside
       {10, 12, 3, 1, 1, 1, false},  // stride 1, tap by tap
