@@ -14,10 +14,11 @@
 #
 # Usage: bench/cnn_compare.sh [--nabla BIN] [--torch BIN] [--threads "1 2"]
 #                             [--rounds 5] [--steps 30] [--warmup 5]
-# Defaults: build/rel/bench/cnn_step_bench, build-ref/torch_cnn_step.
+# Defaults: build/release/bench/cnn_step_bench (else build/*/bench/...), build-ref/torch_cnn_step.
 set -euo pipefail
 
-nabla=build/rel/bench/cnn_step_bench
+nabla=build/release/bench/cnn_step_bench  # the release preset's, else any build tree's
+[[ -x $nabla ]] || nabla=$(ls build/*/bench/cnn_step_bench 2>/dev/null | head -1)
 torch=build-ref/torch_cnn_step
 threads="1 2"
 rounds=5
