@@ -1,6 +1,9 @@
-// Parameter-free layers: ReLU, Tanh, Sigmoid, GELU, Flatten, Dropout.
+// Parameter-free layers: activations (ReLU, Tanh, Sigmoid, GELU, LeakyReLU,
+// ELU, SiLU, Softmax, LogSoftmax), reshaping (Flatten, Unflatten) and Dropout.
+// PyTorch's `inplace` flags are not offered (nabla's activations allocate).
 #pragma once
 #include <string>
+#include <vector>
 
 #include "nabla/nn/module.h"
 
@@ -30,6 +33,49 @@ class GELU : public Module {
   std::string approximate;
 };
 
+// max(0, x) + negative_slope * min(0, x).
+class LeakyReLU : public Module {
+ public:
+  explicit LeakyReLU(double negative_slope = 0.01) : negative_slope(negative_slope) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  double negative_slope;
+};
+
+// x for x > 0, alpha * (exp(x) - 1) otherwise.
+class ELU : public Module {
+ public:
+  explicit ELU(double alpha = 1.0) : alpha(alpha) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  double alpha;
+};
+
+// x * sigmoid(x) (also called swish).
+class SiLU : public Module {
+ public:
+  Tensor forward(const Tensor& x) override;
+};
+
+// softmax along `dim`. PyTorch's dim=None (an implicit, deprecated choice) is
+// not offered: dim is required.
+class Softmax : public Module {
+ public:
+  explicit Softmax(int64_t dim) : dim(dim) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  int64_t dim;
+};
+
+// log(softmax(x)) along `dim`, computed stably; dim is required.
+class LogSoftmax : public Module {
+ public:
+  explicit LogSoftmax(int64_t dim) : dim(dim) {}
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  int64_t dim;
+};
+
 // Flattens dims start_dim..end_dim (default: all but the batch dim).
 class Flatten : public Module {
  public:
@@ -37,6 +83,17 @@ class Flatten : public Module {
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   int64_t start_dim, end_dim;
+};
+
+// Expands dim `dim` into `unflattened_size` (whose product must equal that
+// dim's size; one entry may be -1), the inverse of Flatten.
+class Unflatten : public Module {
+ public:
+  Unflatten(int64_t dim, std::vector<int64_t> unflattened_size);
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  int64_t dim;
+  std::vector<int64_t> unflattened_size;
 };
 
 // Zeroes elements with probability p in training mode; identity in eval mode.

@@ -1,14 +1,18 @@
-// BatchNorm2d over nabla::batch_norm.
+// BatchNorm1d and BatchNorm2d over nabla::batch_norm, following PyTorch's
+// _BatchNorm.forward for the choice of statistics and the momentum.
 #include "nabla/nn/batchnorm.h"
 
 #include "nabla/core/grad_mode.h"
+#include "nabla/nn/init.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla::nn {
 
-BatchNorm2d::BatchNorm2d(int64_t n, double eps, double momentum, bool affine, bool track)
-    : num_features(n), eps(eps), momentum(momentum) {
-  NABLA_CHECK(n > 0, "nn::BatchNorm2d: num_features must be positive, got ", n);
+BatchNormBase::BatchNormBase(const char* api, int64_t n, double eps, std::optional<double> momentum, bool affine,
+                             bool track)
+    : num_features(n), eps(eps), momentum(momentum), api_(api) {
+  NABLA_CHECK(n > 0, api, ": num_features must be positive, got ", n);
+  NABLA_CHECK(eps >= 0, api, ": eps must be non-negative, got ", eps);
   if (affine) {
     weight = register_parameter("weight", ones({n}));
     bias = register_parameter("bias", zeros({n}));
@@ -20,21 +24,54 @@ BatchNorm2d::BatchNorm2d(int64_t n, double eps, double momentum, bool affine, bo
   }
 }
 
-Tensor BatchNorm2d::forward(const Tensor& x) {
-  NABLA_CHECK(x.dim() == 4 && x.size(1) == num_features, "nn::BatchNorm2d: expected input [N, ", num_features,
-              ", H, W], got shape ", x.sizes());
-  bool use_batch_stats = is_training() || !running_mean.defined();
+void BatchNormBase::reset_running_stats() {
+  if (!running_mean.defined()) return;
+  init::zeros_(running_mean);
+  init::ones_(running_var);
+  NoGradGuard g;
+  num_batches_tracked.zero_();
+}
+
+void BatchNormBase::reset_parameters() {
+  reset_running_stats();
+  if (!weight.defined()) return;
+  init::ones_(weight);
+  init::zeros_(bias);
+}
+
+Tensor BatchNormBase::forward(const Tensor& x) {
+  check_input(x);
+  double factor = momentum.value_or(0.0);
   if (is_training() && num_batches_tracked.defined()) {
     NoGradGuard g;
     num_batches_tracked.add_(1);
+    if (!momentum) factor = 1.0 / num_batches_tracked.item<double>();
   }
-  return batch_norm(x, running_mean, running_var, weight, bias, use_batch_stats, momentum, eps);
+  // Without tracking, running_mean is undefined and batch stats are used in eval too.
+  bool use_batch_stats = is_training() || !running_mean.defined();
+  return batch_norm(x, running_mean, running_var, weight, bias, use_batch_stats, factor, eps);
 }
 
-std::string BatchNorm2d::extra_repr() const {
-  return detail::concat(num_features, ", eps=", eps, ", momentum=", momentum,
-                        ", affine=", weight.defined() ? "true" : "false",
+std::string BatchNormBase::extra_repr() const {
+  std::string m = momentum ? detail::concat(*momentum) : "None";
+  return detail::concat(num_features, ", eps=", eps, ", momentum=", m, ", affine=", weight.defined() ? "true" : "false",
                         ", track_running_stats=", running_mean.defined() ? "true" : "false");
+}
+
+BatchNorm1d::BatchNorm1d(int64_t n, double eps, std::optional<double> momentum, bool affine, bool track)
+    : BatchNormBase("nn::BatchNorm1d", n, eps, momentum, affine, track) {}
+
+void BatchNorm1d::check_input(const Tensor& x) const {
+  NABLA_CHECK((x.dim() == 2 || x.dim() == 3) && x.size(1) == num_features, api_, ": expected input [N, ", num_features,
+              "] or [N, ", num_features, ", L], got shape ", x.sizes());
+}
+
+BatchNorm2d::BatchNorm2d(int64_t n, double eps, std::optional<double> momentum, bool affine, bool track)
+    : BatchNormBase("nn::BatchNorm2d", n, eps, momentum, affine, track) {}
+
+void BatchNorm2d::check_input(const Tensor& x) const {
+  NABLA_CHECK(x.dim() == 4 && x.size(1) == num_features, api_, ": expected input [N, ", num_features,
+              ", H, W], got shape ", x.sizes());
 }
 
 }  // namespace nabla::nn

@@ -34,4 +34,16 @@ Tensor kaiming_uniform_(Tensor t, double a = 0.0, const std::string& mode = "fan
 Tensor kaiming_normal_(Tensor t, double a = 0.0, const std::string& mode = "fan_in",
                        const std::string& nonlinearity = "leaky_relu");
 
+// A (semi-)orthogonal matrix, as torch.nn.init.orthogonal_: the tensor is
+// viewed as [size(0), numel / size(0)]; a standard normal matrix of that
+// shape (transposed when wide) is QR-factored (Householder, in float64) and
+// Q's columns are multiplied by the signs of R's diagonal, which makes Q
+// uniformly (Haar) distributed. Rows (or columns, whichever are fewer) come
+// out orthonormal, then scaled by `gain`. Needs 2 or more dims.
+Tensor orthogonal_(Tensor t, double gain = 1.0);
+
+// PyTorch's reset_parameters of Linear and Conv*d: weight kaiming_uniform_(a =
+// sqrt(5)), i.e. U(±1/sqrt(fan_in)); bias (if defined) U(±1/sqrt(fan_in)).
+void default_layer_init_(const Tensor& weight, const Tensor& bias);
+
 }  // namespace nabla::nn::init

@@ -1,9 +1,11 @@
-// Linear and Conv2d with PyTorch's default initialization: weights
-// kaiming_uniform_(a = sqrt(5)), i.e. U(±1/sqrt(fan_in)), and biases
-// U(±1/sqrt(fan_in)).
+// Linear with PyTorch's default initialization: weight kaiming_uniform_(a =
+// sqrt(5)), i.e. U(±1/sqrt(fan_in)), and bias U(±1/sqrt(fan_in)). Identity
+// (a placeholder that returns its input). The conv layers are in conv.h
+// (included here, where Conv2d used to live).
 #pragma once
 #include <cstdint>
 
+#include "nabla/nn/conv.h"
 #include "nabla/nn/module.h"
 
 namespace nabla::nn {
@@ -20,18 +22,10 @@ class Linear : public Module {
   Tensor weight, bias;  // bias undefined when constructed with bias = false
 };
 
-// NCHW convolution; weight [out, in / groups, k, k], bias [out]. Square
-// kernels, strides, paddings and dilations.
-class Conv2d : public Module {
+// Returns its input (torch.nn.Identity); e.g. to switch off a block.
+class Identity : public Module {
  public:
-  Conv2d(int64_t in_channels, int64_t out_channels, int64_t kernel_size, int64_t stride = 1, int64_t padding = 0,
-         int64_t dilation = 1, int64_t groups = 1, bool bias = true);
-  Tensor forward(const Tensor& x) override;
-  std::string extra_repr() const override;
-  void reset_parameters();
-
-  int64_t in_channels, out_channels, kernel_size, stride, padding, dilation, groups;
-  Tensor weight, bias;
+  Tensor forward(const Tensor& x) override { return x; }
 };
 
 }  // namespace nabla::nn

@@ -146,6 +146,27 @@ Module& Module::to(DType dtype) {
   return *this;
 }
 
+// Points the handle `t` at `moved`'s data (every copy of `t` sees the change).
+static void adopt(Tensor& t, const Tensor& moved) {
+  TensorImpl* dst = t.impl();
+  dst->storage = moved.impl()->storage;
+  dst->strides = moved.impl()->strides;
+  dst->offset = moved.impl()->offset;
+  dst->device = moved.device();
+  dst->is_view = false;
+  if (t.requires_grad() && t.grad().defined()) t.set_grad(Tensor());
+}
+
+Module& Module::to(Device device) {
+  std::vector<Tensor> all = parameters();
+  for (auto& t : buffers()) all.push_back(t);
+  std::vector<Tensor> moved;
+  for (auto& t : all) moved.push_back(t.device() == device ? Tensor() : t.detach().to(device).contiguous());
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (moved[i].defined()) adopt(all[i], moved[i]);
+  return *this;
+}
+
 StateDict Module::state_dict() const {
   StateDict out;
   // Registration order per module: its parameters, its buffers, then children.

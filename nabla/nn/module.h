@@ -71,6 +71,10 @@ class Module {
   // Converts floating parameters and buffers to `dtype` in place: the handles
   // the module (and the user) hold see the new dtype; gradients are dropped.
   Module& to(DType dtype);
+  // Moves every parameter and buffer to `device` in place (handles kept, as
+  // to(dtype)). Checks all moves before changing anything: a device without a
+  // backend in this build throws nabla::Error and leaves the module as it was.
+  Module& to(Device device);
 
   // ---- state ----
   // Parameters, then buffers, of this module, then of each child, in
@@ -86,6 +90,11 @@ class Module {
   virtual std::string name() const;
   // Constructor arguments shown in the printed tree ("in_features=3, ...").
   virtual std::string extra_repr() const { return {}; }
+
+ protected:
+  // Drops every child module; for containers that renumber or replace their
+  // children (ModuleList::insert, ModuleDict::insert over an existing key).
+  void clear_children() { children_.clear(); }
 
  private:
   void add_child(const std::string& name, ModulePtr m);

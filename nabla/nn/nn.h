@@ -1,11 +1,17 @@
-// nabla::nn — Module, layers and initializers (torch.nn).
+// nabla::nn — Module, layers, containers, loss modules and initializers (torch.nn).
 #pragma once
 #include "nabla/nn/activation.h"
 #include "nabla/nn/attention.h"
 #include "nabla/nn/batchnorm.h"
+#include "nabla/nn/container.h"
+#include "nabla/nn/conv.h"
+#include "nabla/nn/embedding.h"
 #include "nabla/nn/init.h"
 #include "nabla/nn/linear.h"
+#include "nabla/nn/loss.h"
 #include "nabla/nn/module.h"
+#include "nabla/nn/normalization.h"
+#include "nabla/nn/pooling.h"
 #include "nabla/nn/rnn.h"
 #include "nabla/nn/rnn_cell.h"
 #include "nabla/nn/rnn_utils.h"

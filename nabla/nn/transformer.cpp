@@ -7,18 +7,6 @@
 
 namespace nabla::nn {
 
-TransformerNorm::TransformerNorm(int64_t n, double eps) : normalized_shape(n), eps(eps) {
-  NABLA_CHECK(n > 0, "nn::TransformerNorm: normalized_shape must be positive, got ", n);
-  weight = register_parameter("weight", ones({n}));
-  bias = register_parameter("bias", zeros({n}));
-}
-
-Tensor TransformerNorm::forward(const Tensor& x) { return layer_norm(x, {normalized_shape}, weight, bias, eps); }
-
-std::string TransformerNorm::extra_repr() const {
-  return nabla::detail::concat("(", normalized_shape, ",), eps=", eps, ", elementwise_affine=true");
-}
-
 TransformerEncoderLayer::TransformerEncoderLayer(int64_t d_model, int64_t nhead, TransformerEncoderLayerOptions opts)
     : d_model(d_model), nhead(nhead), options(std::move(opts)) {
   NABLA_CHECK(options.activation == "relu" || options.activation == "gelu",
@@ -32,8 +20,8 @@ TransformerEncoderLayer::TransformerEncoderLayer(int64_t d_model, int64_t nhead,
   linear1 = register_module("linear1", std::make_shared<Linear>(d_model, options.dim_feedforward));
   dropout = register_module("dropout", std::make_shared<Dropout>(options.dropout));
   linear2 = register_module("linear2", std::make_shared<Linear>(options.dim_feedforward, d_model));
-  norm1 = register_module("norm1", std::make_shared<TransformerNorm>(d_model, options.layer_norm_eps));
-  norm2 = register_module("norm2", std::make_shared<TransformerNorm>(d_model, options.layer_norm_eps));
+  norm1 = register_module("norm1", std::make_shared<LayerNorm>(d_model, options.layer_norm_eps));
+  norm2 = register_module("norm2", std::make_shared<LayerNorm>(d_model, options.layer_norm_eps));
   dropout1 = register_module("dropout1", std::make_shared<Dropout>(options.dropout));
   dropout2 = register_module("dropout2", std::make_shared<Dropout>(options.dropout));
 }
@@ -58,24 +46,18 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mas
   return x;
 }
 
-namespace {
-// The holder of the encoder's layers, named "layers.0", "layers.1", ... as in PyTorch.
-struct LayerList : Module {
-  std::string name() const override { return "ModuleList"; }
-};
-}  // namespace
-
 TransformerEncoder::TransformerEncoder(const TransformerEncoderLayer& layer, int64_t num_layers,
-                                       std::shared_ptr<TransformerNorm> final_norm) {
+                                       std::shared_ptr<LayerNorm> final_norm) {
   NABLA_CHECK(num_layers > 0, "nn::TransformerEncoder: num_layers must be positive, got ", num_layers);
-  auto list = register_module("layers", std::make_shared<LayerList>());
+  auto list = register_module("layers", std::make_shared<ModuleList>());
   StateDict weights = layer.state_dict();
   for (int64_t i = 0; i < num_layers; ++i) {
     auto copy = std::make_shared<TransformerEncoderLayer>(layer.d_model, layer.nhead, layer.options);
     copy->to(layer.linear1->weight.dtype());
     copy->load_state_dict(weights);
     copy->train(layer.is_training());
-    layers.push_back(list->register_module(std::to_string(i), copy));
+    list->append(copy);
+    layers.push_back(copy);
   }
   if (final_norm) norm = register_module("norm", std::move(final_norm));
 }

@@ -18,25 +18,12 @@
 
 #include "nabla/nn/activation.h"
 #include "nabla/nn/attention.h"
+#include "nabla/nn/container.h"
 #include "nabla/nn/linear.h"
 #include "nabla/nn/module.h"
+#include "nabla/nn/normalization.h"
 
 namespace nabla::nn {
-
-// The layer norm over the last dim that the encoder uses (weight ones, bias
-// zeros), printed as "LayerNorm" like PyTorch's. A small local module so that
-// this file needs nothing beyond the functional layer_norm.
-class TransformerNorm : public Module {
- public:
-  explicit TransformerNorm(int64_t normalized_shape, double eps = 1e-5);
-  Tensor forward(const Tensor& x) override;
-  std::string name() const override { return "LayerNorm"; }
-  std::string extra_repr() const override;
-
-  int64_t normalized_shape;
-  double eps;
-  Tensor weight, bias;
-};
 
 struct TransformerEncoderLayerOptions {
   int64_t dim_feedforward = 2048;
@@ -61,7 +48,7 @@ class TransformerEncoderLayer : public Module {
   std::shared_ptr<Linear> linear1;
   std::shared_ptr<Dropout> dropout;
   std::shared_ptr<Linear> linear2;
-  std::shared_ptr<TransformerNorm> norm1, norm2;
+  std::shared_ptr<LayerNorm> norm1, norm2;
   std::shared_ptr<Dropout> dropout1, dropout2;
 };
 
@@ -70,12 +57,12 @@ class TransformerEncoderLayer : public Module {
 class TransformerEncoder : public Module {
  public:
   TransformerEncoder(const TransformerEncoderLayer& layer, int64_t num_layers,
-                     std::shared_ptr<TransformerNorm> norm = nullptr);
+                     std::shared_ptr<LayerNorm> norm = nullptr);
   Tensor forward(const Tensor& src, const Tensor& mask, const Tensor& src_key_padding_mask = Tensor());
   Tensor forward(const Tensor& src) override { return forward(src, Tensor(), Tensor()); }
 
-  std::vector<std::shared_ptr<TransformerEncoderLayer>> layers;
-  std::shared_ptr<TransformerNorm> norm;
+  std::vector<std::shared_ptr<TransformerEncoderLayer>> layers;  // also the children "layers.{i}" (a ModuleList)
+  std::shared_ptr<LayerNorm> norm;
 };
 
 }  // namespace nabla::nn

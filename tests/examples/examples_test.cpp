@@ -59,6 +59,31 @@ TEST(Examples, SeedNnSequentialLossFallsTenfold) {
 
 namespace {
 
+// "first_loss=A final_loss=B" from an example's output; false if missing.
+bool first_and_final(const std::string& out, double& first, double& last) {
+  auto pos = out.find("first_loss=");
+  return pos != std::string::npos &&
+         std::sscanf(out.c_str() + pos, "first_loss=%lf final_loss=%lf", &first, &last) == 2;
+}
+
+TEST(Examples, SeedNnAdamLossFallsTenfold) {
+  std::string out = run(std::string(NABLA_EXAMPLES_DIR) + "/seed_nn_adam 200");
+  double first = 0, last = 0;
+  ASSERT_TRUE(first_and_final(out, first, last)) << out;
+  EXPECT_GT(first, 0.0);
+  EXPECT_LT(last, 0.1 * first) << out;
+  EXPECT_NE(out.find("step  100"), std::string::npos) << out;
+}
+
+TEST(Examples, SeedNnModuleEpochLossFalls) {
+  std::string out = run(std::string(NABLA_EXAMPLES_DIR) + "/seed_nn_module 10");
+  double first = 0, last = 0;
+  ASSERT_TRUE(first_and_final(out, first, last)) << out;
+  EXPECT_GT(first, 0.0);
+  EXPECT_LT(last, 0.6 * first) << out;
+  EXPECT_NE(out.find("epoch   9"), std::string::npos) << out;
+}
+
 // Both modes of examples/lstm_sequences learn the sign of a sum over
 // sequences of different lengths.
 void expect_lstm_sequences_learns(const std::string& mode, int steps) {

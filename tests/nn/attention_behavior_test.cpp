@@ -137,7 +137,7 @@ TEST(TransformerEncoderLayer, DropoutInTrainingModeOnly) {
 TEST(TransformerEncoder, CopiesTheLayerAndStacksIt) {
   manual_seed(5);
   nn::TransformerEncoderLayer layer(8, 2, {.dim_feedforward = 16, .dropout = 0.0, .batch_first = true});
-  nn::TransformerEncoder enc(layer, 3, std::make_shared<nn::TransformerNorm>(8));
+  nn::TransformerEncoder enc(layer, 3, std::make_shared<nn::LayerNorm>(8));
   auto names = enc.state_dict().keys();
   EXPECT_EQ(names.front(), "layers.0.self_attn.in_proj_weight");
   EXPECT_EQ(names.back(), "norm.bias");

@@ -51,7 +51,7 @@ TEST(RnnDocs, AttentionExamplesRunWithTheDocumentedShapes) {
   EXPECT_EQ(w2.sizes(), Shape({N, 8, L, S}));
 
   nn::TransformerEncoderLayer layer(64, 8, {.dim_feedforward = 128, .batch_first = true, .norm_first = true});
-  nn::TransformerEncoder encoder(layer, 2, std::make_shared<nn::TransformerNorm>(64));
+  nn::TransformerEncoder encoder(layer, 2, std::make_shared<nn::LayerNorm>(64));
   EXPECT_EQ(encoder.forward(q, Tensor(), cast(zeros({N, L}), kBool)).sizes(), Shape({N, L, 64}));
 }
 

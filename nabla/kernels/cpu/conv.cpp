@@ -5,9 +5,12 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 #include "nabla/core/parallel.h"
+#include "nabla/kernels/cpu/conv_onednn.h"
 #include "nabla/kernels/cpu/elementwise.h"
 
 namespace nabla::cpu {
@@ -275,23 +278,35 @@ void float_dispatch(DType t, const char* what, Fn&& fn) {
   else fail(what, ": unsupported dtype ", t, " (expected float32 or float64)");
 }
 
+bool onednn_default() {
+  const char* env = std::getenv("NABLA_CONV_ONEDNN");
+  return !(env && env[0] == '0');
+}
+std::atomic<bool> g_use_onednn{onednn_default()};
+
 }  // namespace
+
+void set_conv_onednn_enabled(bool on) { g_use_onednn.store(on); }
+bool conv_onednn_enabled() { return g_use_onednn.load(); }
 
 void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                     const Conv2dGeometry& g) {
   if (out.numel() == 0) return;
+  if (conv_onednn_enabled() && onednn_conv2d_forward(x, w, bias, out, g)) return;
   float_dispatch(out.dtype(), "conv2d", [&]<class T>() { conv2d_forward_t<T>(x, w, bias, out, g); });
 }
 
 void conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                               const Conv2dGeometry& g) {
   if (out.numel() == 0) return;
+  if (conv_onednn_enabled() && onednn_conv_transpose2d_forward(x, w, bias, out, g)) return;
   float_dispatch(out.dtype(), "conv_transpose2d",
                  [&]<class T>() { conv_transpose2d_forward_t<T>(x, w, bias, out, g); });
 }
 
 void conv2d_weight_grad(const Tensor& x, const Tensor& gy, const Tensor& gw, const Conv2dGeometry& g) {
   if (gw.numel() == 0) return;
+  if (conv_onednn_enabled() && onednn_conv2d_weight_grad(x, gy, gw, g)) return;
   float_dispatch(gw.dtype(), "conv2d_weight_grad", [&]<class T>() { conv2d_weight_grad_t<T>(x, gy, gw, g); });
 }
 

@@ -1,4 +1,7 @@
-// CPU kernels for 2-D convolution: im2col + GEMM (OpenBLAS sgemm/dgemm).
+// CPU kernels for 2-D convolution. float32 goes to oneDNN's convolution
+// primitives (conv_onednn.h) where oneDNN takes the geometry; everything else
+// (float64, geometries oneDNN rejects, or the oneDNN path switched off) runs
+// im2col + GEMM (oneDNN sgemm / OpenBLAS dgemm), described below.
 //
 // All three kernels describe one convolution by its Conv2dGeometry, always in
 // conv2d's terms: "input" is the side the kernel window slides over, "output"
@@ -49,5 +52,13 @@ void conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bi
 // may be smaller than the convolution's natural output: the missing rows and
 // columns count as zero gradient.
 void conv2d_weight_grad(const Tensor& x, const Tensor& gy, const Tensor& gw, const Conv2dGeometry& g);
+
+// Whether float32 convolutions may use oneDNN's primitives (default on; the
+// environment variable NABLA_CONV_ONEDNN=0 turns it off at start-up). Off,
+// every convolution runs the im2col kernels: tests compare the two paths, and
+// benchmarks can measure the difference. Process-wide; not meant to be
+// flipped while other threads run convolutions.
+void set_conv_onednn_enabled(bool on);
+bool conv_onednn_enabled();
 
 }  // namespace nabla::cpu

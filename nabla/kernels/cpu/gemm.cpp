@@ -7,6 +7,7 @@
 
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/elementwise.h"
+#include "nabla/kernels/cpu/omp_single.h"
 
 namespace nabla::cpu {
 namespace {
@@ -23,6 +24,42 @@ BlasMatrix as_blas(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
   return {};
 }
 
+void sgemm_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                int64_t ldb, float* c, int64_t ldc) {
+  dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+  NABLA_CHECK(st == dnnl_success, "matmul: oneDNN sgemm failed with status ", static_cast<int>(st), " for ", m, "x",
+              k, " @ ", k, "x", n);
+}
+
+// Products below this many multiply-adds run as one call: a thread hand-off
+// costs more than it saves.
+constexpr double kSplitMacs = 1 << 20;
+
+// oneDNN's sgemm runs single-threaded on slices of C (rows, or columns when
+// C is wider than tall), one slice per nabla thread: OpenMP's own threads
+// would spin-wait on the cores nabla's pool needs (see omp_single.h).
+void sgemm_threads(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                   int64_t ldb, float* c, int64_t ldc) {
+  ScopedOmpThreads single(1);
+  bool by_rows = m >= n;
+  int64_t extent = by_rows ? m : n;
+  int64_t chunks = std::min<int64_t>(get_num_threads(), extent / 16);  // slices of at least 16
+  if (chunks <= 1 || static_cast<double>(m) * n * k < kSplitMacs) {
+    sgemm_call(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+    return;
+  }
+  int64_t step = (extent + chunks - 1) / chunks;
+  parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+    ScopedOmpThreads worker(1);  // pool threads start with OpenMP's default
+    for (int64_t q = begin; q < end; ++q) {
+      int64_t lo = q * step, len = std::min(extent, lo + step) - lo;
+      if (len <= 0) continue;
+      if (by_rows) sgemm_call(ta, tb, len, n, k, ta ? a + lo : a + lo * lda, lda, b, ldb, c + lo * ldc, ldc);
+      else sgemm_call(ta, tb, m, len, k, a, lda, tb ? b + lo * ldb : b + lo, ldb, c + lo, ldc);
+    }
+  });
+}
+
 // float32 goes to oneDNN's sgemm, which measured faster than OpenBLAS's at
 // every benchmarked shape and thread count (bench/README.md); float64 to
 // OpenBLAS (oneDNN has no dgemm).
@@ -30,9 +67,7 @@ template <class T>
 void gemm_one(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
               T* c, int64_t ldc) {
   if constexpr (std::is_same_v<T, float>) {
-    dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-    NABLA_CHECK(st == dnnl_success, "matmul: oneDNN sgemm failed with status ", static_cast<int>(st), " for ", m,
-                "x", k, " @ ", k, "x", n);
+    sgemm_threads(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
   } else {
     auto TA = ta ? CblasTrans : CblasNoTrans, TB = tb ? CblasTrans : CblasNoTrans;
     cblas_dgemm(CblasRowMajor, TA, TB, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b, (int)ldb, 0.0, c, (int)ldc);

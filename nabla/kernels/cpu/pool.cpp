@@ -3,8 +3,12 @@
 #include "nabla/kernels/cpu/pool.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <vector>
+#include <type_traits>
 
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/elementwise.h"
@@ -44,8 +48,88 @@ AvgWindow avg_window(const Pool2dGeometry& g, AvgPoolOptions o, int64_t oh, int6
   return {h0, h1, w0, w1, std::max<int64_t>(divisor, 1)};
 }
 
+// The window of output (oh, ow) lies inside the plane for rows [row_lo,
+// row_hi) and columns [col_lo, col_hi): there the max needs no bounds checks
+// (and, for the usual 2x2 / stride 2 pool, that is every output).
+int64_t first_inside(int64_t stride, int64_t pad) { return (pad + stride - 1) / stride; }
+int64_t end_inside(int64_t out, int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dilation) {
+  int64_t last = in + pad - (k - 1) * dilation - 1;  // oh * stride <= last
+  return last < 0 ? 0 : std::min(out, last / stride + 1);
+}
+
 int64_t adaptive_start(int64_t i, int64_t in, int64_t out) { return (i * in) / out; }
 int64_t adaptive_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
+
+// One tap of the interior max-pool windows of an output row: for the n
+// outputs j, the candidate plane[i0 + j * stride] (stride: SW, or sw when SW
+// is 0). The first tap starts the maximum; a later one wins if larger or the
+// first NaN (edge()'s rule). The outputs of a row are independent, so this
+// loop vectorizes (with a constant stride); a window-at-a-time loop is one
+// long dependency chain through the running maximum, ~5x slower.
+template <int64_t SW, class T>
+void max_taps_row(const T* __restrict plane, int64_t i0, int64_t n, int64_t sw, bool first, T* __restrict vb,
+                  int64_t* __restrict ib) {
+  const int64_t stride = SW ? SW : sw;
+  const T* __restrict src = plane + i0;
+  if (first) {
+    for (int64_t j = 0; j < n; ++j) {
+      vb[j] = src[j * stride];
+      ib[j] = i0 + j * stride;
+    }
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    T v = src[j * stride], best = vb[j];
+    bool take = v > best || (v != v && best == best);
+    vb[j] = take ? v : best;
+    ib[j] = take ? i0 + j * stride : ib[j];
+  }
+}
+
+// The interior 2x2 / stride-2 windows of an output row, all four taps in one
+// pass (same rule and tap order as max_taps_row): window j covers
+// plane[i0 + 2j + {0, 1, W, W + 1}].
+template <class T>
+void max2x2_row(const T* __restrict plane, int64_t i0, int64_t W, int64_t n, T* __restrict vb, int64_t* __restrict ib) {
+  const T* __restrict r0 = plane + i0;
+  const T* __restrict r1 = r0 + W;
+  auto tap = [](T v, int64_t i, T& best, int64_t& arg) {
+    bool take = v > best || (v != v && best == best);
+    best = take ? v : best;
+    arg = take ? i : arg;
+  };
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t i = i0 + 2 * j;
+    T best = r0[2 * j];
+    int64_t arg = i;
+    tap(r0[2 * j + 1], i + 1, best, arg);
+    tap(r1[2 * j], i + W, best, arg);
+    tap(r1[2 * j + 1], i + W + 1, best, arg);
+    vb[j] = best;
+    ib[j] = arg;
+  }
+}
+
+// max2x2_row's windows at plane[at[j] + {0, 1, W, W + 1}] for j < n.
+template <class T>
+void max2x2_table(const T* __restrict plane, const int64_t* __restrict at, int64_t W, int64_t n, T* __restrict vb,
+                  int64_t* __restrict ib) {
+  auto tap = [](T v, int64_t i, T& best, int64_t& arg) {
+    bool take = v > best || (v != v && best == best);
+    best = take ? v : best;
+    arg = take ? i : arg;
+  };
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t i = at[j];
+    T best = plane[i];
+    int64_t arg = i;
+    tap(plane[i + 1], i + 1, best, arg);
+    tap(plane[i + W], i + W, best, arg);
+    tap(plane[i + W + 1], i + W + 1, best, arg);
+    vb[j] = best;
+    ib[j] = arg;
+  }
+}
 
 }  // namespace
 
@@ -53,32 +137,78 @@ void max_pool2d_forward(const Tensor& x_in, const Tensor& values, const Tensor& 
   Tensor x = contiguous_input(x_in);
   int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
   int64_t* pi = static_cast<int64_t*>(indices.raw_data());
+  int64_t row_lo = std::min(first_inside(g.stride_h, g.pad_h), g.out_h);
+  int64_t row_hi = std::max(row_lo, end_inside(g.out_h, g.in_h, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h));
+  int64_t col_lo = std::min(first_inside(g.stride_w, g.pad_w), g.out_w);
+  int64_t col_hi = std::max(col_lo, end_inside(g.out_w, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w));
+  bool pool2x2 = g.kernel_h == 2 && g.kernel_w == 2 && g.stride_w == 2 && g.dilation_h == 1 && g.dilation_w == 1;
+  // Narrow planes whose windows all lie inside (the second pool of a small
+  // CNN: 7 outputs a row) are done as one loop over the plane through a table
+  // of window offsets: row by row, most of the work fell in the vector loop's
+  // scalar remainder.
+  std::vector<int64_t> window_at;
+  if (pool2x2 && g.out_w < 16 && row_lo == 0 && row_hi == g.out_h && col_lo == 0 && col_hi == g.out_w) {
+    window_at.resize(P);
+    for (int64_t oh = 0; oh < g.out_h; ++oh)
+      for (int64_t ow = 0; ow < g.out_w; ++ow)
+        window_at[oh * g.out_w + ow] = (oh * g.stride_h - g.pad_h) * g.in_w + ow * 2 - g.pad_w;
+  }
   float_dispatch(values.dtype(), "max_pool2d", [&]<class T>() {
     const T* px = static_cast<const T*>(x.raw_data());
     T* pv = static_cast<T*>(values.raw_data());
     for_planes(g, P * g.kernel_h * g.kernel_w, [&](int64_t q) {
       const T* plane = px + q * HW;
-      for (int64_t oh = 0; oh < g.out_h; ++oh) {
-        for (int64_t ow = 0; ow < g.out_w; ++ow) {
-          T best = -std::numeric_limits<T>::infinity();
-          int64_t arg = -1;
-          for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
-            int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
-            if (ih < 0 || ih >= g.in_h) continue;
-            for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-              int64_t iw = ow * g.stride_w - g.pad_w + kj * g.dilation_w;
-              if (iw < 0 || iw >= g.in_w) continue;
-              T v = plane[ih * g.in_w + iw];
-              // NaN wins (propagates), like PyTorch; first maximum on ties.
-              if (arg < 0 || v > best || (std::isnan(v) && !std::isnan(best))) {
-                best = v;
-                arg = ih * g.in_w + iw;
-              }
+      T* vrow = pv + q * P;
+      int64_t* irow = pi + q * P;
+      if (!window_at.empty()) {
+        max2x2_table(plane, window_at.data(), g.in_w, P, vrow, irow);
+        return;
+      }
+      // Windows that may reach into the padding: bounds-checked.
+      auto edge = [&](int64_t oh, int64_t ow) {
+        T best = -std::numeric_limits<T>::infinity();
+        int64_t arg = -1;
+        for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
+          int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
+          if (ih < 0 || ih >= g.in_h) continue;
+          for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
+            int64_t iw = ow * g.stride_w - g.pad_w + kj * g.dilation_w;
+            if (iw < 0 || iw >= g.in_w) continue;
+            T v = plane[ih * g.in_w + iw];
+            // NaN wins (propagates), like PyTorch; first maximum on ties.
+            if (arg < 0 || v > best || (std::isnan(v) && !std::isnan(best))) {
+              best = v;
+              arg = ih * g.in_w + iw;
             }
           }
-          pv[q * P + oh * g.out_w + ow] = best;
-          pi[q * P + oh * g.out_w + ow] = arg;
         }
+        vrow[oh * g.out_w + ow] = best;
+        irow[oh * g.out_w + ow] = arg;
+      };
+      for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        if (oh < row_lo || oh >= row_hi) {
+          for (int64_t ow = 0; ow < g.out_w; ++ow) edge(oh, ow);
+          continue;
+        }
+        for (int64_t ow = 0; ow < col_lo; ++ow) edge(oh, ow);
+        int64_t ih0 = oh * g.stride_h - g.pad_h;
+        if (pool2x2) {  // the common case: all four taps in one pass
+          int64_t i0 = ih0 * g.in_w - g.pad_w + col_lo * 2, o = oh * g.out_w + col_lo;
+          max2x2_row(plane, i0, g.in_w, col_hi - col_lo, vrow + o, irow + o);
+          for (int64_t ow = col_hi; ow < g.out_w; ++ow) edge(oh, ow);
+          continue;
+        }
+        // Interior windows, tap by tap across the row (max_taps_row).
+        for (int64_t ki = 0; ki < g.kernel_h; ++ki)
+          for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
+            int64_t i0 = (ih0 + ki * g.dilation_h) * g.in_w + kj * g.dilation_w - g.pad_w + col_lo * g.stride_w;
+            int64_t n = col_hi - col_lo, o = oh * g.out_w + col_lo;
+            bool first = ki == 0 && kj == 0;
+            if (g.stride_w == 2) max_taps_row<2>(plane, i0, n, 2, first, vrow + o, irow + o);
+            else if (g.stride_w == 1) max_taps_row<1>(plane, i0, n, 1, first, vrow + o, irow + o);
+            else max_taps_row<0>(plane, i0, n, g.stride_w, first, vrow + o, irow + o);
+          }
+        for (int64_t ow = col_hi; ow < g.out_w; ++ow) edge(oh, ow);
       }
     });
   });

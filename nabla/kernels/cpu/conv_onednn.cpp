@@ -1,0 +1,382 @@
+// oneDNN convolution primitives for float32 conv2d (see conv_onednn.h).
+#include "nabla/kernels/cpu/conv_onednn.h"
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "nabla/core/parallel.h"
+#include "nabla/kernels/cpu/elementwise.h"
+#include "nabla/kernels/cpu/omp_single.h"
+
+namespace nabla::cpu {
+namespace {
+
+using dnnl::memory;
+using Dims = memory::dims;
+
+enum class Kind : int64_t { forward, backward_data, backward_weights };
+
+dnnl::engine& engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+// One tensor argument of a primitive: the layout of nabla's (contiguous,
+// NCHW / OIHW) tensor and the layout the primitive chose; a reorder between
+// them when they differ.
+struct Operand {
+  int arg = 0;
+  memory::desc user, prim;
+  std::optional<dnnl::reorder> reorder;  // user -> prim for inputs, prim -> user for the output
+};
+
+struct Plan {
+  dnnl::primitive prim;
+  Operand in[2], out;
+  memory::desc bias;  // forward only, zero-dim when there is no bias
+  size_t scratch_bytes = 0;
+};
+
+Operand make_operand(int arg, const memory::desc& user, const memory::desc& prim, bool is_output) {
+  Operand o{arg, user, prim, std::nullopt};
+  if (user != prim)
+    o.reorder = is_output ? dnnl::reorder(dnnl::reorder::primitive_desc(engine(), prim, engine(), user))
+                          : dnnl::reorder(dnnl::reorder::primitive_desc(engine(), user, engine(), prim));
+  return o;
+}
+
+// oneDNN accepts a geometry when (in - k_eff + pad_l + pad_r) / stride + 1 ==
+// out with pad_r + stride > 0. The symmetric padding fits every natural
+// output size; a smaller output (weight gradient of a narrowed grad_output)
+// needs a smaller right padding.
+std::optional<int64_t> pad_right(int64_t in, int64_t out, int64_t k_eff, int64_t s, int64_t pl) {
+  for (int64_t pr : {pl, (out - 1) * s + k_eff - in - pl}) {
+    int64_t span = in - k_eff + pl + pr;
+    if (pr + s > 0 && span >= 0 && span / s + 1 == out) return pr;
+  }
+  return std::nullopt;
+}
+
+struct Shapes {
+  Dims src, wei, dst, bias, strides, dilates, pad_l, pad_r;
+  memory::format_tag wei_tag;
+};
+
+std::optional<Shapes> shapes_of(const Conv2dGeometry& g) {
+  int64_t keh = g.dilation_h * (g.kernel_h - 1) + 1, kew = g.dilation_w * (g.kernel_w - 1) + 1;
+  auto prh = pad_right(g.in_h, g.out_h, keh, g.stride_h, g.pad_h);
+  auto prw = pad_right(g.in_w, g.out_w, kew, g.stride_w, g.pad_w);
+  if (!prh || !prw) return std::nullopt;
+  Shapes s;
+  s.src = {g.batch, g.in_channels, g.in_h, g.in_w};
+  s.dst = {g.batch, g.out_channels, g.out_h, g.out_w};
+  s.bias = {g.out_channels};
+  int64_t ocg = g.out_channels / g.groups, cg = g.in_channels / g.groups;
+  if (g.groups == 1) {
+    s.wei = {g.out_channels, cg, g.kernel_h, g.kernel_w};
+    s.wei_tag = memory::format_tag::oihw;
+  } else {
+    s.wei = {g.groups, ocg, cg, g.kernel_h, g.kernel_w};  // same memory as [OC, C/groups, KH, KW]
+    s.wei_tag = memory::format_tag::goihw;
+  }
+  s.strides = {g.stride_h, g.stride_w};
+  s.dilates = {g.dilation_h - 1, g.dilation_w - 1};  // oneDNN counts the gaps
+  s.pad_l = {g.pad_h, g.pad_w};
+  s.pad_r = {*prh, *prw};
+  return s;
+}
+
+memory::desc plain(const Dims& d, memory::format_tag tag) { return {d, memory::data_type::f32, tag}; }
+memory::desc any(const Dims& d) { return {d, memory::data_type::f32, memory::format_tag::any}; }
+
+dnnl::primitive_attr user_scratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // from nabla's allocator, per call
+  return attr;
+}
+
+dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_bias) {
+  auto alg = dnnl::algorithm::convolution_direct;
+  auto pk = dnnl::prop_kind::forward_training;
+  auto d = with_bias
+               ? dnnl::convolution_forward::desc(pk, alg, any(s.src), any(s.wei), plain(s.bias, memory::format_tag::a),
+                                                 any(s.dst), s.strides, s.dilates, s.pad_l, s.pad_r)
+               : dnnl::convolution_forward::desc(pk, alg, any(s.src), any(s.wei), any(s.dst), s.strides, s.dilates,
+                                                 s.pad_l, s.pad_r);
+  return {d, user_scratchpad(), engine()};
+}
+
+// Builds the primitive; throws dnnl::error when oneDNN has no implementation.
+std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias) {
+  auto nchw = memory::format_tag::nchw;
+  auto p = std::make_shared<Plan>();
+  auto alg = dnnl::algorithm::convolution_direct;
+  if (kind == Kind::forward) {
+    auto pd = forward_pd(s, with_bias);
+    p->prim = dnnl::convolution_forward(pd);
+    p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, nchw), pd.src_desc(), false);
+    p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag), pd.weights_desc(), false);
+    p->out = make_operand(DNNL_ARG_DST, plain(s.dst, nchw), pd.dst_desc(), true);
+    if (with_bias) p->bias = plain(s.bias, memory::format_tag::a);
+    p->scratch_bytes = pd.scratchpad_desc().get_size();
+  } else if (kind == Kind::backward_data) {
+    auto hint = forward_pd(s, false);
+    dnnl::convolution_backward_data::desc d(alg, any(s.src), any(s.wei), any(s.dst), s.strides, s.dilates, s.pad_l,
+                                            s.pad_r);
+    dnnl::convolution_backward_data::primitive_desc pd(d, user_scratchpad(), engine(), hint);
+    p->prim = dnnl::convolution_backward_data(pd);
+    p->in[0] = make_operand(DNNL_ARG_DIFF_DST, plain(s.dst, nchw), pd.diff_dst_desc(), false);
+    p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag), pd.weights_desc(), false);
+    p->out = make_operand(DNNL_ARG_DIFF_SRC, plain(s.src, nchw), pd.diff_src_desc(), true);
+    p->scratch_bytes = pd.scratchpad_desc().get_size();
+  } else {
+    auto hint = forward_pd(s, false);
+    dnnl::convolution_backward_weights::desc d(alg, any(s.src), any(s.wei), any(s.dst), s.strides, s.dilates, s.pad_l,
+                                               s.pad_r);
+    dnnl::convolution_backward_weights::primitive_desc pd(d, user_scratchpad(), engine(), hint);
+    p->prim = dnnl::convolution_backward_weights(pd);
+    p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, nchw), pd.src_desc(), false);
+    p->in[1] = make_operand(DNNL_ARG_DIFF_DST, plain(s.dst, nchw), pd.diff_dst_desc(), false);
+    p->out = make_operand(DNNL_ARG_DIFF_WEIGHTS, plain(s.wei, s.wei_tag), pd.diff_weights_desc(), true);
+    p->scratch_bytes = pd.scratchpad_desc().get_size();
+  }
+  return p;
+}
+
+// ---- the cache ----------------------------------------------------------
+
+using Key = std::array<int64_t, 21>;
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    size_t h = 1469598103934665603ull;
+    for (int64_t v : k) h = (h ^ static_cast<size_t>(v)) * 1099511628211ull;
+    return h;
+  }
+};
+
+// Bounded so that a program sweeping shapes does not grow without limit.
+constexpr size_t kMaxPlans = 256;
+
+std::mutex g_cache_mu;
+std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash>& cache() {
+  static auto* c = new std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash>();  // leaked: used until exit
+  return *c;
+}
+
+// Threads: oneDNN runs single-threaded (omp_single.h says why) and a
+// convolution uses nabla's threads by splitting the batch, one oneDNN call
+// per thread; a batch smaller than the thread count runs as one call on
+// OpenMP's threads instead.
+
+// The plan for this convolution, or null when oneDNN cannot run it (also
+// cached, so an unsupported geometry is tried once). oneDNN sizes its work
+// split for the OpenMP thread count current at creation (omp_threads, which
+// the caller has set), hence part of the key.
+std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias, int omp_threads) {
+  Key key{static_cast<int64_t>(kind),
+          g.batch,
+          g.in_channels,
+          g.in_h,
+          g.in_w,
+          g.out_channels,
+          g.out_h,
+          g.out_w,
+          g.kernel_h,
+          g.kernel_w,
+          g.stride_h,
+          g.stride_w,
+          g.pad_h,
+          g.pad_w,
+          g.dilation_h,
+          g.dilation_w,
+          g.groups,
+          with_bias,
+          omp_threads,
+          0,
+          0};
+  std::lock_guard<std::mutex> lock(g_cache_mu);
+  auto it = cache().find(key);
+  if (it != cache().end()) return it->second;
+  std::shared_ptr<const Plan> plan;
+  if (auto s = shapes_of(g)) {
+    try {
+      plan = make_plan(kind, *s, with_bias);
+    } catch (const dnnl::error&) {
+      plan = nullptr;  // no oneDNN implementation: the im2col kernels run it
+    }
+  }
+  if (cache().size() >= kMaxPlans) cache().clear();
+  cache().emplace(key, plan);
+  return plan;
+}
+
+// ---- execution ----------------------------------------------------------
+
+// A float32 buffer from nabla's allocator big enough for `bytes`.
+Tensor buffer(size_t bytes, const Tensor& like) {
+  return make_empty({static_cast<int64_t>((bytes + sizeof(float) - 1) / sizeof(float))}, kFloat32, like.device());
+}
+
+// One batch slice's call: user pointers and the buffers for the reordered
+// operands and the scratchpad (allocated by the calling thread up front).
+struct Call {
+  const Plan* plan = nullptr;
+  const void *a = nullptr, *b = nullptr, *bias = nullptr;
+  void* out = nullptr;
+  Tensor buffers[4];  // in[0], in[1], out (blocked copies), scratchpad
+};
+
+Call prepare(const Plan& p, const void* a, const void* b, const void* bias, void* out, const Tensor& like) {
+  Call c{&p, a, b, bias, out, {}};
+  if (p.in[0].reorder) c.buffers[0] = buffer(p.in[0].prim.get_size(), like);
+  if (p.in[1].reorder) c.buffers[1] = buffer(p.in[1].prim.get_size(), like);
+  if (p.out.reorder) c.buffers[2] = buffer(p.out.prim.get_size(), like);
+  if (p.scratch_bytes > 0) c.buffers[3] = buffer(p.scratch_bytes, like);
+  return c;
+}
+
+void execute(const Call& c) {
+  const Plan& p = *c.plan;
+  auto& eng = engine();
+  dnnl::stream stream(eng);
+  std::unordered_map<int, memory> args;
+  const void* inputs[2] = {c.a, c.b};
+  for (int i = 0; i < 2; ++i) {
+    const Operand& o = p.in[i];
+    memory user(o.user, eng, const_cast<void*>(inputs[i]));
+    if (!o.reorder) {
+      args.emplace(o.arg, user);
+      continue;
+    }
+    memory prim(o.prim, eng, c.buffers[i].raw_data());
+    o.reorder->execute(stream, user, prim);
+    args.emplace(o.arg, prim);
+  }
+  if (c.bias) args.emplace(DNNL_ARG_BIAS, memory(p.bias, eng, const_cast<void*>(c.bias)));
+  memory user_out(p.out.user, eng, c.out);
+  memory prim_out = p.out.reorder ? memory(p.out.prim, eng, c.buffers[2].raw_data()) : user_out;
+  args.emplace(p.out.arg, prim_out);
+  if (p.scratch_bytes > 0)
+    args.emplace(DNNL_ARG_SCRATCHPAD, memory(memory::desc({static_cast<int64_t>(p.scratch_bytes)},
+                                                          memory::data_type::u8, memory::format_tag::a),
+                                             eng, c.buffers[3].raw_data()));
+  p.prim.execute(stream, args);
+  if (p.out.reorder) p.out.reorder->execute(stream, prim_out, user_out);
+  stream.wait();
+}
+
+// Runs the convolution of the whole batch as `chunks` oneDNN calls on batch
+// slices, in parallel on nabla's pool. a and out (forward, backward data) or
+// a and b (backward weights) are sliced along the batch; the weight gradients
+// of the slices are summed into out.
+bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, const Tensor& bias, const Tensor& out) {
+  if (out.dtype() != kFloat32 || a.dtype() != kFloat32 || b.dtype() != kFloat32) return false;
+  if (bias.defined() && bias.dtype() != kFloat32) return false;
+  if (a.numel() == 0 || b.numel() == 0 || out.numel() == 0) return false;
+  // Only the forward primitive takes the bias; conv_transpose2d adds its own.
+  bool primitive_bias = kind == Kind::forward && bias.defined();
+  // A batch of at least one sample per thread is sliced (single-threaded
+  // oneDNN calls); a smaller one runs as one call on OpenMP's threads.
+  int threads = get_num_threads();
+  bool sliced = g.batch >= threads;
+  int omp_threads = sliced ? 1 : threads;
+  ScopedOmpThreads omp(omp_threads);
+  int64_t chunks = sliced ? threads : 1;
+  int64_t base = g.batch / chunks, extra = g.batch % chunks;  // the first `extra` slices get one more sample
+  Conv2dGeometry gs = g;
+  gs.batch = base;
+  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias, omp_threads), plan_plus;
+  if (plan && extra > 0) {
+    gs.batch = base + 1;
+    plan_plus = plan_for(kind, gs, primitive_bias, omp_threads);
+  }
+  if (!plan || (extra > 0 && !plan_plus)) return false;
+
+  Tensor ca = contiguous_input(a), cb = contiguous_input(b);
+  Tensor cbias = primitive_bias ? contiguous_input(bias) : Tensor();
+  // Per-sample sizes of the sliced operands (all NCHW contiguous).
+  int64_t a_sample = ca.numel() / g.batch;
+  int64_t b_sample = kind == Kind::backward_weights ? cb.numel() / g.batch : 0;
+  int64_t out_sample = kind == Kind::backward_weights ? 0 : out.numel() / g.batch;
+  const float* pa = static_cast<const float*>(ca.raw_data());
+  const float* pb = static_cast<const float*>(cb.raw_data());
+  float* po = static_cast<float*>(out.raw_data());
+  // Weight gradients: slice 0 writes out, the others their own buffers.
+  std::vector<Tensor> partial;
+  std::vector<Call> calls;
+  for (int64_t c = 0, n0 = 0; c < chunks; ++c) {
+    int64_t nb = base + (c < extra ? 1 : 0);
+    const Plan& pc = nb == base ? *plan : *plan_plus;
+    void* dst = po + n0 * out_sample;
+    if (kind == Kind::backward_weights && c > 0) {
+      partial.push_back(make_empty(out.sizes(), kFloat32, out.device()));
+      dst = partial.back().raw_data();
+    }
+    calls.push_back(
+        prepare(pc, pa + n0 * a_sample, pb + n0 * b_sample, cbias.defined() ? cbias.raw_data() : nullptr, dst, out));
+    n0 += nb;
+  }
+  try {
+    if (chunks == 1) {
+      execute(calls[0]);
+    } else {
+      parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+        ScopedOmpThreads worker(1);  // pool threads start with OpenMP's default
+        for (int64_t c = begin; c < end; ++c) execute(calls[c]);
+      });
+    }
+  } catch (const dnnl::error& e) {
+    fail("conv2d: oneDNN convolution failed: ", e.what(), " (status ", static_cast<int>(e.status), ")");
+  }
+  if (!partial.empty()) {
+    int64_t n = out.numel();
+    for (const Tensor& t : partial) {
+      const float* pt = static_cast<const float*>(t.raw_data());
+      for (int64_t i = 0; i < n; ++i) po[i] += pt[i];
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool onednn_conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                           const Conv2dGeometry& g) {
+  return run(Kind::forward, g, x, w, bias, out);
+}
+
+bool onednn_conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                                     const Conv2dGeometry& g) {
+  if (bias.defined() && bias.dtype() != kFloat32) return false;
+  if (!run(Kind::backward_data, g, x, w, Tensor(), out)) return false;
+  if (!bias.defined()) return true;
+  // out[n, c] += bias[c], plane by plane (the backward-data primitive has no bias).
+  Tensor cb = contiguous_input(bias);
+  const float* pb = static_cast<const float*>(cb.raw_data());
+  float* po = static_cast<float*>(out.raw_data());
+  int64_t C = g.in_channels, HW = g.in_h * g.in_w;
+  parallel_for(0, g.batch * C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(HW, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t q = b; q < e; ++q) {
+                   float v = pb[q % C];
+                   for (float *p = po + q * HW, *end = p + HW; p < end; ++p) *p += v;
+                 }
+               });
+  return true;
+}
+
+bool onednn_conv2d_weight_grad(const Tensor& x, const Tensor& gy, const Tensor& gw, const Conv2dGeometry& g) {
+  return run(Kind::backward_weights, g, x, gy, Tensor(), gw);
+}
+
+int64_t onednn_conv_cache_size() {
+  std::lock_guard<std::mutex> lock(g_cache_mu);
+  return static_cast<int64_t>(cache().size());
+}
+
+}  // namespace nabla::cpu
