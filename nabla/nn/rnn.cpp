@@ -154,7 +154,8 @@ LSTMOutput RNNBase::run(const Tensor& input, const LSTMState& state, const Tenso
         }
         LSTMState next = rnn_step(mode_, x_gates[t], s, w[1], w[3]);
         if (w[4].defined()) next.h = linear(next.h, w[4]);  // h = W_hr (o * tanh(c))
-        if (t >= min_len) {                                 // some sequences have ended: keep their state, output zeros
+        // Past min_len some sequences have ended: they keep their state and output zeros.
+        if (t >= min_len) {
           const Tensor& m = valid[t];
           out[t] = where(m, next.h, zero_step);
           s = {where(m, next.h, s.h), lstm ? where(m, next.c, s.c) : Tensor()};
