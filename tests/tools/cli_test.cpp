@@ -30,7 +30,10 @@ TEST(NablaCli, TrainWithoutOptionsUsesTheDefaults) {
   ASSERT_EQ(c.kind, Command::Kind::Train);
   EXPECT_EQ(c.train.model, "cnn");
   EXPECT_EQ(c.train.optimizer, "adam");
+  EXPECT_EQ(c.train.epochs, 5);
   EXPECT_EQ(c.train.batch_size, 64);
+  EXPECT_EQ(c.train.schedule, "cosine");
+  EXPECT_EQ(c.train.workers, 2);
   EXPECT_DOUBLE_EQ(c.train.lr, 1e-3);
   EXPECT_EQ(c.train.data, "/usr/share/datasets/fashion-mnist");
   EXPECT_EQ(c.train.out, "runs/fashion-cnn");

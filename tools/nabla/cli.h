@@ -23,7 +23,7 @@ class UsageError : public std::runtime_error {
 // the default CNN on Fashion-MNIST (docs/train.md).
 struct TrainConfig {
   std::string model = "cnn";  // cnn | mlp
-  int epochs = 8;
+  int epochs = 5;
   int64_t batch_size = 64;
   double lr = 1e-3;
   std::string optimizer = "adam";   // sgd | adam | adamw | rmsprop | adagrad

@@ -7,6 +7,10 @@
 #include <cstdio>
 
 namespace nabla::tool {
+namespace {
+// ANSI "erase to end of line": a redrawn line shorter than the last leaves no tail.
+constexpr const char* kClearToEnd = "\x1b[K";
+}  // namespace
 
 std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) seconds = 0;
@@ -67,7 +71,7 @@ void ProgressBar::update(int64_t batches_done, int64_t samples_done, double loss
     auto now = std::chrono::steady_clock::now();
     if (now - last_draw_ < std::chrono::milliseconds(100) && batches_done < total_) return;
     last_draw_ = now;
-    os_ << '\r' << format_progress(label_, last_, 30) << std::flush;
+    os_ << '\r' << format_progress(label_, last_, 30) << kClearToEnd << std::flush;
     drew_ = true;
   } else if (mode_ == Mode::Lines) {
     if (batches_done < next_line_at_ || batches_done == total_) return;  // finish() prints the last one
@@ -78,7 +82,7 @@ void ProgressBar::update(int64_t batches_done, int64_t samples_done, double loss
 
 void ProgressBar::finish() {
   if (mode_ == Mode::Bar) {
-    if (!drew_) os_ << '\r' << format_progress(label_, last_, 30);
+    if (!drew_) os_ << '\r' << format_progress(label_, last_, 30) << kClearToEnd;
     os_ << '\n' << std::flush;
   } else if (mode_ == Mode::Lines) {
     os_ << format_progress(label_, last_, 0) << '\n' << std::flush;
