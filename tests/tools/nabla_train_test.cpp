@@ -125,6 +125,16 @@ TEST_F(NablaTrain, LimitKeepsTheFirstSamples) {
   EXPECT_NE(r.out.find("data: 32 training, 32 test images"), std::string::npos) << r.out;
 }
 
+TEST_F(NablaTrain, UnwritableOutputFailsBeforeTraining) {
+  std::ofstream(dir_ / "file") << "not a directory";
+  const std::string out = (dir_ / "file" / "run").string();
+  ProgramRun r = run_nabla("train --model mlp --data " + data() + " --out " + out);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("error: nabla train: cannot create the output directory '" + out + "'"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("epoch 1/"), std::string::npos) << r.out;
+}
+
 TEST(NablaProgram, MissingDatasetSaysHowToInstallIt) {
   ProgramRun r = run_nabla("train --data /nonexistent/fashion --out /tmp/never-written");
   EXPECT_EQ(r.code, 1) << r.out;

@@ -16,8 +16,8 @@ class MaxPool2 : public nn::Module {
 };
 
 nn::ModulePtr make_cnn() {
-  return std::make_shared<nn::Sequential>(nn::Conv2d(1, 32, 3, 1, 1), nn::BatchNorm2d(32), nn::ReLU(), MaxPool2(),   //
-                                          nn::Conv2d(32, 64, 3, 1, 1), nn::BatchNorm2d(64), nn::ReLU(), MaxPool2(),  //
+  return std::make_shared<nn::Sequential>(nn::Conv2d(1, 32, 3, 1, 1), nn::ReLU(), MaxPool2(), nn::BatchNorm2d(32),   //
+                                          nn::Conv2d(32, 64, 3, 1, 1), nn::ReLU(), MaxPool2(), nn::BatchNorm2d(64),  //
                                           nn::Flatten(), nn::Linear(64 * 7 * 7, 128), nn::ReLU(), nn::Dropout(0.25),
                                           nn::Linear(128, 10));
 }

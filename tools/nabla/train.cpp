@@ -70,10 +70,18 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   auto load_start = Clock::now();
   FashionMnist ds = load_fashion_mnist(c.data, c.limit);
   char line[256];
-  std::snprintf(line, sizeof line, "data: %lld training, %lld test images from %s (%.1f s)\n",
-                static_cast<long long>(ds.train->size()), static_cast<long long>(ds.test->size()), c.data.c_str(),
-                seconds_since(load_start));
+  std::snprintf(line, sizeof line, "data: %lld training, %lld test images from ",
+                static_cast<long long>(ds.train->size()), static_cast<long long>(ds.test->size()));
+  out << line << c.data;  // a path of any length
+  std::snprintf(line, sizeof line, " (%.1f s)\n", seconds_since(load_start));
   out << line;
+
+  // The output directory first: an unwritable --out fails now, not after training.
+  std::error_code ec;
+  std::filesystem::create_directories(c.out, ec);
+  NABLA_CHECK(!ec, "nabla train: cannot create the output directory '", c.out, "': ", ec.message());
+  TrainResult result;
+  result.checkpoint = (std::filesystem::path(c.out) / "checkpoint.safetensors").string();
 
   nn::ModulePtr model = make_model(c.model);
   auto optimizer = make_optimizer(c.optimizer, model->parameters(), c.lr);
@@ -93,7 +101,6 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
                 c.schedule.c_str(), static_cast<long long>(c.batch_size), get_num_threads());
   out << line << std::flush;
 
-  TrainResult result;
   auto start = Clock::now();
   const ProgressBar::Mode mode = progress_mode(c.progress, terminal);
   model->train();
@@ -124,8 +131,6 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   }
   result.train_seconds = seconds_since(start);
 
-  std::filesystem::create_directories(c.out);
-  result.checkpoint = (std::filesystem::path(c.out) / "checkpoint.safetensors").string();
   char acc[32];
   std::snprintf(acc, sizeof acc, "%.6f", result.test_accuracy);
   io::save_checkpoint(
