@@ -138,5 +138,26 @@ TEST(Npz, RefusesDamagedArchives) {
   EXPECT_NE(error_of([] { read_npz("/nonexistent.npz"); }).find("cannot open"), std::string::npos);
 }
 
+// Every single-byte corruption of a small archive either still reads (a byte
+// the format ignores, e.g. a timestamp) or raises nabla::Error: never a crash
+// or another exception.
+TEST(Npz, EveryByteFlipReadsOrRaisesError) {
+  const std::string good = temp_file("flip_src.npz");
+  write_npz(good, {{"a", arange(3).to(kFloat32)}, {"b", tensor(std::vector<int64_t>{1, 2})}});
+  const std::string bytes = slurp(good), path = temp_file("flip.npz");
+  int refused = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    std::string b = bytes;
+    b[i] = static_cast<char>(b[i] ^ 0xA5);
+    spit(path, b);
+    try {
+      read_npz(path);
+    } catch (const Error&) {
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, static_cast<int>(bytes.size()) / 2);
+}
+
 }  // namespace
 }  // namespace nabla::data

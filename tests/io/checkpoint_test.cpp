@@ -76,6 +76,14 @@ float train_step(nn::Module& model, optim::Optimizer& opt) {
   return loss.item<float>();
 }
 
+// One step of a 2 -> 2 linear model on a fixed batch.
+void train_step_2d(nn::Module& model, optim::Optimizer& opt) {
+  Tensor loss = cross_entropy(model(tensor({{1.0, -1.0}, {0.5, 2.0}})), tensor(std::vector<int64_t>{0, 1}));
+  opt.zero_grad();
+  loss.backward();
+  opt.step();
+}
+
 class CheckpointOptimizers : public ::testing::TestWithParam<int> {};
 
 TEST_P(CheckpointOptimizers, TrainingResumesExactlyAsIfUninterrupted) {
@@ -236,6 +244,38 @@ TEST(Checkpoint, RefusesBadFilesWithoutChangingTheModelOrOptimizer) {
 
   EXPECT_EQ(values(b->parameters()[0]), before);  // nothing was changed by any refusal
   EXPECT_EQ(opt_b.state(0, 0).step, 0);
+}
+
+// Every single-byte corruption of a checkpoint (header or data) either loads
+// (a flipped weight: safetensors has no checksum) or raises nabla::Error, and
+// a refused file leaves the optimizer untouched.
+TEST(Checkpoint, EveryByteFlipLoadsOrRaisesError) {
+  manual_seed(5);
+  nn::Sequential a(nn::Linear(2, 2));
+  optim::Adam opt_a(a.parameters());
+  train_step_2d(a, opt_a);
+  const std::string good = temp_file("flip_src.safetensors"), path = temp_file("flip.safetensors");
+  save_checkpoint(good, a, &opt_a);
+  std::string bytes;
+  {
+    std::ifstream in(good, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  int refused = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    std::string b = bytes;
+    b[i] = static_cast<char>(b[i] ^ 0x5A);
+    std::ofstream(path, std::ios::binary).write(b.data(), static_cast<std::streamsize>(b.size()));
+    nn::Sequential m(nn::Linear(2, 2));
+    optim::Adam opt(m.parameters());
+    try {
+      load_checkpoint(path, m, &opt);
+    } catch (const Error&) {
+      ++refused;
+      EXPECT_EQ(opt.state(0, 0).step, 0) << "byte " << i;
+    }
+  }
+  EXPECT_GT(refused, static_cast<int>(bytes.size()) / 2);
 }
 
 TEST(Checkpoint, RefusesReservedMetadataKeys) {
