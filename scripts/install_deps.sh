@@ -2,7 +2,8 @@
 # Installs what building and testing nabla needs on Debian 12, skipping the
 # apt round trip when everything is already there. Run as root.
 set -euo pipefail
-packages=(cmake ninja-build g++ pkg-config libopenblas-dev libdnnl-dev libgtest-dev libbenchmark-dev zlib1g-dev)
+packages=(cmake ninja-build g++ pkg-config libopenblas-dev libdnnl-dev libgtest-dev libbenchmark-dev zlib1g-dev
+  dataset-fashion-mnist)  # the data of `nabla train`
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "nabla/core/error.h"
+#include "nabla/data/sample_context.h"
 #include "nabla/ops/indexing.h"
 
 namespace nabla::data {
@@ -38,6 +39,7 @@ namespace detail {
 struct EpochState {
   DatasetPtr dataset;
   CollateFn collate;
+  SampleContext context;  // seen by the dataset's random transforms
   std::vector<std::vector<int64_t>> batches;
   int64_t delivered = 0;  // batches handed to the iterator
 
@@ -56,6 +58,7 @@ struct EpochState {
   int64_t num_batches() const { return static_cast<int64_t>(batches.size()); }
 
   Example build(int64_t k) const {
+    SampleContextGuard guard(context);
     std::vector<Example> examples;
     examples.reserve(batches[k].size());
     for (int64_t i : batches[k]) examples.push_back(dataset->get(i));
@@ -159,6 +162,7 @@ DataLoader::Iterator DataLoader::begin() {
   auto state = std::make_shared<detail::EpochState>();
   state->dataset = dataset_;
   state->collate = options_.collate;
+  state->context = {options_.seed, epoch_};
   state->batches = batch_sampler_.batches(epoch_++);
   if (options_.num_workers > 0 && !state->batches.empty()) state->start(options_.num_workers, options_.prefetch_factor);
   return Iterator(std::move(state));

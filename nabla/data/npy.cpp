@@ -87,7 +87,11 @@ std::vector<int64_t> parse_shape(const std::string& h, size_t p, const std::stri
 Tensor read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   NABLA_CHECK(in, "read_npy: cannot open '", path, "'");
-  const std::vector<char> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_npy(bytes, path);
+}
+
+Tensor parse_npy(std::string_view b, const std::string& path) {
   NABLA_CHECK(b.size() >= 10 && std::memcmp(b.data(), kMagic, 6) == 0, "read_npy: '", path,
               "' is not a .npy file (no \\x93NUMPY magic)");
   const int major = static_cast<uint8_t>(b[6]);
@@ -150,6 +154,13 @@ Tensor read_npy(const std::string& path) {
 }
 
 void write_npy(const std::string& path, const Tensor& tensor) {
+  const std::string bytes = encode_npy(tensor);
+  io::AtomicFile out(path, "write_npy");  // temp file, fsync, rename: a failure keeps the old file
+  out.write(bytes.data(), bytes.size());
+  out.commit();
+}
+
+std::string encode_npy(const Tensor& tensor) {
   NABLA_CHECK(tensor.defined() && !tensor.is_symbolic(), "write_npy: needs a concrete tensor");
   const char* descr = nullptr;
   switch (tensor.dtype()) {
@@ -187,13 +198,13 @@ void write_npy(const std::string& path, const Tensor& tensor) {
   header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
   header += '\n';
   NABLA_CHECK(header.size() <= 65535, "write_npy: header too long for format 1.0");
-  io::AtomicFile out(path, "write_npy");  // temp file, fsync, rename: a failure keeps the old file
-  out.write(kMagic, 6);
+  std::string out(kMagic, 6);
   const char version_and_len[4] = {1, 0, char(header.size() & 0xFF), char(header.size() >> 8)};
-  out.write(version_and_len, 4);
-  out.write(header.data(), header.size());
-  if (t.numel() > 0) out.write(t.raw_data(), static_cast<size_t>(t.numel()) * itemsize(t.dtype()));
-  out.commit();
+  out.append(version_and_len, 4);
+  out += header;
+  if (t.numel() > 0)
+    out.append(static_cast<const char*>(t.raw_data()), static_cast<size_t>(t.numel()) * itemsize(t.dtype()));
+  return out;
 }
 
 }  // namespace nabla::data

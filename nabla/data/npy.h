@@ -9,6 +9,7 @@
 // the file.
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "nabla/core/tensor.h"
 
@@ -16,5 +17,10 @@ namespace nabla::data {
 
 Tensor read_npy(const std::string& path);
 void write_npy(const std::string& path, const Tensor& tensor);
+
+// The same format in memory (the members of .npz archives, npz.h): `where`
+// names the bytes in errors.
+Tensor parse_npy(std::string_view bytes, const std::string& where);
+std::string encode_npy(const Tensor& tensor);
 
 }  // namespace nabla::data

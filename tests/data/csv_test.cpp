@@ -1,0 +1,78 @@
+// CSV reader (nabla/data/csv.h): exact values, headers, delimiters, quotes,
+// CRLF, blank lines, float64; errors naming line and column.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "nabla/nabla.h"
+
+namespace nabla::data {
+namespace {
+
+std::string write_csv(const std::string& name, const std::string& text) {
+  auto dir = std::filesystem::temp_directory_path() / ("nabla_csv_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::vector<double> values(const Tensor& t) { return t.to(kFloat64).to_vector<double>(); }
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Csv, ReadsNumbersIntoARowsByColumnsTensor) {
+  Tensor t = read_csv(write_csv("a.csv", "1,2.5,-3\n4e2, +5 ,\"6\"\n"));
+  EXPECT_EQ(t.dtype(), kFloat32);
+  EXPECT_EQ(t.sizes(), (Shape{2, 3}));
+  EXPECT_EQ(values(t), (std::vector<double>{1, 2.5, -3, 400, 5, 6}));
+}
+
+TEST(Csv, HeaderDelimiterCrlfBlankLinesAndFloat64) {
+  std::vector<std::string> names;
+  Tensor t = read_csv(write_csv("b.csv", "\"sepal length\";width\r\n\r\n0.1;nan\r\n1e-310;-inf\r\n\n"),
+                      {.header = true, .delimiter = ';', .dtype = kFloat64}, &names);
+  EXPECT_EQ(names, (std::vector<std::string>{"sepal length", "width"}));
+  ASSERT_EQ(t.sizes(), (Shape{2, 2}));
+  auto v = values(t);
+  EXPECT_EQ(v[0], 0.1);  // float64 keeps every digit
+  EXPECT_TRUE(std::isnan(v[1]));
+  EXPECT_EQ(v[2], 1e-310);
+  EXPECT_EQ(v[3], -INFINITY);
+  // Only a header: zero rows.
+  EXPECT_EQ(read_csv(write_csv("h.csv", "a,b,c\n"), {.header = true}).sizes(), (Shape{0, 3}));
+  // No newline at the end, tab delimiter.
+  EXPECT_EQ(values(read_csv(write_csv("t.csv", "1\t2\n3\t4"), {.delimiter = '\t'})), (std::vector<double>{1, 2, 3, 4}));
+}
+
+TEST(Csv, ErrorsNameFileLineAndColumn) {
+  const std::string bad = write_csv("bad.csv", "x,y\n1,2\n3,abc\n");
+  EXPECT_EQ(error_of([&] { read_csv(bad, {.header = true}); }),
+            "read_csv: '" + bad + "' line 3, column 2: 'abc' is not a number");
+  const std::string ragged = write_csv("ragged.csv", "1,2,3\n\n4,5\n");
+  EXPECT_EQ(error_of([&] { read_csv(ragged); }),
+            "read_csv: '" + ragged + "' line 3 has 2 fields, expected 3 (as line 1)");
+  const std::string empty_field = write_csv("e.csv", "1,,3\n");
+  EXPECT_NE(error_of([&] { read_csv(empty_field); }).find("line 1, column 2: '' is not a number"), std::string::npos);
+  EXPECT_NE(error_of([&] { read_csv(write_csv("hdr.csv", "a,b\n1,2\n")); }).find("line 1, column 1: 'a'"),
+            std::string::npos);  // a header without header = true
+  EXPECT_NE(error_of([&] { read_csv(write_csv("none.csv", "\n\n")); }).find("has no lines"), std::string::npos);
+  EXPECT_NE(error_of([] { read_csv("/nonexistent.csv"); }).find("cannot open"), std::string::npos);
+  EXPECT_NE(error_of([&] { read_csv(bad, {.dtype = kInt64}); }).find("float32 or float64"), std::string::npos);
+  EXPECT_NE(error_of([&] { read_csv(write_csv("sp.csv", "1 2,3\n")); }).find("'1 2' is not a number"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace nabla::data

@@ -1,0 +1,137 @@
+// `nabla` command-line parsing: defaults, both value spellings, every
+// option, and the usage mistakes that must exit with code 2.
+#include "cli.h"
+
+#include <gtest/gtest.h>
+
+#include "progress.h"
+
+namespace nabla::tool {
+namespace {
+
+std::string usage_error(const std::vector<std::string>& args) {
+  try {
+    parse_command_line(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(NablaCli, NoArgumentsOrHelpShowsHelp) {
+  EXPECT_EQ(parse_command_line({}).kind, Command::Kind::Help);
+  EXPECT_EQ(parse_command_line({"--help"}).kind, Command::Kind::Help);
+  EXPECT_EQ(parse_command_line({"-h"}).kind, Command::Kind::Help);
+  EXPECT_NE(main_help().find("train"), std::string::npos);
+}
+
+TEST(NablaCli, TrainWithoutOptionsUsesTheDefaults) {
+  Command c = parse_command_line({"train"});
+  ASSERT_EQ(c.kind, Command::Kind::Train);
+  EXPECT_EQ(c.train.model, "cnn");
+  EXPECT_EQ(c.train.optimizer, "adam");
+  EXPECT_EQ(c.train.epochs, 5);
+  EXPECT_EQ(c.train.batch_size, 64);
+  EXPECT_EQ(c.train.schedule, "cosine");
+  EXPECT_EQ(c.train.workers, 2);
+  EXPECT_DOUBLE_EQ(c.train.lr, 1e-3);
+  EXPECT_EQ(c.train.data, "/usr/share/datasets/fashion-mnist");
+  EXPECT_EQ(c.train.out, "runs/fashion-cnn");
+  EXPECT_FALSE(c.train.help);
+}
+
+TEST(NablaCli, ParsesEveryOptionInBothSpellings) {
+  TrainConfig c = parse_train_args({"--model",
+                                    "mlp",
+                                    "--epochs=3",
+                                    "--batch-size",
+                                    "128",
+                                    "--lr=0.05",
+                                    "--optimizer",
+                                    "sgd",
+                                    "--schedule=none",
+                                    "--threads",
+                                    "2",
+                                    "--workers=0",
+                                    "--seed",
+                                    "18446744073709551615",
+                                    "--data",
+                                    "/tmp/d",
+                                    "--out=/tmp/o",
+                                    "--limit",
+                                    "100",
+                                    "--progress",
+                                    "lines"});
+  EXPECT_EQ(c.model, "mlp");
+  EXPECT_EQ(c.epochs, 3);
+  EXPECT_EQ(c.batch_size, 128);
+  EXPECT_DOUBLE_EQ(c.lr, 0.05);
+  EXPECT_EQ(c.optimizer, "sgd");
+  EXPECT_EQ(c.schedule, "none");
+  EXPECT_EQ(c.threads, 2);
+  EXPECT_EQ(c.workers, 0);
+  EXPECT_EQ(c.seed, UINT64_MAX);
+  EXPECT_EQ(c.data, "/tmp/d");
+  EXPECT_EQ(c.out, "/tmp/o");
+  EXPECT_EQ(c.limit, 100);
+  EXPECT_EQ(c.progress, "lines");
+  EXPECT_TRUE(parse_train_args({"--epochs", "2", "--help"}).help);
+  EXPECT_EQ(parse_train_args({"--lr", "1e-4"}).lr, 1e-4);
+}
+
+TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
+  EXPECT_EQ(usage_error({"fit"}), "nabla: unknown command 'fit' (the commands are: train)");
+  EXPECT_EQ(usage_error({"--verbose"}), "nabla: unknown option '--verbose'");
+  EXPECT_EQ(usage_error({"train", "--epoch", "3"}), "nabla train: unknown option '--epoch'");
+  EXPECT_EQ(usage_error({"train", "extra"}), "nabla train: unexpected argument 'extra' (train takes only options)");
+  EXPECT_EQ(usage_error({"train", "--epochs"}), "nabla train: --epochs needs a value");
+  EXPECT_EQ(usage_error({"train", "--epochs", "0"}), "nabla train: --epochs got '0', expected an integer >= 1");
+  EXPECT_EQ(usage_error({"train", "--epochs", "3x"}), "nabla train: --epochs got '3x', expected an integer >= 1");
+  EXPECT_EQ(usage_error({"train", "--epochs="}), "nabla train: --epochs got '', expected an integer >= 1");
+  EXPECT_EQ(usage_error({"train", "--lr", "-1"}), "nabla train: --lr got '-1', expected a number > 0");
+  EXPECT_EQ(usage_error({"train", "--lr", "fast"}), "nabla train: --lr got 'fast', expected a number > 0");
+  EXPECT_EQ(usage_error({"train", "--seed", "-3"}), "nabla train: --seed got '-3', expected a non-negative integer");
+  EXPECT_EQ(usage_error({"train", "--model", "resnet"}),
+            "nabla train: --model got 'resnet', expected one of: cnn, mlp");
+  EXPECT_EQ(usage_error({"train", "--optimizer", "lbfgs"}),
+            "nabla train: --optimizer got 'lbfgs', expected one of: sgd, adam, adamw, rmsprop, adagrad");
+  EXPECT_EQ(usage_error({"train", "--out="}), "nabla train: --out got an empty value, expected a path");
+}
+
+TEST(NablaCli, HelpListsEveryOption) {
+  std::string h = train_help();
+  for (const char* opt : {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads",
+                          "--workers", "--seed", "--data", "--out", "--limit", "--progress", "--help"})
+    EXPECT_NE(h.find(opt), std::string::npos) << opt;
+}
+
+TEST(NablaProgress, FormatsDurationsAndLines) {
+  EXPECT_EQ(format_duration(0), "0:00");
+  EXPECT_EQ(format_duration(61.4), "1:01");
+  EXPECT_EQ(format_duration(3725), "1:02:05");
+  ProgressStats s{.done = 5, .total = 10, .loss = 0.51234, .accuracy = 0.8125, .samples_per_s = 1234.4, .eta_s = 42};
+  EXPECT_EQ(format_progress("epoch 1/2", s, 10),
+            "epoch 1/2 [=====>    ] 5/10  loss 0.5123  acc 81.25%  1234 samples/s  ETA 0:42");
+  EXPECT_EQ(format_progress("epoch 1/2", s, 0), "epoch 1/2 5/10  loss 0.5123  acc 81.25%  1234 samples/s  ETA 0:42");
+}
+
+TEST(NablaProgress, LinesModePrintsAboutTenLinesAndBarModeRedrawsInPlace) {
+  std::ostringstream lines, bar;
+  ProgressBar pl(lines, ProgressBar::Mode::Lines, "e", 100), pb(bar, ProgressBar::Mode::Bar, "e", 100);
+  for (int i = 1; i <= 100; ++i) {
+    pl.update(i, i * 4, i * 4 * 0.5, i * 2);
+    pb.update(i, i * 4, i * 4 * 0.5, i * 2);
+  }
+  pl.finish();
+  pb.finish();
+  std::string l = lines.str(), b = bar.str();
+  EXPECT_EQ(std::count(l.begin(), l.end(), '\n'), 11) << l;  // batches 1, 11, ..., 91 and the final line
+  EXPECT_EQ(l.find('\r'), std::string::npos);
+  EXPECT_NE(l.find("e 100/100  loss 0.5000  acc 50.00%"), std::string::npos) << l;
+  EXPECT_EQ(std::count(b.begin(), b.end(), '\n'), 1);
+  EXPECT_GE(std::count(b.begin(), b.end(), '\r'), 1);
+  EXPECT_NE(b.find("100/100"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nabla::tool

@@ -1,0 +1,149 @@
+// Hand-written option parsing for `nabla`: `--name value` or `--name=value`,
+// values checked strictly (the whole text must be a number in range), every
+// mistake a UsageError that names the option, what was given and what was
+// expected.
+#include "cli.h"
+
+#include <charconv>
+#include <functional>
+#include <map>
+#include <sstream>
+
+namespace nabla::tool {
+namespace {
+
+[[noreturn]] void usage(const std::string& msg) { throw UsageError(msg); }
+
+template <class T>
+T parse_number(const std::string& option, const std::string& text, T lo, T hi, const char* expected) {
+  T value{};
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || !(value >= lo && value <= hi))
+    usage("nabla train: " + option + " got '" + text + "', expected " + expected);
+  return value;
+}
+
+std::string parse_choice(const std::string& option, const std::string& text, const std::vector<std::string>& choices) {
+  for (const auto& c : choices)
+    if (text == c) return text;
+  std::string list;
+  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+  usage("nabla train: " + option + " got '" + text + "', expected one of: " + list);
+}
+
+std::string parse_nonempty(const std::string& option, const std::string& text) {
+  if (text.empty()) usage("nabla train: " + option + " got an empty value, expected a path");
+  return text;
+}
+
+}  // namespace
+
+TrainConfig parse_train_args(const std::vector<std::string>& args) {
+  TrainConfig c;
+  using Setter = std::function<void(const std::string& option, const std::string& value)>;
+  const std::map<std::string, Setter> setters = {
+      {"--model",
+       [&](auto& o, auto& v) {
+         c.model = parse_choice(o, v, {"cnn", "mlp"});
+       }},
+      {"--epochs", [&](auto& o, auto& v) { c.epochs = parse_number<int>(o, v, 1, 100000, "an integer >= 1"); }},
+      {"--batch-size",
+       [&](auto& o, auto& v) { c.batch_size = parse_number<int64_t>(o, v, 1, 1 << 20, "an integer >= 1"); }},
+      {"--lr", [&](auto& o, auto& v) { c.lr = parse_number<double>(o, v, 1e-300, 1e6, "a number > 0"); }},
+      {"--optimizer",
+       [&](auto& o, auto& v) {
+         c.optimizer = parse_choice(o, v, {"sgd", "adam", "adamw", "rmsprop", "adagrad"});
+       }},
+      {"--schedule",
+       [&](auto& o, auto& v) {
+         c.schedule = parse_choice(o, v, {"none", "cosine"});
+       }},
+      {"--threads", [&](auto& o, auto& v) { c.threads = parse_number<int>(o, v, 0, 4096, "an integer >= 0"); }},
+      {"--workers", [&](auto& o, auto& v) { c.workers = parse_number<int>(o, v, 0, 256, "an integer >= 0"); }},
+      {"--seed",
+       [&](auto& o, auto& v) { c.seed = parse_number<uint64_t>(o, v, 0, UINT64_MAX, "a non-negative integer"); }},
+      {"--data", [&](auto& o, auto& v) { c.data = parse_nonempty(o, v); }},
+      {"--out", [&](auto& o, auto& v) { c.out = parse_nonempty(o, v); }},
+      {"--limit", [&](auto& o, auto& v) { c.limit = parse_number<int64_t>(o, v, 0, INT64_MAX, "an integer >= 0"); }},
+      {"--progress",
+       [&](auto& o, auto& v) {
+         c.progress = parse_choice(o, v, {"auto", "bar", "lines", "none"});
+       }},
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      c.help = true;
+      continue;
+    }
+    std::string name = arg, value;
+    bool inline_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inline_value = true;
+    }
+    auto it = setters.find(name);
+    if (it == setters.end()) {
+      if (arg.rfind("-", 0) == 0) usage("nabla train: unknown option '" + name + "'");
+      usage("nabla train: unexpected argument '" + arg + "' (train takes only options)");
+    }
+    if (!inline_value) {
+      if (i + 1 >= args.size()) usage("nabla train: " + name + " needs a value");
+      value = args[++i];
+    }
+    it->second(name, value);
+  }
+  return c;
+}
+
+Command parse_command_line(const std::vector<std::string>& args) {
+  Command cmd;
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") return cmd;
+  if (args[0] == "train") {
+    cmd.kind = Command::Kind::Train;
+    cmd.train = parse_train_args(std::vector<std::string>(args.begin() + 1, args.end()));
+    return cmd;
+  }
+  if (args[0].rfind("-", 0) == 0) usage("nabla: unknown option '" + args[0] + "'");
+  usage("nabla: unknown command '" + args[0] + "' (the commands are: train)");
+}
+
+std::string main_help() {
+  return "usage: nabla <command> [options]\n"
+         "\n"
+         "commands:\n"
+         "  train     train a model on Fashion-MNIST (nabla train --help)\n"
+         "\n"
+         "options:\n"
+         "  -h, --help  show this help\n";
+}
+
+std::string train_help() {
+  TrainConfig d;
+  std::ostringstream os;
+  os << "usage: nabla train [options]\n"
+     << "\n"
+     << "Trains a classifier on Fashion-MNIST, evaluates it on the test set after\n"
+     << "every epoch and writes a checkpoint (model + optimizer, safetensors).\n"
+     << "\n"
+     << "options (value after a space or '='):\n"
+     << "  --model NAME       cnn | mlp (default " << d.model << ")\n"
+     << "  --epochs N         passes over the training set (default " << d.epochs << ")\n"
+     << "  --batch-size N     samples per step (default " << d.batch_size << ")\n"
+     << "  --lr X             learning rate (default " << d.lr << ")\n"
+     << "  --optimizer NAME   sgd | adam | adamw | rmsprop | adagrad (default " << d.optimizer << ")\n"
+     << "  --schedule NAME    none | cosine: learning rate per step (default " << d.schedule << ")\n"
+     << "  --threads N        compute threads, 0 = all cores (default " << d.threads << ")\n"
+     << "  --workers N        data loader threads (default " << d.workers << ")\n"
+     << "  --seed N           seed of initialization, shuffling, dropout (default " << d.seed << ")\n"
+     << "  --data DIR         the IDX files (default " << d.data << ")\n"
+     << "  --out DIR          where checkpoint.safetensors goes (default " << d.out << ")\n"
+     << "  --limit N          use only the first N training and test samples (default: all)\n"
+     << "  --progress MODE    auto | bar | lines | none (default auto: a bar on a terminal)\n"
+     << "  -h, --help         show this help\n";
+  return os.str();
+}
+
+}  // namespace nabla::tool

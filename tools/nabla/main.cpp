@@ -1,0 +1,62 @@
+// The `nabla` program: `nabla train` (docs/train.md). Exit codes: 0 success,
+// 1 a failure while running (missing dataset, unwritable output, ...), 2 a
+// usage mistake (unknown command or option, bad value).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+
+#include "cli.h"
+#include "train.h"
+
+namespace {
+
+// oneDNN's OpenMP threads busy-wait after every parallel region by default.
+// On a machine shared with other work (or with nabla's own pool and the
+// DataLoader workers) that spinning takes the cores the next op needs: an
+// epoch of the default CNN ran 10x slower on a loaded 2-core machine.
+// libgomp reads OMP_WAIT_POLICY once, when it is loaded (before main), so the
+// program sets it and starts itself again. OMP_WAIT_POLICY=active (or any
+// value set by the user) is left alone.
+void use_passive_openmp_threads(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  execv("/proc/self/exe", argv);  // returns only on failure: run on as we are
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace nabla::tool;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "train") use_passive_openmp_threads(argv);
+  Command cmd;
+  try {
+    cmd = parse_command_line(args);
+  } catch (const UsageError& e) {
+    bool train = !args.empty() && args[0] == "train";
+    std::cerr << e.what() << "\n(see `nabla " << (train ? "train " : "") << "--help`)\n";
+    return 2;
+  }
+  try {
+    switch (cmd.kind) {
+      case Command::Kind::Help:
+        std::cout << main_help();
+        return 0;
+      case Command::Kind::Train:
+        if (cmd.train.help) {
+          std::cout << train_help();
+          return 0;
+        }
+        run_train(cmd.train, std::cout, isatty(STDOUT_FILENO) != 0);
+        return 0;
+    }
+  } catch (const std::exception& e) {
+    std::cout << std::flush;
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 1;
+}

@@ -1,0 +1,40 @@
+// The models of models.h. MaxPool2 is a local module over the functional op:
+// nabla/nn's pooling layers are someone else's work in progress, and this
+// file should not wait for them.
+#include "models.h"
+
+#include "nabla/nabla.h"
+
+namespace nabla::tool {
+namespace {
+
+class MaxPool2 : public nn::Module {
+ public:
+  Tensor forward(const Tensor& x) override { return max_pool2d(x, {2, 2}); }
+  std::string name() const override { return "MaxPool2d"; }
+  std::string extra_repr() const override { return "kernel_size=2, stride=2"; }
+};
+
+nn::ModulePtr make_cnn() {
+  return std::make_shared<nn::Sequential>(nn::Conv2d(1, 32, 3, 1, 1), nn::ReLU(), MaxPool2(), nn::BatchNorm2d(32),   //
+                                          nn::Conv2d(32, 64, 3, 1, 1), nn::ReLU(), MaxPool2(), nn::BatchNorm2d(64),  //
+                                          nn::Flatten(), nn::Linear(64 * 7 * 7, 128), nn::ReLU(), nn::Dropout(0.25),
+                                          nn::Linear(128, 10));
+}
+
+nn::ModulePtr make_mlp() {
+  return std::make_shared<nn::Sequential>(nn::Flatten(), nn::Linear(28 * 28, 256), nn::ReLU(), nn::Linear(256, 128),
+                                          nn::ReLU(), nn::Linear(128, 10));
+}
+
+}  // namespace
+
+std::vector<std::string> model_names() { return {"cnn", "mlp"}; }
+
+nn::ModulePtr make_model(const std::string& name) {
+  if (name == "cnn") return make_cnn();
+  if (name == "mlp") return make_mlp();
+  fail("make_model: unknown model '", name, "', expected one of: cnn, mlp");
+}
+
+}  // namespace nabla::tool

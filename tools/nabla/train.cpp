@@ -1,0 +1,145 @@
+// See train.h.
+#include "train.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "fashion.h"
+#include "models.h"
+#include "nabla/io/checkpoint.h"
+#include "nabla/nabla.h"
+#include "progress.h"
+
+namespace nabla::tool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+ProgressBar::Mode progress_mode(const std::string& name, bool terminal) {
+  if (name == "bar") return ProgressBar::Mode::Bar;
+  if (name == "lines") return ProgressBar::Mode::Lines;
+  if (name == "none") return ProgressBar::Mode::None;
+  return terminal ? ProgressBar::Mode::Bar : ProgressBar::Mode::Lines;
+}
+
+int64_t count_correct(const Tensor& logits, const Tensor& target) {
+  NoGradGuard no_grad;
+  return eq(logits.argmax(1), target).sum().item<int64_t>();
+}
+
+struct Evaluation {
+  double loss = 0, accuracy = 0;
+};
+
+Evaluation evaluate(nn::Module& model, data::DataLoader& loader) {
+  NoGradGuard no_grad;
+  model.eval();
+  double loss_sum = 0;
+  int64_t correct = 0, seen = 0;
+  for (const data::Example& batch : loader) {
+    Tensor logits = model(batch.data);
+    int64_t n = batch.target.size(0);
+    loss_sum += cross_entropy(logits, batch.target, Tensor(), kDefaultIgnoreIndex, "sum").item<float>();
+    correct += count_correct(logits, batch.target);
+    seen += n;
+  }
+  model.train();
+  if (seen == 0) return {};
+  return {loss_sum / static_cast<double>(seen), static_cast<double>(correct) / static_cast<double>(seen)};
+}
+
+}  // namespace
+
+std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::vector<Tensor> params, double lr) {
+  if (name == "sgd")
+    return std::make_unique<optim::SGD>(std::move(params), optim::Options{{"lr", lr}, {"momentum", 0.9}});
+  if (name == "adam") return std::make_unique<optim::Adam>(std::move(params), optim::Options{{"lr", lr}});
+  if (name == "adamw") return std::make_unique<optim::AdamW>(std::move(params), optim::Options{{"lr", lr}});
+  if (name == "rmsprop") return std::make_unique<optim::RMSprop>(std::move(params), optim::Options{{"lr", lr}});
+  if (name == "adagrad") return std::make_unique<optim::Adagrad>(std::move(params), optim::Options{{"lr", lr}});
+  fail("nabla train: unknown optimizer '", name, "', expected one of: sgd, adam, adamw, rmsprop, adagrad");
+}
+
+TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
+  if (c.threads > 0) set_num_threads(c.threads);
+  manual_seed(c.seed);
+
+  auto load_start = Clock::now();
+  FashionMnist ds = load_fashion_mnist(c.data, c.limit);
+  char line[256];
+  std::snprintf(line, sizeof line, "data: %lld training, %lld test images from ",
+                static_cast<long long>(ds.train->size()), static_cast<long long>(ds.test->size()));
+  out << line << c.data;  // a path of any length
+  std::snprintf(line, sizeof line, " (%.1f s)\n", seconds_since(load_start));
+  out << line;
+
+  // The output directory first: an unwritable --out fails now, not after training.
+  std::error_code ec;
+  std::filesystem::create_directories(c.out, ec);
+  NABLA_CHECK(!ec, "nabla train: cannot create the output directory '", c.out, "': ", ec.message());
+  TrainResult result;
+  result.checkpoint = (std::filesystem::path(c.out) / "checkpoint.safetensors").string();
+
+  nn::ModulePtr model = make_model(c.model);
+  auto optimizer = make_optimizer(c.optimizer, model->parameters(), c.lr);
+  data::DataLoader train_loader(ds.train, {.batch_size = c.batch_size,
+                                           .shuffle = true,
+                                           .seed = c.seed,
+                                           .num_workers = c.workers,
+                                           .collate = collate_normalized});
+  data::DataLoader test_loader(ds.test, {.batch_size = 500, .num_workers = c.workers, .collate = collate_normalized});
+  std::unique_ptr<optim::LRScheduler> schedule;
+  if (c.schedule == "cosine")
+    schedule = std::make_unique<optim::CosineAnnealingLR>(*optimizer, c.epochs * train_loader.size());
+
+  std::snprintf(line, sizeof line,
+                "model: %s, %lld parameters; optimizer: %s lr %g, schedule %s; batch %lld; %d threads\n",
+                c.model.c_str(), static_cast<long long>(model->num_parameters()), optimizer->name().c_str(), c.lr,
+                c.schedule.c_str(), static_cast<long long>(c.batch_size), get_num_threads());
+  out << line << std::flush;
+
+  auto start = Clock::now();
+  const ProgressBar::Mode mode = progress_mode(c.progress, terminal);
+  model->train();
+  for (int epoch = 1; epoch <= c.epochs; ++epoch) {
+    ProgressBar bar(out, mode, "epoch " + std::to_string(epoch) + "/" + std::to_string(c.epochs), train_loader.size());
+    double loss_sum = 0;
+    int64_t correct = 0, seen = 0, batches = 0;
+    for (const data::Example& batch : train_loader) {
+      Tensor logits = (*model)(batch.data);
+      Tensor loss = cross_entropy(logits, batch.target);
+      optimizer->zero_grad();
+      loss.backward();
+      optimizer->step();
+      if (schedule) schedule->step();
+      int64_t n = batch.target.size(0);
+      loss_sum += static_cast<double>(loss.item<float>()) * static_cast<double>(n);
+      correct += count_correct(logits, batch.target);
+      seen += n;
+      bar.update(++batches, seen, loss_sum, correct);
+    }
+    bar.finish();
+    Evaluation test = evaluate(*model, test_loader);
+    result.test_loss = test.loss;
+    result.test_accuracy = test.accuracy;
+    std::snprintf(line, sizeof line, "epoch %d/%d: test loss %.4f, test accuracy %.2f%% (%.1f s elapsed)\n", epoch,
+                  c.epochs, test.loss, 100.0 * test.accuracy, seconds_since(start));
+    out << line << std::flush;
+  }
+  result.train_seconds = seconds_since(start);
+
+  char acc[32];
+  std::snprintf(acc, sizeof acc, "%.6f", result.test_accuracy);
+  io::save_checkpoint(
+      result.checkpoint, *model, optimizer.get(),
+      {{"model", c.model}, {"epochs", std::to_string(c.epochs)}, {"test_accuracy", acc}, {"dataset", "fashion-mnist"}});
+  std::snprintf(line, sizeof line, "final test accuracy: %.2f%% after %d epochs in %.1f s\n",
+                100.0 * result.test_accuracy, c.epochs, result.train_seconds);
+  out << line << "checkpoint: " << result.checkpoint << " (model + " << optimizer->name() << " state)\n" << std::flush;
+  return result;
+}
+
+}  // namespace nabla::tool

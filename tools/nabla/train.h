@@ -1,0 +1,29 @@
+// `nabla train`: the training loop. Per epoch: shuffled batches from a
+// DataLoader with worker threads, forward, cross-entropy, backward, optimizer
+// step (and a per-step cosine learning-rate schedule), a progress display,
+// then evaluation on the test set. At the end the model and optimizer go
+// into <out>/checkpoint.safetensors (atomically).
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "cli.h"
+#include "nabla/nn/module.h"
+#include "nabla/optim/optimizer.h"
+
+namespace nabla::tool {
+
+struct TrainResult {
+  double test_accuracy = 0, test_loss = 0;
+  double train_seconds = 0;  // training and evaluation, without loading the data
+  std::string checkpoint;    // the file written
+};
+
+// The optimizer `name` (cli.h's list) over `params` with learning rate lr.
+std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::vector<Tensor> params, double lr);
+
+// Runs `config`, printing to `out`; `terminal` says whether `out` is one
+// (config.progress "auto" then draws a bar). Errors raise nabla::Error.
+TrainResult run_train(const TrainConfig& config, std::ostream& out, bool terminal);
+
+}  // namespace nabla::tool
