@@ -1,8 +1,9 @@
 // One training step of the `nabla train` default CNN, timed (issue 3).
 //
-//   x [64, 1, 28, 28] -> Conv2d(1, 32, 3, padding 1) -> ReLU -> MaxPool2d(2)
-//     -> Conv2d(32, 64, 3, padding 1) -> ReLU -> MaxPool2d(2) -> Flatten
-//     -> Linear(3136, 128) -> ReLU -> Linear(128, 10); cross_entropy; Adam(lr 1e-3)
+//   x [64, 1, 28, 28] -> Conv2d(1, 32, 3, padding 1) -> ReLU -> MaxPool2d(2) -> BatchNorm2d(32)
+//     -> Conv2d(32, 64, 3, padding 1) -> ReLU -> MaxPool2d(2) -> BatchNorm2d(64) -> Flatten
+//     -> Linear(3136, 128) -> ReLU -> Dropout(0.25) -> Linear(128, 10); cross_entropy; Adam(lr 1e-3)
+//   (tools/nabla/models.cpp's make_model("cnn"), layer for layer)
 //   step = zero_grad, forward, loss, backward, optimizer.step
 //
 // bench/reference/torch_cnn_step.cpp is the same program against libtorch;
@@ -79,19 +80,22 @@ Args parse(int argc, char** argv) {
 
 struct Net {
   nn::Conv2d conv1{1, 32, 3, 1, 1};
+  nn::BatchNorm2d bn1{32};
   nn::Conv2d conv2{32, 64, 3, 1, 1};
+  nn::BatchNorm2d bn2{64};
   nn::Linear fc1{3136, 128};
+  nn::Dropout drop{0.25};
   nn::Linear fc2{128, 10};
 
   Tensor forward(const Tensor& x) {
-    Tensor h = max_pool2d(relu(conv1(x)), {2});
-    h = max_pool2d(relu(conv2(h)), {2});
-    h = relu(fc1(flatten(h, 1)));
+    Tensor h = bn1(max_pool2d(relu(conv1(x)), {2}));
+    h = bn2(max_pool2d(relu(conv2(h)), {2}));
+    h = drop(relu(fc1(flatten(h, 1))));
     return fc2(h);
   }
   std::vector<Tensor> parameters() {
     std::vector<Tensor> ps;
-    for (nn::Module* m : std::initializer_list<nn::Module*>{&conv1, &conv2, &fc1, &fc2})
+    for (nn::Module* m : std::initializer_list<nn::Module*>{&conv1, &bn1, &conv2, &bn2, &fc1, &fc2})
       for (Tensor& p : m->parameters()) ps.push_back(p);
     return ps;
   }

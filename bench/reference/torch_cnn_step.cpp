@@ -1,4 +1,5 @@
-// libtorch twin of bench/cnn_step_bench.cpp: the same CNN, data shapes and
+// libtorch twin of bench/cnn_step_bench.cpp: the same CNN (nabla train's default,
+// BatchNorm after each pool, Dropout 0.25), data shapes and
 // training step (zero_grad, forward, cross_entropy, backward, Adam lr 1e-3).
 //
 // Usage: torch_cnn_step [--threads N] [--warmup W] [--steps S] [--batch B]
@@ -57,20 +58,26 @@ Args parse(int argc, char** argv) {
 
 struct NetImpl : torch::nn::Module {
   torch::nn::Conv2d conv1{torch::nn::Conv2dOptions(1, 32, 3).padding(1)};
+  torch::nn::BatchNorm2d bn1{32};
   torch::nn::Conv2d conv2{torch::nn::Conv2dOptions(32, 64, 3).padding(1)};
+  torch::nn::BatchNorm2d bn2{64};
   torch::nn::Linear fc1{3136, 128};
+  torch::nn::Dropout drop{0.25};
   torch::nn::Linear fc2{128, 10};
   NetImpl() {
     register_module("conv1", conv1);
+    register_module("bn1", bn1);
     register_module("conv2", conv2);
+    register_module("bn2", bn2);
     register_module("fc1", fc1);
+    register_module("drop", drop);
     register_module("fc2", fc2);
   }
   torch::Tensor forward(torch::Tensor x) {
     namespace F = torch::nn::functional;
-    x = F::max_pool2d(torch::relu(conv1(x)), F::MaxPool2dFuncOptions(2));
-    x = F::max_pool2d(torch::relu(conv2(x)), F::MaxPool2dFuncOptions(2));
-    x = torch::relu(fc1(x.flatten(1)));
+    x = bn1(F::max_pool2d(torch::relu(conv1(x)), F::MaxPool2dFuncOptions(2)));
+    x = bn2(F::max_pool2d(torch::relu(conv2(x)), F::MaxPool2dFuncOptions(2)));
+    x = drop(torch::relu(fc1(x.flatten(1))));
     return fc2(x);
   }
 };
