@@ -1,0 +1,158 @@
+// Graph: node bookkeeping (unique names, scopes, source lines) and the
+// graph-level API (placeholder, constant, variable, initializer).
+#include "nabla/graph/graph.h"
+
+#include <algorithm>
+
+namespace nabla::graph {
+
+namespace detail {
+void install_symbolic_hook();  // graph/symbolic_hook.cpp
+}
+
+namespace {
+
+thread_local const std::source_location* t_location = nullptr;
+
+bool name_used(const GraphData& g, const std::string& n) {
+  return std::binary_search(g.used_names.begin(), g.used_names.end(), n);
+}
+
+void use_name(GraphData& g, const std::string& n) {
+  g.used_names.insert(std::upper_bound(g.used_names.begin(), g.used_names.end(), n), n);
+}
+
+// "scope/base", then "scope/base_1", "scope/base_2", ... until unused.
+std::string unique_name(GraphData& g, const std::string& base) {
+  std::string prefix;
+  for (const std::string& s : g.scopes) prefix += s + "/";
+  std::string name = prefix + base;
+  for (int i = 1; name_used(g, name); ++i) name = prefix + base + "_" + std::to_string(i);
+  use_name(g, name);
+  return name;
+}
+
+Tensor symbolic_tensor(const std::shared_ptr<GraphData>& g, ValueRef r, const OutputMeta* meta) {
+  // No-value nodes get an empty bool tensor so they can still be fetched.
+  Shape sizes = meta ? meta->sizes : Shape{0};
+  DType dtype = meta ? meta->dtype : kBool;
+  auto impl = make_ref<TensorImpl>(Ref<Storage>(), sizes, contiguous_strides(sizes), 0, dtype, kCPU);
+  impl->symbolic = make_ref<Value>(g, r, meta != nullptr);
+  return Tensor(std::move(impl));
+}
+
+void check_name(const char* api, const std::string& name) {
+  NABLA_CHECK(!name.empty() && name.find('/') == std::string::npos, api, ": name '", name,
+              "' must be non-empty and contain no '/' (use name_scope for prefixes)");
+}
+
+}  // namespace
+
+namespace detail {
+
+TensorList add_node(const std::shared_ptr<GraphData>& g, Node node, const std::string& base) {
+  node.name = unique_name(*g, base);
+  int id = static_cast<int>(g->nodes.size());
+  OutputMetas metas = node.metas;
+  g->nodes.push_back(std::move(node));
+  TensorList out;
+  if (metas.empty()) {
+    out.push_back(symbolic_tensor(g, {id, 0}, nullptr));
+  } else {
+    for (std::size_t i = 0; i < metas.size(); ++i)
+      out.push_back(symbolic_tensor(g, {id, static_cast<int>(i)}, &metas[i]));
+  }
+  return out;
+}
+
+const std::source_location* current_location() { return t_location; }
+
+}  // namespace detail
+
+Value* value_of(const Tensor& t) {
+  if (!t.defined() || !t.is_symbolic() || !t.impl()->symbolic) return nullptr;
+  return static_cast<Value*>(t.impl()->symbolic.get());
+}
+
+std::string describe(const Node& n) {
+  if (!n.loc_known) return "'" + n.name + "' (source line unknown: made outside a graph::LocationScope)";
+  return ::nabla::detail::concat("'", n.name, "' (created at ", n.loc.file_name(), ":", n.loc.line(), ")");
+}
+
+LocationScope::LocationScope(std::source_location loc) : prev_(t_location), loc_(loc) { t_location = &loc_; }
+LocationScope::~LocationScope() { t_location = prev_; }
+
+Graph::Graph() : data_(std::make_shared<GraphData>()) { detail::install_symbolic_hook(); }
+
+Tensor Graph::placeholder(DType dtype, IntList shape, const std::string& name, std::source_location loc) {
+  check_name("Graph::placeholder", name);
+  for (int64_t d : shape)
+    NABLA_CHECK(d >= 0, "Graph::placeholder '", name, "': shape ", shape,
+                " has an unknown (negative) dim; unknown dims are not supported yet, give every size");
+  Node n;
+  n.kind = NodeKind::Placeholder;
+  n.metas.push_back({shape.shape(), dtype});
+  n.loc = loc;
+  return detail::add_node(data_, std::move(n), name)[0];
+}
+
+Tensor Graph::constant(const Tensor& value, const std::string& name, std::source_location loc) {
+  check_name("Graph::constant", name);
+  NABLA_CHECK(value.defined() && !value.is_symbolic(), "Graph::constant '", name, "': expected a concrete tensor, got ",
+              value.defined() ? "a symbolic one" : "an undefined one");
+  Node n;
+  n.kind = NodeKind::Constant;
+  n.metas.push_back({value.sizes(), value.dtype()});
+  n.value = value.detach();
+  n.loc = loc;
+  return detail::add_node(data_, std::move(n), name)[0];
+}
+
+Tensor Graph::variable(const Tensor& initial_value, const std::string& name, bool trainable, std::source_location loc) {
+  check_name("Graph::variable", name);
+  NABLA_CHECK(
+      initial_value.defined() && !initial_value.is_symbolic(), "Graph::variable '", name,
+      "': expected a concrete initial value, got ",
+      initial_value.defined() ? "a symbolic one (initializer ops are not supported yet)" : "an undefined tensor");
+  Node n;
+  n.kind = NodeKind::Variable;
+  n.metas.push_back({initial_value.sizes(), initial_value.dtype()});
+  // Copied so that later writes to the caller's tensor do not change it.
+  n.value = initial_value.detach().clone();
+  n.trainable = trainable;
+  n.loc = loc;
+  return detail::add_node(data_, std::move(n), name)[0];
+}
+
+Tensor Graph::global_variables_initializer(std::source_location loc) {
+  Node n;
+  n.kind = NodeKind::Initializer;
+  for (std::size_t i = 0; i < data_->nodes.size(); ++i)
+    if (data_->nodes[i].kind == NodeKind::Variable) n.variables.push_back(static_cast<int>(i));
+  n.loc = loc;
+  return detail::add_node(data_, std::move(n), "init")[0];
+}
+
+std::vector<Tensor> Graph::variables(bool trainable_only) const {
+  std::vector<Tensor> out;
+  for (std::size_t i = 0; i < data_->nodes.size(); ++i) {
+    const Node& n = data_->nodes[i];
+    if (n.kind != NodeKind::Variable || (trainable_only && !n.trainable)) continue;
+    out.push_back(symbolic_tensor(data_, {static_cast<int>(i), 0}, &n.metas[0]));
+  }
+  return out;
+}
+
+const Node& Graph::node_of(const Tensor& t) const {
+  Value* v = value_of(t);
+  NABLA_CHECK(v && v->graph == data_, "Graph::node_of: expected a symbolic tensor of this graph");
+  return node(v->ref.node);
+}
+
+Graph::NameScope::NameScope(Graph& g, const std::string& name) : g_(g) {
+  check_name("Graph::name_scope", name);
+  g_.data_->scopes.push_back(name);
+}
+Graph::NameScope::~NameScope() { g_.data_->scopes.pop_back(); }
+
+}  // namespace nabla::graph

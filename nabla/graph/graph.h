@@ -1,0 +1,98 @@
+// graph::Graph: builds a static graph. Placeholders, constants and variables
+// are symbolic tensors (sizes and dtype, no storage); applying any nabla op to
+// them adds a node after the op's own shape/dtype inference, so build-time
+// errors are the eager ones. Run a graph with graph::Session (session.h).
+// See docs/graph.md.
+#pragma once
+#include <initializer_list>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "nabla/graph/node.h"
+
+namespace nabla::graph {
+
+// Nodes made by ops on symbolic tensors cannot see the caller's line (the op
+// table's hook has no source_location). While a LocationScope lives, such
+// nodes record the line where the scope was opened; outside one they record
+// none. Graph API calls (placeholder, variable, assign, ...) always record
+// their caller's line.
+class LocationScope {
+ public:
+  explicit LocationScope(std::source_location loc = std::source_location::current());
+  ~LocationScope();
+  LocationScope(const LocationScope&) = delete;
+  LocationScope& operator=(const LocationScope&) = delete;
+
+ private:
+  const std::source_location* prev_;
+  std::source_location loc_;
+};
+
+class Graph {
+ public:
+  Graph();
+
+  // A value fed at run time. Every dim must be known (>= 0) in this slice.
+  Tensor placeholder(DType dtype, IntList shape, const std::string& name = "placeholder",
+                     std::source_location loc = std::source_location::current());
+  // A concrete tensor held by the graph (not copied: later in-place writes to
+  // `value` show in runs).
+  Tensor constant(const Tensor& value, const std::string& name = "const",
+                  std::source_location loc = std::source_location::current());
+  // A value that lives in each Session, starts as a copy of `initial_value`
+  // once initialized (global_variables_initializer) and persists across runs.
+  Tensor variable(const Tensor& initial_value, const std::string& name = "variable", bool trainable = true,
+                  std::source_location loc = std::source_location::current());
+
+  // No value: running it initializes every variable created before this call.
+  Tensor global_variables_initializer(std::source_location loc = std::source_location::current());
+
+  // The variables made so far (trainable ones only if asked).
+  std::vector<Tensor> variables(bool trainable_only = false) const;
+
+  // Prefixes names of nodes made while the scope lives with "name/".
+  class NameScope {
+   public:
+    NameScope(Graph& g, const std::string& name);
+    ~NameScope();
+    NameScope(const NameScope&) = delete;
+    NameScope& operator=(const NameScope&) = delete;
+
+   private:
+    Graph& g_;
+  };
+  NameScope name_scope(const std::string& name) { return NameScope(*this, name); }
+
+  int num_nodes() const { return static_cast<int>(data_->nodes.size()); }
+  const Node& node(int i) const { return data_->nodes.at(static_cast<std::size_t>(i)); }
+  // The node that makes symbolic tensor `t` (which must belong to this graph).
+  const Node& node_of(const Tensor& t) const;
+  const std::shared_ptr<GraphData>& data() const { return data_; }
+
+ private:
+  std::shared_ptr<GraphData> data_;
+};
+
+// variable = value; returns the new value. The update happens in the Session
+// running it, in place.
+Tensor assign(const Tensor& variable, const Tensor& value, std::source_location loc = std::source_location::current());
+Tensor assign_add(const Tensor& variable, const Tensor& value,
+                  std::source_location loc = std::source_location::current());
+Tensor assign_sub(const Tensor& variable, const Tensor& value,
+                  std::source_location loc = std::source_location::current());
+// No value: running it runs all of `inputs` (values or other no-value nodes).
+Tensor group(std::initializer_list<Tensor> inputs, std::source_location loc = std::source_location::current());
+Tensor group(const std::vector<Tensor>& inputs, std::source_location loc = std::source_location::current());
+
+namespace detail {
+// Adds a node to `g` (naming it uniquely from `base`) and returns its outputs
+// as symbolic tensors (one no-value tensor for a node without outputs).
+TensorList add_node(const std::shared_ptr<GraphData>& g, Node node, const std::string& base);
+// The location ops applied to symbolic tensors record (null outside a LocationScope).
+const std::source_location* current_location();
+}  // namespace detail
+
+}  // namespace nabla::graph

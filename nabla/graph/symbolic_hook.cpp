@@ -1,0 +1,55 @@
+// The bridge from the op table to graphs: dispatch's call() runs the op's
+// inference and, when an input is symbolic, hands the call here. We add one
+// Op node; concrete inputs become Constant nodes.
+#include <mutex>
+
+#include "nabla/graph/graph.h"
+
+namespace nabla::graph::detail {
+
+namespace {
+
+TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, const OutputMetas& metas) {
+  std::shared_ptr<GraphData> g;
+  for (const Tensor& t : inputs) {
+    Value* v = value_of(t);
+    if (!v) continue;
+    NABLA_CHECK(!g || g == v->graph, op.name, ": inputs come from two different graphs");
+    g = v->graph;
+    NABLA_CHECK(v->has_value, op.name, ": input '", g->nodes[static_cast<std::size_t>(v->ref.node)].name,
+                "' has no value (a group or initializer); only run it");
+  }
+  NABLA_CHECK(g, op.name, ": symbolic input that belongs to no graph");
+  const std::source_location* where = current_location();
+  Node n;
+  n.kind = NodeKind::Op;
+  n.op = &op;
+  n.attrs = attrs;
+  n.metas = metas;
+  n.loc_known = where != nullptr;
+  if (where) n.loc = *where;
+  for (const Tensor& t : inputs) {
+    if (Value* v = value_of(t)) {
+      n.inputs.push_back(v->ref);
+      continue;
+    }
+    Node c;
+    c.kind = NodeKind::Constant;
+    c.metas.push_back({t.sizes(), t.dtype()});
+    c.value = t.detach();
+    c.loc = n.loc;
+    c.loc_known = n.loc_known;
+    Tensor ct = add_node(g, std::move(c), "const")[0];
+    n.inputs.push_back(value_of(ct)->ref);
+  }
+  return add_node(g, std::move(n), std::string(op.name));
+}
+
+}  // namespace
+
+void install_symbolic_hook() {
+  static std::once_flag once;
+  std::call_once(once, [] { set_symbolic_hook(&symbolic_call); });
+}
+
+}  // namespace nabla::graph::detail

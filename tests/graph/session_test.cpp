@@ -1,0 +1,200 @@
+// Graph + Session: results equal eager ones, only needed nodes run, and feed
+// mistakes give errors naming the placeholder and the line that made it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "nabla/nabla.h"
+
+namespace nabla::graph {
+namespace {
+
+void expect_same(const Tensor& got, const Tensor& want) {
+  ASSERT_FALSE(got.is_symbolic());
+  ASSERT_EQ(got.sizes(), want.sizes());
+  ASSERT_EQ(got.dtype(), want.dtype());
+  auto g = got.to(kFloat64).to_vector<double>();
+  auto w = want.to(kFloat64).to_vector<double>();
+  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], w[i], 1e-12) << "element " << i;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(GraphSession, MatmulReluSumBroadcastEqualEager) {
+  Tensor xv = randn({4, 3}, kFloat64), wv = randn({3, 5}, kFloat64), bv = randn({5}, kFloat64);
+  Graph g;
+  Tensor x = g.placeholder(kFloat64, {4, 3}, "x");
+  Tensor w = g.placeholder(kFloat64, {3, 5}, "w");
+  Tensor b = g.constant(bv, "b");
+  Tensor h = relu(matmul(x, w) + b);  // broadcast [4,5] + [5]
+  Tensor s = sum(h, {1});
+  EXPECT_TRUE(h.is_symbolic());
+  EXPECT_EQ(h.sizes(), (Shape{4, 5}));
+  EXPECT_EQ(s.sizes(), (Shape{4}));
+
+  Session sess(g);
+  auto out = sess.run({h, s}, {{x, xv}, {w, wv}});
+  Tensor eh = relu(matmul(xv, wv) + bv);
+  expect_same(out[0], eh);
+  expect_same(out[1], sum(eh, {1}));
+}
+
+TEST(GraphSession, ConcreteOperandBecomesConstant) {
+  Tensor cv = randn({2, 2}, kFloat64), xv = randn({2, 2}, kFloat64);
+  Graph g;
+  Tensor x = g.placeholder(kFloat64, {2, 2}, "x");
+  Tensor y = x * cv - 1.5;
+  int constants = 0;
+  for (int i = 0; i < g.num_nodes(); ++i) constants += g.node(i).kind == NodeKind::Constant;
+  EXPECT_GE(constants, 1);
+  Session sess(g);
+  expect_same(sess.run(y, {{x, xv}}), xv * cv - 1.5);
+}
+
+TEST(GraphSession, CompositeOpsExpandIntoTableOps) {
+  // softmax, mse_loss and stack are composites or built from several table ops.
+  Tensor xv = randn({3, 4}, kFloat64), tv = randn({3, 4}, kFloat64);
+  Graph g;
+  Tensor x = g.placeholder(kFloat64, {3, 4}, "x");
+  Tensor t = g.placeholder(kFloat64, {3, 4}, "t");
+  Tensor sm = softmax(x, 1);
+  Tensor loss = mse_loss(x, t);
+  Tensor st = stack({x, t}, 0);
+  Session sess(g);
+  auto out = sess.run({sm, loss, st}, {{x, xv}, {t, tv}});
+  expect_same(out[0], softmax(xv, 1));
+  expect_same(out[1], mse_loss(xv, tv));
+  expect_same(out[2], stack({xv, tv}, 0));
+}
+
+TEST(GraphSession, BuildErrorsAreTheEagerOnes) {
+  Graph g;
+  Tensor a = g.placeholder(kFloat32, {2, 3}, "a");
+  Tensor b = g.placeholder(kFloat32, {4, 5}, "b");
+  std::string graph_msg = error_of([&] { matmul(a, b); });
+  std::string eager_msg = error_of([&] { matmul(zeros({2, 3}), zeros({4, 5})); });
+  EXPECT_NE(graph_msg, "<no error>");
+  EXPECT_EQ(graph_msg, eager_msg);
+}
+
+TEST(GraphSession, RunsOnlyWhatTheFetchesNeed) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {8}, "x");
+  Tensor y = g.placeholder(kFloat32, {8}, "y");
+  Tensor a = relu(x);       // needed
+  Tensor b = exp(y) * 2.0;  // not needed for `a`, and `y` is unfed
+  Tensor c = sum(a);        // needed
+  (void)b;
+  Session sess(g);
+  Tensor out = sess.run(c, {{x, ones({8})}});
+  EXPECT_FLOAT_EQ(out.item<float>(), 8.0f);
+  // relu and sum only: exp, mul and their constant never run.
+  EXPECT_EQ(sess.stats().ops_executed, 2);
+  EXPECT_EQ(sess.stats().nodes_executed, 3);  // + the placeholder
+  sess.run(c, {{x, ones({8})}});
+  EXPECT_EQ(sess.stats().ops_executed, 4);
+  EXPECT_EQ(sess.stats().runs, 2);
+}
+
+TEST(GraphSession, FeedErrorsNamePlaceholderAndLine) {
+  Graph g;
+  const int line = __LINE__ + 1;
+  Tensor x = g.placeholder(kFloat32, {2, 3}, "images");
+  Tensor y = relu(x);
+  Session sess(g);
+  std::string where = std::string("session_test.cpp:") + std::to_string(line);
+
+  std::string msg = error_of([&] { sess.run(y, {{x, zeros({3, 2})}}); });
+  EXPECT_NE(msg.find("'images'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(where), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[2, 3]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[3, 2]"), std::string::npos) << msg;
+
+  msg = error_of([&] { sess.run(y, {{x, zeros({2, 3}, kFloat64)}}); });
+  EXPECT_NE(msg.find("'images'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("float64"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(where), std::string::npos) << msg;
+
+  msg = error_of([&] { sess.run(y, {{y, zeros({2, 3})}}); });
+  EXPECT_NE(msg.find("not a placeholder"), std::string::npos) << msg;
+}
+
+TEST(GraphSession, UnfedPlaceholderIsNamed) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {2}, "x");
+  const int line = __LINE__ + 1;
+  Tensor labels = g.placeholder(kFloat32, {2}, "labels");
+  Tensor d = x - labels;
+  Session sess(g);
+  std::string msg = error_of([&] { sess.run(d, {{x, zeros({2})}}); });
+  EXPECT_NE(msg.find("placeholder 'labels'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not fed"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("session_test.cpp:" + std::to_string(line)), std::string::npos) << msg;
+}
+
+TEST(GraphSession, UnknownDimsAreRefusedClearly) {
+  Graph g;
+  std::string msg = error_of([&] { g.placeholder(kFloat32, {-1, 10}, "x"); });
+  EXPECT_NE(msg.find("unknown"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not supported yet"), std::string::npos) << msg;
+}
+
+TEST(GraphSession, NamesAreUniqueAndScoped) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {2}, "x");
+  Tensor x2 = g.placeholder(kFloat32, {2}, "x");
+  EXPECT_EQ(g.node_of(x).name, "x");
+  EXPECT_EQ(g.node_of(x2).name, "x_1");
+  Tensor r1 = relu(x), r2 = relu(x2);
+  EXPECT_EQ(g.node_of(r1).name, "relu");
+  EXPECT_EQ(g.node_of(r2).name, "relu_1");
+  {
+    auto scope = g.name_scope("dense");
+    Tensor k = g.variable(zeros({2}), "kernel");
+    EXPECT_EQ(g.node_of(k).name, "dense/kernel");
+    EXPECT_EQ(g.node_of(relu(k)).name, "dense/relu");
+  }
+  EXPECT_EQ(g.node_of(relu(x)).name, "relu_2");
+}
+
+TEST(GraphSession, OpNodesRecordLocationScopeLine) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {2}, "x");
+  Tensor outside = relu(x);
+  EXPECT_FALSE(g.node_of(outside).loc_known);
+  const int line = __LINE__ + 1;
+  LocationScope at;
+  Tensor inside = relu(x);
+  EXPECT_TRUE(g.node_of(inside).loc_known);
+  EXPECT_EQ(static_cast<int>(g.node_of(inside).loc.line()), line);
+}
+
+TEST(GraphSession, RunTimeOpErrorsNameTheNode) {
+  // index_select with an out-of-range index fails only when run.
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {3}, "x");
+  Tensor i = g.placeholder(kInt64, {1}, "i");
+  const int line = __LINE__ + 1;
+  LocationScope at;
+  Tensor y = index_select(x, 0, i);
+  Session sess(g);
+  std::string msg = error_of([&] { sess.run(y, {{x, zeros({3})}, {i, full({1}, 7, kInt64)}}); });
+  EXPECT_NE(msg.find("while running node 'index_select'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("session_test.cpp:" + std::to_string(line)), std::string::npos) << msg;
+}
+
+TEST(GraphSession, SymbolicValuesHaveNoData) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {1}, "x");
+  EXPECT_THROW(x.item<float>(), Error);
+}
+
+}  // namespace
+}  // namespace nabla::graph
