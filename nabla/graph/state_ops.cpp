@@ -19,6 +19,8 @@ Tensor make_assign(NodeKind kind, const char* api, const Tensor& variable, const
   NABLA_CHECK(value.sizes() == vn.metas[0].sizes && value.dtype() == vn.metas[0].dtype, api, ": variable '", vn.name,
               "' is ", vn.metas[0].dtype, " of shape ", vn.metas[0].sizes, " but the value is ", value.dtype(),
               " of shape ", value.sizes(), "; expected the same dtype and shape");
+  // add_node below may grow g->nodes and so invalidate `vn`: keep what is needed.
+  const std::string var_name = vn.name;
   Node n;
   n.kind = kind;
   n.target = var->ref.node;
@@ -26,8 +28,8 @@ Tensor make_assign(NodeKind kind, const char* api, const Tensor& variable, const
   n.loc = loc;
   Tensor v = value;
   if (Value* vv = value_of(v)) {
-    NABLA_CHECK(vv->graph == g, api, ": the value comes from another graph than variable '", vn.name, "'");
-    NABLA_CHECK(vv->has_value, api, ": the value for variable '", vn.name, "' has no value (a group or initializer)");
+    NABLA_CHECK(vv->graph == g, api, ": the value comes from another graph than variable '", var_name, "'");
+    NABLA_CHECK(vv->has_value, api, ": the value for variable '", var_name, "' has no value (a group or initializer)");
     n.inputs.push_back(vv->ref);
   } else {
     Node c;
@@ -38,7 +40,7 @@ Tensor make_assign(NodeKind kind, const char* api, const Tensor& variable, const
     n.inputs.push_back(value_of(detail::add_node(g, std::move(c), "const")[0])->ref);
   }
   // Named "w_assign" (the scope is the current one, not the variable's).
-  return detail::add_node(g, std::move(n), vn.name.substr(vn.name.rfind('/') + 1) + "_" + api)[0];
+  return detail::add_node(g, std::move(n), var_name.substr(var_name.rfind('/') + 1) + "_" + api)[0];
 }
 
 }  // namespace
