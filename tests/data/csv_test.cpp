@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "nabla/nabla.h"
+#include "tests/support/error_message.h"
 
 namespace nabla::data {
 namespace {
@@ -23,14 +24,7 @@ std::string write_csv(const std::string& name, const std::string& text) {
 
 std::vector<double> values(const Tensor& t) { return t.to(kFloat64).to_vector<double>(); }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::error_of;
 
 TEST(Csv, ReadsNumbersIntoARowsByColumnsTensor) {
   Tensor t = read_csv(write_csv("a.csv", "1,2.5,-3\n4e2, +5 ,\"6\"\n"));

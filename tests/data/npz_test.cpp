@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "nabla/nabla.h"
+#include "tests/support/error_message.h"
 
 namespace nabla::data {
 namespace {
@@ -32,14 +33,7 @@ void spit(const std::string& path, const std::string& bytes) {
 
 std::vector<double> values(const Tensor& t) { return t.to(kFloat64).to_vector<double>(); }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::error_of;
 
 const Tensor& find(const NpzArrays& a, const std::string& name) {
   for (const auto& [n, t] : a)

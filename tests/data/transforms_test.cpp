@@ -6,20 +6,14 @@
 #include <set>
 
 #include "nabla/nabla.h"
+#include "tests/support/error_message.h"
 
 namespace nabla::data {
 namespace {
 
 std::vector<double> values(const Tensor& t) { return t.to(kFloat64).to_vector<double>(); }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::error_of;
 
 // A uint8 image [1, 3, 4] with pixel (y, x) = 10 * y + x + 1.
 Tensor small_image() {

@@ -6,18 +6,12 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "tests/support/error_message.h"
 
 namespace nabla::graph {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using nabla::testing::error_of;
 
 TEST(GraphVariables, ReadBeforeInitializeIsAClearError) {
   Graph g;

@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "nabla/nabla.h"
+#include "tests/support/error_message.h"
 
 namespace nabla::io {
 namespace {
@@ -167,14 +168,7 @@ TEST(Checkpoint, ModelWithoutOptimizerAndFreshOptimizerState) {
   EXPECT_EQ(values(b->parameters()[0]), values(a->parameters()[0]));
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::error_of;
 
 TEST(Checkpoint, RefusesBadFilesWithoutChangingTheModelOrOptimizer) {
   auto a = make_net(1);

@@ -7,27 +7,16 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "tests/support/error_message.h"
 #include "tests/support/op_info.h"
 
 namespace {
 
 using namespace nabla;
 using nabla::testing::compare;
+using nabla::testing::error_of;
+using nabla::testing::expect_error;
 using nabla::testing::Tensors;
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-void expect_error(const std::string& msg, std::initializer_list<const char*> parts) {
-  for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "missing '" << p << "' in: " << msg;
-}
 
 TEST(MultiheadAttention, DefaultInitIsXavierWithZeroBiases) {
   manual_seed(1);

@@ -8,23 +8,14 @@
 #include <cmath>
 
 #include "nabla/nabla.h"
+#include "tests/support/sample_stats.h"
 
 namespace {
 
 using namespace nabla;
 
-struct Stats {
-  double mean, std, min, max;
-};
-Stats stats(const Tensor& t) {
-  auto v = t.to_vector<double>();
-  double s = 0, s2 = 0;
-  for (double x : v) s += x;
-  double m = s / static_cast<double>(v.size());
-  for (double x : v) s2 += (x - m) * (x - m);
-  return {m, std::sqrt(s2 / static_cast<double>(v.size())), *std::min_element(v.begin(), v.end()),
-          *std::max_element(v.begin(), v.end())};
-}
+using Stats = nabla::testing::SampleStats;
+Stats stats(const Tensor& t) { return nabla::testing::sample_stats(t); }
 
 // U(-b, b): inside the bounds, reaching near them, mean 0, std b / sqrt(3).
 void expect_uniform(const Tensor& t, double b) {

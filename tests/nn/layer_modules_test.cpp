@@ -8,10 +8,12 @@
 #include <sstream>
 
 #include "nabla/nabla.h"
+#include "tests/support/error_message.h"
 
 namespace {
 
 using namespace nabla;
+using nabla::testing::error_of;
 
 std::string repr(const nn::Module& m) {
   std::ostringstream os;
@@ -20,16 +22,6 @@ std::string repr(const nn::Module& m) {
 }
 
 // The message of the nabla::Error that f throws ("" if none).
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(NnLayerModules, ConvAndPoolShapes) {
   manual_seed(0);
   EXPECT_EQ(nn::Conv1d(3, 8, 3, 2, 1)(randn({2, 3, 10})).sizes(), Shape({2, 8, 5}));

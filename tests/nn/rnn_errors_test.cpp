@@ -5,24 +5,13 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "tests/support/error_message.h"
 
 namespace {
 
 using namespace nabla;
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-void expect_error(const std::string& msg, std::initializer_list<const char*> parts) {
-  for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "missing '" << p << "' in: " << msg;
-}
+using nabla::testing::error_of;
+using nabla::testing::expect_error;
 
 TEST(RnnErrors, Construction) {
   expect_error(error_of([] { nn::LSTM(0, 4); }), {"nn::LSTM", "positive", "0"});
