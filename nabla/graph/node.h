@@ -36,6 +36,7 @@ struct Node {
   const OpDef* op = nullptr;  // kind == Op
   Attrs attrs;
   std::vector<ValueRef> inputs;
+  std::vector<int> control_inputs;  // nodes that must run before this one (no data flows)
   OutputMetas metas;  // empty for the no-value kinds (Initializer, Group)
   std::string name;   // unique in the graph
   std::source_location loc;

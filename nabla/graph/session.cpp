@@ -71,6 +71,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
     if (needed[static_cast<std::size_t>(id)]) continue;
     needed[static_cast<std::size_t>(id)] = 1;
     for (const ValueRef& in : node_at(g, id).inputs) stack.push_back(in.node);
+    for (int c : node_at(g, id).control_inputs) stack.push_back(c);
   }
 
   NoGradGuard no_grad;
