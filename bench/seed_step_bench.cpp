@@ -1,0 +1,209 @@
+// The lecture's seed training step, timed (issue 4, acceptance 3).
+//
+//   x [64, 1000] -> Linear(1000, 100) -> ReLU -> Linear(100, 10) = y_pred
+//   loss = mse_loss(y_pred, y, reduction sum); Adam(lr 1e-4)
+//   step = zero_grad, forward, loss, backward, optimizer.step
+//
+// Modes:
+//   eager  nabla's eager API (nn::Sequential, autograd, optim::Adam)
+//   blas   the same step hand-written on cblas_sgemm with plain loops (the
+//          floor an op-by-op framework is measured against)
+// bench/reference/torch_seed_step.cpp is the libtorch twin;
+// bench/seed_compare.sh runs them all and prints the ratio table.
+//
+// Usage: seed_step_bench [--mode eager|blas] [--threads N] [--warmup W] [--steps S]
+// Prints one line: impl=nabla-<mode> threads=.. median_ms=.. best_ms=.. cpu_ms=.. final_loss=..
+#include <cblas.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nabla/nabla.h"
+
+using namespace nabla;
+
+namespace {
+
+constexpr int64_t N = 64, D_in = 1000, H = 100, D_out = 10;
+constexpr double kLr = 1e-4;
+
+using Clock = std::chrono::steady_clock;
+
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+struct Args {
+  std::string mode = "eager";
+  int threads = 1, warmup = 20, steps = 200;
+};
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "%s needs a value\n", argv[i]);
+      std::exit(2);
+    }
+    if (!std::strcmp(argv[i], "--mode"))
+      a.mode = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--threads"))
+      a.threads = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--warmup"))
+      a.warmup = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--steps"))
+      a.steps = std::atoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "usage: %s [--mode eager|blas] [--threads N] [--warmup W] [--steps S]\n", argv[0]);
+      std::exit(2);
+    }
+  }
+  return a;
+}
+
+// The step as eager nabla code.
+std::function<float()> eager_step(const Tensor& x, const Tensor& y) {
+  auto model = std::make_shared<nn::Sequential>(nn::Linear(D_in, H), nn::ReLU(), nn::Linear(H, D_out));
+  auto loss_fn = std::make_shared<nn::MSELoss>("sum");
+  auto opt = std::make_shared<optim::Adam>(model->parameters(), optim::Options{{"lr", kLr}});
+  return [=] {
+    opt->zero_grad();
+    Tensor loss = (*loss_fn)((*model)(x), y);
+    loss.backward();
+    opt->step();
+    return loss.item<float>();
+  };
+}
+
+// The step written by hand: sgemm for the four products, loops for the rest.
+struct BlasStep {
+  std::vector<float> x, y, w1, b1, w2, b2;       // w1 [D_in, H], w2 [H, D_out] (row-major, x @ w)
+  std::vector<float> h, yp, dyp, dh, gw1, gb1, gw2, gb2;
+  std::vector<std::vector<float>> m, v;
+  int t = 0;
+
+  BlasStep(const Tensor& xt, const Tensor& yt) {
+    auto copy = [](const Tensor& t) {
+      Tensor c = t.contiguous();
+      return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    };
+    x = copy(xt);
+    y = copy(yt);
+    w1 = copy(randn({D_in, H}) * 0.03);
+    b1.assign(H, 0.f);
+    w2 = copy(randn({H, D_out}) * 0.1);
+    b2.assign(D_out, 0.f);
+    h.resize(N * H);
+    yp.resize(N * D_out);
+    dyp.resize(N * D_out);
+    dh.resize(N * H);
+    gw1.resize(D_in * H);
+    gb1.resize(H);
+    gw2.resize(H * D_out);
+    gb2.resize(D_out);
+    for (auto* p : {&w1, &b1, &w2, &b2}) {
+      m.emplace_back(p->size(), 0.f);
+      v.emplace_back(p->size(), 0.f);
+    }
+  }
+
+  float operator()() {
+    // forward
+    for (int64_t i = 0; i < N; ++i) std::copy(b1.begin(), b1.end(), h.begin() + i * H);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, H, D_in, 1.f, x.data(), D_in, w1.data(), H, 1.f,
+                h.data(), H);
+    for (float& e : h) e = e > 0 ? e : 0;
+    for (int64_t i = 0; i < N; ++i) std::copy(b2.begin(), b2.end(), yp.begin() + i * D_out);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, D_out, H, 1.f, h.data(), H, w2.data(), D_out, 1.f,
+                yp.data(), D_out);
+    double loss = 0;
+    for (int64_t i = 0; i < N * D_out; ++i) {
+      float d = yp[i] - y[i];
+      loss += double(d) * d;
+      dyp[i] = 2 * d;
+    }
+    // backward
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, H, D_out, N, 1.f, h.data(), H, dyp.data(), D_out, 0.f,
+                gw2.data(), D_out);
+    std::fill(gb2.begin(), gb2.end(), 0.f);
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t j = 0; j < D_out; ++j) gb2[j] += dyp[i * D_out + j];
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, H, D_out, 1.f, dyp.data(), D_out, w2.data(), D_out, 0.f,
+                dh.data(), H);
+    for (int64_t i = 0; i < N * H; ++i) dh[i] = h[i] > 0 ? dh[i] : 0;
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, D_in, H, N, 1.f, x.data(), D_in, dh.data(), H, 0.f,
+                gw1.data(), H);
+    std::fill(gb1.begin(), gb1.end(), 0.f);
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t j = 0; j < H; ++j) gb1[j] += dh[i * H + j];
+    // Adam (PyTorch's formulation)
+    ++t;
+    const float b1c = 1 - std::pow(0.9f, float(t)), b2c = 1 - std::pow(0.999f, float(t));
+    std::vector<float>* params[] = {&w1, &b1, &w2, &b2};
+    std::vector<float>* grads[] = {&gw1, &gb1, &gw2, &gb2};
+    for (int p = 0; p < 4; ++p) {
+      float* w = params[p]->data();
+      const float* g = grads[p]->data();
+      float* mp = m[p].data();
+      float* vp = v[p].data();
+      const std::size_t n = params[p]->size();
+      for (std::size_t i = 0; i < n; ++i) {
+        mp[i] = 0.9f * mp[i] + 0.1f * g[i];
+        vp[i] = 0.999f * vp[i] + 0.001f * g[i] * g[i];
+        w[i] -= float(kLr) * (mp[i] / b1c) / (std::sqrt(vp[i] / b2c) + 1e-8f);
+      }
+    }
+    return float(loss);
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a = parse(argc, argv);
+  if (a.mode == "list") {  // for bench/seed_compare.sh
+    std::printf("eager blas\n");
+    return 0;
+  }
+  set_num_threads(a.threads);  // nabla's pool, OpenBLAS's and oneDNN's threads
+  manual_seed(0);
+  Tensor x = randn({N, D_in}), y = randn({N, D_out});
+  std::function<float()> step;
+  if (a.mode == "eager") {
+    step = eager_step(x, y);
+  } else if (a.mode == "blas") {
+    step = BlasStep(x, y);
+  } else {
+    std::fprintf(stderr, "unknown --mode %s (eager|blas)\n", a.mode.c_str());
+    return 2;
+  }
+  std::vector<double> times, cpu_times;
+  float loss = 0, first_loss = 0;
+  for (int s = 0; s < a.warmup + a.steps; ++s) {
+    auto t0 = Clock::now();
+    double c0 = cpu_ms();
+    loss = step();
+    double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (s == 0) first_loss = loss;
+    if (s < a.warmup) continue;
+    times.push_back(ms);
+    cpu_times.push_back(cpu_ms() - c0);
+  }
+  std::sort(times.begin(), times.end());
+  std::sort(cpu_times.begin(), cpu_times.end());
+  std::printf("impl=nabla-%s threads=%d steps=%d median_ms=%.4f best_ms=%.4f cpu_ms=%.4f first_loss=%.4f final_loss=%.4f\n",
+              a.mode.c_str(), a.threads, a.steps, times.empty() ? 0 : times[times.size() / 2],
+              times.empty() ? 0 : times.front(), cpu_times.empty() ? 0 : cpu_times[cpu_times.size() / 2], first_loss,
+              loss);
+  return 0;
+}
