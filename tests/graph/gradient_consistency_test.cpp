@@ -4,7 +4,8 @@
 // of the graph's loss w.r.t. every floating input, run in a Session, must equal
 // eager autograd's (both run the same rules, so the tolerance is tight).
 // Entries the forward consistency test refuses at build time (in-place ops,
-// data-dependent shapes) are refused here too; random ops are skipped.
+// data-dependent shapes) are refused here too; random ops are skipped. The
+// second test does the same for second derivatives (gradients of gradients).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -153,6 +154,113 @@ TEST(GraphGradientConsistency, EveryDifferentiableOpInfoMatchesEagerAutogradInFl
   // 266 entries when this was written (every differentiable entry the forward
   // graph test builds): a drop means gradients stopped covering some op.
   EXPECT_GE(matched, 260);
+}
+
+// Second derivatives: for every entry with gradgrad (the op table's own
+// gradgradcheck list), the graph's Hessian-vector product d<grad, v>/dx, built
+// by gradients() of gradients(), equals eager double backward (create_graph).
+TEST(GraphGradientConsistency, GradientsOfGradientsMatchEagerDoubleBackward) {
+  int matched = 0, refused = 0, samples_compared = 0;
+  for (const OpInfo& info : op_infos()) {
+    if (covers_random_op(info) || !info.differentiable || !info.gradgrad) continue;
+    bool refused_here = false, compared_here = false;
+    auto samples = info.samples();
+    for (std::size_t s = 0; s < samples.size() && !refused_here; ++s) {
+      SCOPED_TRACE(info.name + " sample " + std::to_string(s));
+      Tensors in;
+      for (const Tensor& x : samples[s]) in.push_back(x.defined() && is_floating(x.dtype()) ? x.to(kFloat64) : x);
+      std::vector<int> wrt = grad_inputs_of(info, in);
+      if (wrt.empty()) continue;
+      Tensors dirs;  // the vector v of the Hessian-vector product
+      for (std::size_t k = 0; k < wrt.size(); ++k)
+        dirs.push_back(sample(in[static_cast<std::size_t>(wrt[k])].sizes(), -1.0, 1.0, 200 + k));
+
+      // Eager: grad with create_graph, <grad, v>, grad again.
+      Tensors leaves = in;
+      TensorList eager_inputs;
+      for (int i : wrt) {
+        leaves[static_cast<std::size_t>(i)] = in[static_cast<std::size_t>(i)].detach().clone().requires_grad_(true);
+        eager_inputs.push_back(leaves[static_cast<std::size_t>(i)]);
+      }
+      Tensors eager_out = info.run(leaves);
+      Tensors weights;
+      for (std::size_t k = 0; k < eager_out.size(); ++k) {
+        const Tensor& o = eager_out[k];
+        weights.push_back(o.defined() && is_floating(o.dtype()) ? sample(o.sizes(), -1.0, 1.0, 100 + k).to(o.dtype())
+                                                                : Tensor());
+      }
+      Tensor eager_loss = weighted_loss(eager_out, weights);
+      if (!eager_loss.defined() || !eager_loss.requires_grad()) continue;
+      TensorList eg = grad({eager_loss}, eager_inputs, {}, std::nullopt, /*create_graph=*/true, /*allow_unused=*/true);
+      Tensor es;
+      for (std::size_t k = 0; k < eg.size(); ++k) {
+        if (!eg[k].defined()) continue;
+        Tensor term = sum(eg[k] * dirs[k]);
+        es = es.defined() ? es + term : term;
+      }
+      TensorList ehv(eager_inputs.size());
+      if (es.defined() && es.requires_grad())
+        ehv = grad({es}, eager_inputs, {}, std::nullopt, false, /*allow_unused=*/true);
+
+      // Graph: the same, with gradients() twice.
+      graph::Graph g;
+      graph::Feeds feeds;
+      Tensors symbolic;
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        if (!in[i].defined()) {
+          symbolic.push_back(in[i]);
+          continue;
+        }
+        symbolic.push_back(g.placeholder(in[i].dtype(), in[i].sizes(), "in" + std::to_string(i)));
+        feeds.emplace_back(symbolic.back(), in[i]);
+      }
+      Tensors built;
+      try {
+        built = info.run(symbolic);
+      } catch (const Error&) {
+        refused_here = true;
+        break;
+      }
+      std::vector<Tensor> xs;
+      for (int i : wrt) xs.push_back(symbolic[static_cast<std::size_t>(i)]);
+      std::vector<Tensor> hv, ran;
+      try {
+        std::vector<Tensor> g1 = graph::gradients(weighted_loss(built, weights), xs);
+        Tensor gs;
+        for (std::size_t k = 0; k < g1.size(); ++k) {
+          if (!g1[k].defined()) continue;
+          Tensor term = sum(g1[k] * dirs[k]);
+          gs = gs.defined() ? gs + term : term;
+        }
+        hv = gs.defined() ? graph::gradients(gs, xs) : std::vector<Tensor>(xs.size());
+        std::vector<Tensor> fetches;
+        for (const Tensor& t : hv)
+          if (t.defined()) fetches.push_back(t);
+        graph::Session sess(g);
+        if (!fetches.empty()) ran = sess.run(fetches, feeds);
+      } catch (const Error& e) {
+        ADD_FAILURE() << info.name << " sample " << s << ": " << e.what();
+        continue;
+      }
+      std::size_t next = 0;
+      for (std::size_t k = 0; k < hv.size(); ++k) {
+        const Tensor& x = in[static_cast<std::size_t>(wrt[k])];
+        Tensor got = hv[k].defined() ? ran[next++] : zeros_like(x);
+        Tensor expected = ehv[k].defined() ? ehv[k] : zeros_like(x);
+        std::string err = compare(got, expected, 1e-12, 1e-10);
+        EXPECT_TRUE(err.empty()) << info.name << " second derivative, input " << wrt[k] << ": " << err;
+      }
+      ++samples_compared;
+      compared_here = true;
+    }
+    if (refused_here)
+      ++refused;
+    else if (compared_here)
+      ++matched;
+  }
+  std::cout << "[graph gradients of gradients] " << matched << " entries match eager double backward ("
+            << samples_compared << " samples), " << refused << " refused at build time\n";
+  EXPECT_GE(matched, 260);  // 266 when this was written
 }
 
 }  // namespace
