@@ -9,6 +9,8 @@
 #include "nabla/core/tensor.h"
 #include "nabla/data/data.h"
 #include "nabla/graph/gradients.h"
+#include "nabla/graph/passes/optimize.h"
+#include "nabla/graph/print.h"
 #include "nabla/graph/session.h"
 #include "nabla/io/checkpoint.h"
 #include "nabla/io/safetensors.h"

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "nabla/graph/print.h"
+
 namespace nabla::graph {
 
 namespace detail {
@@ -159,6 +161,9 @@ const Node& Graph::node_of(const Tensor& t) const {
   NABLA_CHECK(v && v->graph == data_, "Graph::node_of: expected a symbolic tensor of this graph");
   return node(v->ref.node);
 }
+
+std::string Graph::to_text() const { return graph::to_text(*data_); }
+std::string Graph::to_dot() const { return graph::to_dot(*data_); }
 
 Graph::NameScope::NameScope(Graph& g, const std::string& name) : g_(g) {
   check_name("Graph::name_scope", name);

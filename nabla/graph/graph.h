@@ -92,6 +92,11 @@ class Graph {
   const Node& node_of(const Tensor& t) const;
   const std::shared_ptr<GraphData>& data() const { return data_; }
 
+  // One line per node ("name = op(inputs) {attrs} : dtype[shape]  @ file:line")
+  // and a Graphviz rendering (print.h).
+  std::string to_text() const;
+  std::string to_dot() const;
+
  private:
   std::shared_ptr<GraphData> data_;
 };

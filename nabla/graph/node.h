@@ -31,6 +31,8 @@ struct ValueRef {
   int output = 0;
 };
 
+struct FusedChain;  // passes/fuse_elementwise.h
+
 struct Node {
   NodeKind kind = NodeKind::Op;
   const OpDef* op = nullptr;  // kind == Op
@@ -45,6 +47,9 @@ struct Node {
   bool trainable = true;       // Variable
   int target = -1;             // Assign*: the variable's node
   std::vector<int> variables;  // Initializer: the variables it initializes
+  // Only in a Session's execution plan: an Op node that runs a whole chain of
+  // elementwise ops in one loop (op is then fused_elementwise_op()).
+  std::shared_ptr<const FusedChain> fused;
 };
 
 struct GraphData {

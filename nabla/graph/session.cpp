@@ -1,12 +1,26 @@
-// Session::run: checks feeds, marks the nodes the fetches need, and runs them
-// in node-id order, which is a topological order because a node's inputs
-// always exist before it is made.
+// Session: optimizes a copy of the graph once per graph version, builds one
+// plan per fetch/feed set, and runs plans in node order (a topological order
+// that keeps the user's creation order, so reads and assigns of a variable
+// stay ordered as built).
 #include "nabla/graph/session.h"
 
+#include <algorithm>
+
 #include "nabla/core/grad_mode.h"
-#include "nabla/ops/shape.h"
+#include "nabla/graph/passes/dead_code.h"
+#include "nabla/graph/passes/fuse_elementwise.h"
+#include "nabla/graph/passes/memory_plan.h"
+#include "nabla/graph/passes/optimize.h"
+#include "nabla/graph/print.h"
+#include "nabla/graph/run_op.h"
 
 namespace nabla::graph {
+
+struct Session::Plan {
+  OptGraph graph;                // pruned (and fused); origins are user node ids
+  std::vector<ValueRef> fetches;  // values of `graph`, one per fetch
+  MemoryPlan memory;
+};
 
 namespace {
 
@@ -22,30 +36,103 @@ ValueRef ref_in(const std::shared_ptr<GraphData>& g, const Tensor& t, const char
   return v->ref;
 }
 
-// Runs an op node eagerly. At build time every symbolic value is contiguous, so
-// reshape() records a `view` node; at run time the input may be a strided
-// view (an expand, a transpose), so a graph's `view` means reshape: a view
-// when the strides allow it, else a copy. Graph values cannot observe aliasing.
-TensorList run_op(const Node& node, Inputs ins) {
-  if (node.op->name == "view") return {reshape(ins[0], node.attrs.ints(0))};
-  return call(*node.op, ins, node.attrs);
+int64_t nbytes_of(const Tensor& t) { return t.numel() * static_cast<int64_t>(itemsize(t.dtype())); }
+
+bool shares_storage(const Tensor& t, Inputs ins) {
+  for (const Tensor& i : ins)
+    if (i.defined() && i.impl()->storage.get() == t.impl()->storage.get()) return true;
+  return false;
+}
+
+// Whether `x`, about to be overwritten by `node` in place, is ours alone:
+// no other handle, no view of its buffer, a plain CPU layout.
+bool can_write_in_place(const Node& node, Inputs ins) {
+  const Tensor& x = ins[0];
+  if (!x.defined() || x.impl()->use_count() != 1 || !x.impl()->storage ||
+      x.impl()->storage->use_count() != 1 || !x.is_contiguous() || !x.device().is_cpu() ||
+      !node.op->kernels[static_cast<int>(DeviceType::CPU)])
+    return false;
+  for (const Tensor& t : ins)
+    if (is_reduced_float(t.dtype()) || !t.device().is_cpu()) return false;
+  return x.dtype() == node.metas[0].dtype && x.sizes() == node.metas[0].sizes;
 }
 
 }  // namespace
 
-Session::Session(const Graph& graph) : graph_(graph.data()) {}
+Session::Session(const Graph& graph, SessionOptions options) : graph_(graph.data()), options_(options) {
+  ensure_optimized();
+}
+
+Session::~Session() = default;
+
+void Session::ensure_optimized() {
+  bool stale = !opt_ || graph_->nodes.size() != optimized_nodes_;
+  if (!stale)
+    for (const auto& [t, version] : opt_->read_constants) stale |= t.version() != version;
+  if (!stale) return;
+  // Nodes may be added to the graph after the Session is made: optimize again.
+  opt_ = std::make_unique<OptGraph>(options_.optimize ? optimize(*graph_) : copy_of_user_graph(*graph_));
+  optimized_nodes_ = graph_->nodes.size();
+  plans_.clear();
+  ++stats_.optimizations;
+}
+
+Session::Plan& Session::plan_for(const std::vector<ValueRef>& fetches, const std::vector<int>& fed) {
+  std::vector<int> key;
+  for (const ValueRef& f : fetches) key.insert(key.end(), {f.node, f.output});
+  key.push_back(-1);
+  key.insert(key.end(), fed.begin(), fed.end());
+  std::unique_ptr<Plan>& slot = plans_[key];
+  if (slot) return *slot;
+  auto plan = std::make_unique<Plan>();
+  plan->graph = copy_of_optimized(*opt_);
+  for (const ValueRef& f : fetches) {
+    ValueRef v = opt_->source_values[static_cast<std::size_t>(f.node)][static_cast<std::size_t>(f.output)];
+    NABLA_CHECK(v.node >= 0, "Session::run: internal error: fetch '", node_at(*graph_, f.node).name,
+                "' has no value in the optimized graph");
+    plan->fetches.push_back(v);
+  }
+  prune_to_fetches(plan->graph, plan->fetches);
+  if (options_.optimize && options_.fuse && fuse_elementwise(plan->graph, plan->fetches) > 0)
+    prune_to_fetches(plan->graph, plan->fetches);
+  if (options_.optimize && options_.plan_memory) {
+    plan->memory = plan_memory(plan->graph.graph, plan->fetches);
+  } else {
+    plan->memory.release_after.resize(plan->graph.graph.nodes.size());
+    plan->memory.inplace.assign(plan->graph.graph.nodes.size(), 0);
+  }
+  ++stats_.plans_built;
+  slot = std::move(plan);
+  return *slot;
+}
+
+std::string Session::optimized_graph_text() {
+  ensure_optimized();
+  return to_text(*opt_, *graph_);
+}
+
+std::string Session::plan_text(const std::vector<Tensor>& fetches, const Feeds& feeds) {
+  ensure_optimized();
+  std::vector<ValueRef> refs;
+  for (std::size_t i = 0; i < fetches.size(); ++i) refs.push_back(ref_in(graph_, fetches[i], "fetch", i));
+  std::vector<int> fed;
+  for (std::size_t i = 0; i < feeds.size(); ++i) fed.push_back(ref_in(graph_, feeds[i].first, "feed", i).node);
+  std::sort(fed.begin(), fed.end());
+  return to_text(plan_for(refs, fed).graph.graph, graph_.get());
+}
 
 Tensor Session::run(const Tensor& fetch, const Feeds& feeds) { return run(std::vector<Tensor>{fetch}, feeds)[0]; }
 
 std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds& feeds) {
-  const GraphData& g = *graph_;
-  const std::size_t n = g.nodes.size();
+  ensure_optimized();
+  const GraphData& user = *graph_;
 
-  std::unordered_map<int, Tensor> fed;
+  std::unordered_map<int, Tensor> fed;  // user placeholder id -> value
+  std::vector<int> fed_ids;
   for (std::size_t i = 0; i < feeds.size(); ++i) {
     const auto& [key, value] = feeds[i];
     ValueRef r = ref_in(graph_, key, "feed", i);
-    const Node& p = node_at(g, r.node);
+    const Node& p = node_at(user, r.node);
     NABLA_CHECK(p.kind == NodeKind::Placeholder, "Session::run: feed ", i, " is node ", describe(p),
                 ", not a placeholder; only placeholders can be fed");
     NABLA_CHECK(value.defined() && !value.is_symbolic(), "Session::run: the value fed to placeholder ", describe(p),
@@ -55,44 +142,34 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
     NABLA_CHECK(value.sizes() == p.metas[0].sizes, "Session::run: placeholder ", describe(p), " expects shape ",
                 p.metas[0].sizes, " but was fed shape ", value.sizes());
     NABLA_CHECK(fed.emplace(r.node, value).second, "Session::run: placeholder ", describe(p), " is fed twice");
+    fed_ids.push_back(r.node);
   }
-
-  // Mark what the fetches need (pruning): a walk back over inputs.
+  std::sort(fed_ids.begin(), fed_ids.end());
   std::vector<ValueRef> fetch_refs;
-  std::vector<char> needed(n, 0);
-  std::vector<int> stack;
-  for (std::size_t i = 0; i < fetches.size(); ++i) {
-    fetch_refs.push_back(ref_in(graph_, fetches[i], "fetch", i));
-    stack.push_back(fetch_refs.back().node);
-  }
-  while (!stack.empty()) {
-    int id = stack.back();
-    stack.pop_back();
-    if (needed[static_cast<std::size_t>(id)]) continue;
-    needed[static_cast<std::size_t>(id)] = 1;
-    for (const ValueRef& in : node_at(g, id).inputs) stack.push_back(in.node);
-    for (int c : node_at(g, id).control_inputs) stack.push_back(c);
-  }
+  for (std::size_t i = 0; i < fetches.size(); ++i) fetch_refs.push_back(ref_in(graph_, fetches[i], "fetch", i));
+
+  const Plan& plan = plan_for(fetch_refs, fed_ids);
+  const OptGraph& pg = plan.graph;
+  const std::size_t n = pg.graph.nodes.size();
 
   NoGradGuard no_grad;
   std::vector<TensorList> values(n);
   auto input = [&](const ValueRef& r) -> const Tensor& {
     return values[static_cast<std::size_t>(r.node)][static_cast<std::size_t>(r.output)];
   };
-  auto initialized = [&](const Node& node, int id, const char* use) -> Tensor& {
+  auto initialized = [&](int id, const char* use) -> Tensor& {
     auto it = variables_.find(id);
-    NABLA_CHECK(it != variables_.end(), "Session::run: variable ", describe(node), " is ", use,
+    NABLA_CHECK(it != variables_.end(), "Session::run: variable ", describe(node_at(user, id)), " is ", use,
                 " before it is initialized; run graph.global_variables_initializer() first");
     return it->second;
   };
   for (std::size_t id = 0; id < n; ++id) {
-    if (!needed[id]) continue;
-    const Node& node = g.nodes[id];
-    const int nid = static_cast<int>(id);
+    const Node& node = pg.graph.nodes[id];
+    const int origin = pg.origin[id];
     TensorList& out = values[id];
     switch (node.kind) {
       case NodeKind::Placeholder: {
-        auto it = fed.find(nid);
+        auto it = fed.find(origin);
         NABLA_CHECK(it != fed.end(), "Session::run: the fetches need placeholder ", describe(node),
                     ", which was not fed; add {placeholder, value} to the feeds");
         out.push_back(it->second);
@@ -102,15 +179,14 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
         out.push_back(node.value);
         break;
       case NodeKind::Variable:
-        out.push_back(initialized(node, nid, "read"));
+        out.push_back(initialized(origin, "read"));
         break;
       case NodeKind::Initializer:
-        for (int v : node.variables) variables_[v] = node_at(g, v).value.clone();
+        for (int v : node.variables) variables_[v] = node_at(user, v).value.clone();
         break;
       case NodeKind::Assign:
       case NodeKind::AssignAdd:
       case NodeKind::AssignSub: {
-        const Node& var = node_at(g, node.target);
         const Tensor& value = input(node.inputs[0]);
         if (node.kind == NodeKind::Assign) {
           auto it = variables_.find(node.target);
@@ -120,7 +196,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
           else
             it->second.copy_(value);
         } else {
-          Tensor& v = initialized(var, node.target, "updated");
+          Tensor& v = initialized(node.target, "updated");
           if (node.kind == NodeKind::AssignAdd)
             v.add_(value);
           else
@@ -133,22 +209,50 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
         break;
       case NodeKind::Op: {
         TensorList ins;
-        for (const ValueRef& r : node.inputs) ins.push_back(input(r));
-        try {
-          out = run_op(node, Inputs(ins.data(), ins.size()));
-        } catch (const Error& e) {
-          throw Error(::nabla::detail::concat(e.what(), "\n  while running node ", describe(node)));
+        for (std::size_t k = 0; k < node.inputs.size(); ++k) {
+          const ValueRef& r = node.inputs[k];
+          // An in-place candidate takes its input out of the table, so that
+          // its handle is the only one when checked below.
+          if (k == 0 && plan.memory.inplace[id])
+            ins.push_back(std::move(values[static_cast<std::size_t>(r.node)][static_cast<std::size_t>(r.output)]));
+          else
+            ins.push_back(input(r));
+        }
+        Inputs in_span(ins.data(), ins.size());
+        if (node.fused) {
+          out.push_back(run_fused(*node.fused, in_span, node.metas[0], &stats_.bytes_allocated));
+          ++stats_.fused_ops_executed;
+        } else {
+          try {
+            if (plan.memory.inplace[id] && can_write_in_place(node, in_span)) {
+              Tensor target = ins[0];
+              node.op->kernels[static_cast<int>(DeviceType::CPU)](in_span, node.attrs, std::span<Tensor>(&target, 1));
+              out.push_back(std::move(target));
+              ++stats_.inplace_ops_executed;
+            } else {
+              out = run_op_node(node, in_span);
+              for (const Tensor& o : out)
+                if (o.defined() && !shares_storage(o, in_span)) stats_.bytes_allocated += nbytes_of(o);
+            }
+          } catch (const Error& e) {
+            throw Error(::nabla::detail::concat(e.what(), "\n  while running node ", describe(node)));
+          }
         }
         ++stats_.ops_executed;
         break;
       }
     }
     ++stats_.nodes_executed;
+    // Values whose last consumer this was go back to the caching allocator.
+    for (const ValueRef& r : plan.memory.release_after[id]) {
+      TensorList& vals = values[static_cast<std::size_t>(r.node)];
+      if (static_cast<std::size_t>(r.output) < vals.size()) vals[static_cast<std::size_t>(r.output)] = Tensor();
+    }
   }
   ++stats_.runs;
 
   std::vector<Tensor> result;
-  for (const ValueRef& r : fetch_refs) {
+  for (const ValueRef& r : plan.fetches) {
     const TensorList& vals = values[static_cast<std::size_t>(r.node)];
     if (vals.empty()) {
       result.emplace_back();
@@ -159,6 +263,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
     bool aliases = false;
     for (const auto& [id, v] : variables_) aliases |= t.impl()->storage.get() == v.impl()->storage.get();
     result.push_back(aliases ? t.clone() : t);
+    stats_.device_to_host_bytes += nbytes_of(result.back());
   }
   return result;
 }

@@ -1,10 +1,17 @@
-// graph::Session: runs a Graph. run() computes only the nodes the fetches
-// need, in dependency order, each op eagerly through the op table (no
-// autograd). Variables live in the Session and persist across runs.
+// graph::Session: runs a Graph. The Session optimizes a copy of the graph
+// once per graph version (passes/optimize.h: constant folding, algebraic
+// simplification, CSE, DCE) and builds one execution plan per distinct set of
+// fetches and feeds: pruned to what the fetches need, elementwise chains
+// fused into one loop, and a memory plan (values released after their last
+// use, in-place ops where safe). The user's Graph is never modified. Each op
+// runs eagerly through the op table (no autograd). Variables live in the
+// Session and persist across runs. See docs/graph.md.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <source_location>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -13,12 +20,25 @@
 
 namespace nabla::graph {
 
+struct OptGraph;  // passes/opt_graph.h
+
 // {placeholder, concrete value} pairs.
 using Feeds = std::vector<std::pair<Tensor, Tensor>>;
 
+struct SessionOptions {
+  // The graph passes (folding, simplification, CSE, DCE). When false, fusion
+  // and memory planning are off too: nodes run as built, pruned to the fetches.
+  bool optimize = true;
+  bool fuse = true;         // fuse elementwise chains (needs optimize)
+  bool plan_memory = true;  // release values after their last use, run in place where safe (needs optimize)
+};
+
 class Session {
  public:
-  explicit Session(const Graph& graph);
+  explicit Session(const Graph& graph, SessionOptions options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
   // Concrete values of `fetches`, in order; an undefined Tensor for a
   // no-value fetch (group, initializer). Values returned never alias a
@@ -29,16 +49,39 @@ class Session {
   // The current value of a variable (a copy); a clear error if uninitialized.
   Tensor variable_value(const Tensor& variable) const;
 
+  // The whole optimized graph the Session runs from (to_text format), and the
+  // plan for one set of fetches: pruned, fused, in run order.
+  std::string optimized_graph_text();
+  std::string plan_text(const std::vector<Tensor>& fetches, const Feeds& feeds = {});
+
   struct Stats {
     int64_t runs = 0;
     int64_t nodes_executed = 0;  // all kinds of node, over all runs
-    int64_t ops_executed = 0;    // Op nodes only, over all runs
+    int64_t ops_executed = 0;    // Op nodes only (a fused chain counts once), over all runs
+    int64_t fused_ops_executed = 0;    // fused chain nodes among ops_executed
+    int64_t inplace_ops_executed = 0;  // ops that wrote into their input's buffer
+    // Bytes of op results the Session allocated (fused scratch included; a
+    // result written in place allocates none), over all runs.
+    int64_t bytes_allocated = 0;
+    // Bytes of fetched values handed back to the caller (on CPU, the fetched
+    // tensors); what assigns write into variables stays in the Session.
+    int64_t device_to_host_bytes = 0;
+    int64_t optimizations = 0;  // times the graph was optimized (once per graph version)
+    int64_t plans_built = 0;    // execution plans made (once per fetch/feed set and graph version)
   };
   const Stats& stats() const { return stats_; }
 
  private:
+  struct Plan;
+  void ensure_optimized();
+  Plan& plan_for(const std::vector<ValueRef>& fetches, const std::vector<int>& fed);
+
   std::shared_ptr<GraphData> graph_;
-  std::unordered_map<int, Tensor> variables_;  // node id -> current value
+  SessionOptions options_;
+  std::unique_ptr<OptGraph> opt_;
+  std::size_t optimized_nodes_ = 0;  // graph size when opt_ was made
+  std::map<std::vector<int>, std::unique_ptr<Plan>> plans_;
+  std::unordered_map<int, Tensor> variables_;  // user graph node id -> current value
   Stats stats_;
 };
 

@@ -1,0 +1,217 @@
+// Grouping is a union of each eligible node with the eligible producers of
+// its inputs that it alone uses; a group is then a tree whose root (its last
+// node) replaces it. Running: see run_fused.
+#include "nabla/graph/passes/fuse_elementwise.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "nabla/core/parallel.h"
+
+namespace nabla::graph {
+
+namespace {
+
+bool is_state_change(NodeKind k) {
+  return k == NodeKind::Assign || k == NodeKind::AssignAdd || k == NodeKind::AssignSub || k == NodeKind::Initializer;
+}
+
+int64_t numel_of(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+bool eligible(const OptGraph& g, int id) {
+  const Node& n = g.node(id);
+  if (n.kind != NodeKind::Op || n.fused || !n.op->has(kElementwise) || n.op->has(kRandom) || n.op->has(kView) ||
+      n.op->composite || !n.op->kernels[static_cast<int>(DeviceType::CPU)] || n.metas.size() != 1 ||
+      !n.control_inputs.empty() || n.op->name == "view")
+    return false;
+  const OutputMeta& m = n.metas[0];
+  if (is_reduced_float(m.dtype)) return false;
+  for (const ValueRef& r : n.inputs) {
+    const OutputMeta& im = g.node(r.node).metas[static_cast<std::size_t>(r.output)];
+    if (is_reduced_float(im.dtype)) return false;
+    if (!(im.sizes == m.sizes) && numel_of(im.sizes) != 1) return false;
+  }
+  return true;
+}
+
+int find(std::vector<int>& parent, int x) {
+  while (parent[static_cast<std::size_t>(x)] != x)
+    x = parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+  return x;
+}
+
+// A view of `t`'s memory: `len` elements from flat element `start` (t contiguous).
+Tensor flat_slice(const Tensor& t, int64_t start, int64_t len) {
+  return Tensor(make_ref<TensorImpl>(t.impl()->storage, Shape{len}, Shape{1}, t.impl()->offset + start, t.dtype(),
+                                     t.device()));
+}
+
+// A single-element tensor as a 0-dim view, so it broadcasts to any tile.
+Tensor as_scalar(const Tensor& t) {
+  return Tensor(make_ref<TensorImpl>(t.impl()->storage, Shape{}, Shape{}, t.impl()->offset, t.dtype(), t.device()));
+}
+
+}  // namespace
+
+const OpDef& fused_elementwise_op() {
+  static const OpDef op{.name = "fused_elementwise", .num_inputs = -1, .flags = kElementwise};
+  return op;
+}
+
+std::string fused_chain_text(const FusedChain& c) {
+  std::string s = "fused[";
+  for (std::size_t i = 0; i < c.steps.size(); ++i) s += (i ? ", " : "") + std::string(c.steps[i].op->name);
+  return s + "]";
+}
+
+int fuse_elementwise(OptGraph& g, const std::vector<ValueRef>& fetches) {
+  g.apply_forwards();
+  const int n = g.size();
+  std::vector<int> uses(static_cast<std::size_t>(n), 0);  // data uses of each node's (single) output
+  std::vector<char> pinned(static_cast<std::size_t>(n), 0);  // fetched or a control input
+  for (const Node& node : g.graph.nodes) {
+    for (const ValueRef& r : node.inputs) ++uses[static_cast<std::size_t>(r.node)];
+    for (int c : node.control_inputs) pinned[static_cast<std::size_t>(c)] = 1;
+  }
+  for (const ValueRef& f : fetches) pinned[static_cast<std::size_t>(f.node)] = 1;
+  std::vector<int> state_changes_before(static_cast<std::size_t>(n) + 1, 0);  // prefix counts
+  for (int i = 0; i < n; ++i)
+    state_changes_before[static_cast<std::size_t>(i) + 1] =
+        state_changes_before[static_cast<std::size_t>(i)] + (is_state_change(g.node(i).kind) ? 1 : 0);
+
+  std::vector<int> parent(static_cast<std::size_t>(n)), first(static_cast<std::size_t>(n));
+  std::vector<char> ok(static_cast<std::size_t>(n), 0);
+  for (int i = 0; i < n; ++i) {
+    parent[static_cast<std::size_t>(i)] = first[static_cast<std::size_t>(i)] = i;
+    ok[static_cast<std::size_t>(i)] = eligible(g, i);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!ok[static_cast<std::size_t>(i)]) continue;
+    const Node& node = g.node(i);
+    for (const ValueRef& r : node.inputs) {
+      int p = r.node;
+      if (!ok[static_cast<std::size_t>(p)] || uses[static_cast<std::size_t>(p)] != 1 || pinned[static_cast<std::size_t>(p)])
+        continue;
+      if (!(g.node(p).metas[0].sizes == node.metas[0].sizes)) continue;
+      int rp = find(parent, p), ri = find(parent, i);
+      if (rp == ri) continue;
+      int lo = std::min(first[static_cast<std::size_t>(rp)], first[static_cast<std::size_t>(ri)]);
+      if (state_changes_before[static_cast<std::size_t>(i)] != state_changes_before[static_cast<std::size_t>(lo)])
+        continue;  // an assign lies between: keep the read where it was
+      parent[static_cast<std::size_t>(rp)] = ri;
+      first[static_cast<std::size_t>(ri)] = lo;
+    }
+  }
+
+  std::map<int, std::vector<int>> groups;  // root set -> members in id order
+  for (int i = 0; i < n; ++i)
+    if (ok[static_cast<std::size_t>(i)]) groups[find(parent, i)].push_back(i);
+  int made = 0;
+  for (auto& [root_set, members] : groups) {
+    if (members.size() < 2) continue;
+    const int root = members.back();
+    auto chain = std::make_shared<FusedChain>();
+    std::vector<ValueRef> externals;
+    std::map<int, int> step_of;  // member node -> step index
+    for (int m : members) {
+      const Node& node = g.node(m);
+      FusedChain::Step s;
+      s.op = node.op;
+      s.attrs = node.attrs;
+      s.dtype = node.metas[0].dtype;
+      s.node = describe(node);
+      for (const ValueRef& r : node.inputs) {
+        auto it = step_of.find(r.node);
+        if (it != step_of.end()) {
+          s.args.push_back(-(it->second + 1));
+          continue;
+        }
+        auto e = std::find_if(externals.begin(), externals.end(),
+                              [&](const ValueRef& x) { return x.node == r.node && x.output == r.output; });
+        s.args.push_back(static_cast<int>(e - externals.begin()));
+        if (e == externals.end()) externals.push_back(r);
+      }
+      step_of[m] = static_cast<int>(chain->steps.size());
+      chain->steps.push_back(std::move(s));
+    }
+    Node& r = g.node(root);
+    r.fused = chain;
+    r.op = &fused_elementwise_op();
+    r.attrs = Attrs();
+    r.inputs = externals;
+    ++made;
+  }
+  return made;
+}
+
+Tensor run_fused(const FusedChain& c, Inputs inputs, const OutputMeta& meta, int64_t* bytes_allocated) {
+  Tensor out = make_empty(meta.sizes, meta.dtype, kCPU);
+  const int64_t total = out.numel();
+  *bytes_allocated += total * static_cast<int64_t>(itemsize(meta.dtype));
+  // External inputs: contiguous full tensors, or single elements to broadcast.
+  TensorList ext;
+  for (const Tensor& t : inputs) {
+    NABLA_CHECK(t.device().is_cpu(), "Session::run: fused elementwise ops run on CPU only, got an input on ",
+                t.device());
+    if (t.numel() == 1 && total != 1) {
+      ext.push_back(as_scalar(t.is_contiguous() ? t : t.contiguous()));
+    } else {
+      ext.push_back(t.is_contiguous() ? t : t.contiguous());
+    }
+  }
+  const std::size_t last = c.steps.size() - 1;
+  const int64_t tiles = (total + kFusedTile - 1) / kFusedTile;
+  int64_t scratch_bytes = 0;
+  auto run_tiles = [&](int64_t t0, int64_t t1) {
+    // Tile-sized scratch per intermediate, reused for every tile of this chunk.
+    TensorList scratch;
+    int64_t bytes = 0;
+    const int64_t cap = std::min<int64_t>(kFusedTile, total);
+    for (std::size_t s = 0; s < last; ++s) {
+      scratch.push_back(make_empty({cap}, c.steps[s].dtype, kCPU));
+      bytes += cap * static_cast<int64_t>(itemsize(c.steps[s].dtype));
+    }
+    TensorList results(c.steps.size());
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t start = t * kFusedTile, len = std::min(kFusedTile, total - start);
+      for (std::size_t s = 0; s <= last; ++s) {
+        const FusedChain::Step& step = c.steps[s];
+        SmallVector<Tensor, 3> ins;
+        for (int a : step.args) {
+          if (a < 0) {
+            ins.push_back(results[static_cast<std::size_t>(-a - 1)]);
+          } else {
+            const Tensor& e = ext[static_cast<std::size_t>(a)];
+            ins.push_back(e.dim() == 0 && total != 1 ? e : flat_slice(e, start, len));
+          }
+        }
+        Tensor dst = s == last ? flat_slice(out, start, len) : flat_slice(scratch[s], 0, len);
+        try {
+          step.op->kernels[static_cast<int>(DeviceType::CPU)](Inputs(ins.data(), ins.size()), step.attrs,
+                                                               std::span<Tensor>(&dst, 1));
+        } catch (const Error& e) {
+          throw Error(::nabla::detail::concat(e.what(), "\n  while running node ", step.node, " (fused into ",
+                                              fused_chain_text(c), ")"));
+        }
+        results[s] = dst;
+      }
+    }
+    return bytes;
+  };
+  // Chunks of tiles on the pool; each chunk has its own scratch.
+  std::mutex mu;
+  parallel_for(0, tiles, std::max<int64_t>(1, kParallelGrain / kFusedTile), [&](int64_t b, int64_t e) {
+    int64_t bytes = run_tiles(b, e);
+    std::lock_guard<std::mutex> lock(mu);
+    scratch_bytes += bytes;
+  });
+  *bytes_allocated += scratch_bytes;
+  return out;
+}
+
+}  // namespace nabla::graph

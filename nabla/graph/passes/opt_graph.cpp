@@ -1,0 +1,102 @@
+// OptGraph bookkeeping: forwarding values and compacting after a pass.
+#include "nabla/graph/passes/opt_graph.h"
+
+namespace nabla::graph {
+
+namespace {
+
+std::vector<std::vector<ValueRef>> identity_values(const GraphData& g) {
+  std::vector<std::vector<ValueRef>> v(g.nodes.size());
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    std::size_t outs = std::max<std::size_t>(1, g.nodes[i].metas.size());
+    for (std::size_t k = 0; k < outs; ++k) v[i].push_back({static_cast<int>(i), static_cast<int>(k)});
+  }
+  return v;
+}
+
+}  // namespace
+
+OptGraph copy_of_user_graph(const GraphData& g) {
+  OptGraph o;
+  o.graph.nodes = g.nodes;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) o.origin.push_back(static_cast<int>(i));
+  o.source_values = identity_values(g);
+  return o;
+}
+
+OptGraph copy_of_optimized(const OptGraph& g) {
+  OptGraph o;
+  o.graph.nodes = g.graph.nodes;
+  o.origin = g.origin;
+  o.source_values = identity_values(g.graph);
+  o.read_constants = g.read_constants;
+  return o;
+}
+
+void OptGraph::forward(ValueRef from, ValueRef to) {
+  if (forwards_.size() < graph.nodes.size()) forwards_.resize(graph.nodes.size());
+  auto& f = forwards_[static_cast<std::size_t>(from.node)];
+  if (f.empty()) {
+    std::size_t outs = std::max<std::size_t>(1, node(from.node).metas.size());
+    for (std::size_t k = 0; k < outs; ++k) f.push_back({from.node, static_cast<int>(k)});
+  }
+  f[static_cast<std::size_t>(from.output)] = to;
+}
+
+ValueRef OptGraph::resolve(ValueRef r) const {
+  while (r.node >= 0 && static_cast<std::size_t>(r.node) < forwards_.size()) {
+    const auto& f = forwards_[static_cast<std::size_t>(r.node)];
+    if (f.empty()) break;
+    ValueRef next = f[static_cast<std::size_t>(r.output)];
+    if (next.node == r.node && next.output == r.output) break;
+    r = next;
+  }
+  return r;
+}
+
+void OptGraph::apply_forwards() {
+  if (forwards_.empty()) return;
+  for (Node& n : graph.nodes)
+    for (ValueRef& r : n.inputs) r = resolve(r);
+  for (auto& outs : source_values)
+    for (ValueRef& r : outs)
+      if (r.node >= 0) r = resolve(r);
+  forwards_.clear();
+}
+
+void compact(OptGraph& g, const std::vector<int>& roots) {
+  g.apply_forwards();
+  const std::size_t n = g.graph.nodes.size();
+  std::vector<char> keep(n, 0);
+  std::vector<int> stack(roots.begin(), roots.end());
+  while (!stack.empty()) {
+    int id = stack.back();
+    stack.pop_back();
+    if (id < 0 || keep[static_cast<std::size_t>(id)]) continue;
+    keep[static_cast<std::size_t>(id)] = 1;
+    for (const ValueRef& in : g.node(id).inputs) stack.push_back(in.node);
+    for (int c : g.node(id).control_inputs) stack.push_back(c);
+  }
+  std::vector<int> new_id(n, -1);
+  std::vector<Node> nodes;
+  std::vector<int> origin;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!keep[i]) continue;
+    new_id[i] = static_cast<int>(nodes.size());
+    nodes.push_back(std::move(g.graph.nodes[i]));
+    origin.push_back(g.origin[i]);
+  }
+  for (Node& node : nodes) {
+    for (ValueRef& r : node.inputs) r.node = new_id[static_cast<std::size_t>(r.node)];
+    for (int& c : node.control_inputs) c = new_id[static_cast<std::size_t>(c)];
+  }
+  for (auto& outs : g.source_values)
+    for (ValueRef& r : outs)
+      r = r.node >= 0 && new_id[static_cast<std::size_t>(r.node)] >= 0
+              ? ValueRef{new_id[static_cast<std::size_t>(r.node)], r.output}
+              : ValueRef{-1, 0};
+  g.graph.nodes = std::move(nodes);
+  g.origin = std::move(origin);
+}
+
+}  // namespace nabla::graph

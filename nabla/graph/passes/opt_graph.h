@@ -1,0 +1,55 @@
+// OptGraph: the graph a pass rewrites. It is a copy of some source graph's
+// nodes (the user's GraphData is never touched) plus, for every value of the
+// source, the value of `graph` that computes the same thing, so that any
+// source value can still be fetched after passes merged, folded, simplified
+// or fused nodes. Passes rewrite by forwarding a value to an equivalent one
+// (forward + apply_forwards) and by editing nodes in place; compact() then
+// drops the nodes nothing needs and renumbers. Node order stays a
+// topological order and keeps the source's relative order, which is the run
+// order (assigns and reads of a variable keep their order).
+#pragma once
+#include <vector>
+
+#include "nabla/graph/node.h"
+
+namespace nabla::graph {
+
+struct OptGraph {
+  GraphData graph;
+  // Per node of `graph`: the node of the *user's* graph it stands for (-1 for
+  // a node a pass made). Variables live in the Session under these ids.
+  std::vector<int> origin;
+  // Per source node, per output (one entry for a no-value node): its value in
+  // `graph`; node -1 once nothing computes it any more.
+  std::vector<std::vector<ValueRef>> source_values;
+  // Constants whose data a pass read (constant folding): a later in-place
+  // change of one (storage version) makes the result stale.
+  std::vector<std::pair<Tensor, uint32_t>> read_constants;
+
+  // Forwarding table of the current pass: uses of `from` become uses of `to`.
+  void forward(ValueRef from, ValueRef to);
+  // `r` after forwarding (transitively).
+  ValueRef resolve(ValueRef r) const;
+  // Rewrites every input and source value through the forwarding table.
+  void apply_forwards();
+
+  const Node& node(int id) const { return graph.nodes[static_cast<std::size_t>(id)]; }
+  Node& node(int id) { return graph.nodes[static_cast<std::size_t>(id)]; }
+  int size() const { return static_cast<int>(graph.nodes.size()); }
+  // Value `r`'s producer is a node of this kind.
+  bool produced_by(ValueRef r, NodeKind k) const { return node(r.node).kind == k; }
+
+  std::vector<std::vector<ValueRef>> forwards_;  // per node, per output (empty: none)
+};
+
+// A copy of the user's graph `g` to optimize (origins: identity).
+OptGraph copy_of_user_graph(const GraphData& g);
+// A copy of an optimized graph, whose source values are its nodes.
+OptGraph copy_of_optimized(const OptGraph& g);
+
+// Keeps the nodes that `roots` reach through inputs and control inputs (the
+// roots included), drops the rest and renumbers; source values whose node is
+// dropped become {-1, 0}.
+void compact(OptGraph& g, const std::vector<int>& roots);
+
+}  // namespace nabla::graph
