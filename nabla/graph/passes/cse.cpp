@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "nabla/core/grad_mode.h"
 #include "nabla/graph/passes/attrs_equal.h"
 
 namespace nabla::graph {
@@ -36,18 +37,47 @@ bool same(const Key& a, const Key& b) {
   return true;
 }
 
+// Small constants (x * 2.0 makes one per use) merge when dtype, shape and
+// every element are equal; the merge relies on their data, so they are
+// recorded as read (a later in-place change makes the Session optimize again).
+bool merge_small_constant(OptGraph& g, int id, std::vector<std::pair<int, std::vector<double>>>& kept) {
+  const Node& n = g.node(id);
+  if (!n.value.defined() || n.value.numel() > kMaxMergedConstantElements || !n.control_inputs.empty()) return false;
+  NoGradGuard no_grad;
+  auto values = n.value.to(kFloat64).to_vector<double>();
+  for (const auto& [other, other_values] : kept) {
+    const Node& o = g.node(other);
+    if (o.value.dtype() != n.value.dtype() || !(o.value.sizes() == n.value.sizes()) || other_values != values)
+      continue;
+    g.read_constants.emplace_back(n.value, n.value.version());
+    g.read_constants.emplace_back(o.value, o.value.version());
+    g.forward({id, 0}, {other, 0});
+    for (Node& later : g.graph.nodes)
+      for (int& c : later.control_inputs)
+        if (c == id) c = other;
+    return true;
+  }
+  kept.emplace_back(id, std::move(values));
+  return false;
+}
+
 }  // namespace
 
 int eliminate_common_subexpressions(OptGraph& g) {
   std::unordered_map<int, int> assigns_so_far;  // user variable id -> assigns to it before the current node
   std::unordered_multimap<std::size_t, int> seen;  // key hash -> node id
   std::vector<Key> keys(static_cast<std::size_t>(g.size()));
+  std::vector<std::pair<int, std::vector<double>>> constants;  // small constants kept so far, with their data
   int merged = 0;
   for (int id = 0; id < g.size(); ++id) {
     Node& n = g.node(id);
     for (ValueRef& r : n.inputs) r = g.resolve(r);
     if (n.kind == NodeKind::Assign || n.kind == NodeKind::AssignAdd || n.kind == NodeKind::AssignSub) {
       ++assigns_so_far[n.target];
+      continue;
+    }
+    if (n.kind == NodeKind::Constant) {
+      merged += merge_small_constant(g, id, constants) ? 1 : 0;
       continue;
     }
     if (n.kind != NodeKind::Op || n.fused || n.op->has(kRandom)) continue;
