@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "nabla/core/grad_mode.h"
+#include "nabla/graph/control_flow_detail.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla::graph {
@@ -145,7 +146,7 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
   };
   for (int id = 0; id < n; ++id) {
     const Node& node = node_at(*g, id);
-    if (node.kind != NodeKind::Op) continue;
+    if (node.kind != NodeKind::Op && !detail::is_control_flow(node.kind)) continue;
     for (const ValueRef& r : node.inputs) dep_node[static_cast<std::size_t>(id)] |= depends(r);
   }
 
@@ -167,12 +168,14 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
   for (int id = n - 1; id >= 0; --id) {
     if (!dep_node[static_cast<std::size_t>(id)]) continue;
     const Node& node = node_at(*g, id);
-    const OpDef& op = *node.op;
-    if (op.has(kNonDifferentiable)) continue;
+    // cond / while_loop nodes: gradients built by control_flow_grad.cpp.
+    const bool flow = detail::is_control_flow(node.kind);
+    const OpDef* op = node.op;
+    if (!flow && op->has(kNonDifferentiable)) continue;
     TensorList out_grads = grads[static_cast<std::size_t>(id)];
     bool any = false;
     for (std::size_t i = 0; i < out_grads.size(); ++i) {
-      if (!differentiable_output(op, i, node.metas[i])) out_grads[i] = Tensor();  // indices: no gradient
+      if (flow ? !is_floating(node.metas[i].dtype) : !differentiable_output(*op, i, node.metas[i])) out_grads[i] = Tensor();  // indices: no gradient
       any |= out_grads[i].defined();
     }
     if (!any) continue;
@@ -185,14 +188,18 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
       any_needed |= need;
     }
     if (!any_needed) continue;
-    NABLA_CHECK(op.grad, "gradients: node ", describe(node), " (op '", op.name,
+    NABLA_CHECK(flow || op->grad, "gradients: node ", describe(node), " (op '", op ? op->name : "",
                 "') has no gradient rule, but a gradient flows through it");
     const std::string node_name = node.name;
     const std::vector<ValueRef> inputs = node.inputs;
-    GraphGradCtx ctx(g, id, out_grads, needs);
     TensorList in_grads;
     try {
-      in_grads = op.grad(ctx);
+      if (flow) {
+        in_grads = detail::control_flow_gradient(g, id, out_grads, needs);
+      } else {
+        GraphGradCtx ctx(g, id, out_grads, needs);
+        in_grads = op->grad(ctx);
+      }
     } catch (const Error& e) {
       throw Error(::nabla::detail::concat(e.what(), "\n  while building the gradient of node '", node_name, "'"));
     }

@@ -23,6 +23,10 @@ enum class NodeKind : uint8_t {
   AssignAdd,    // variable `target` += value
   AssignSub,    // variable `target` -= value
   Group,        // no value: runs its inputs
+  // Control flow (control_flow.h): nodes that run subgraphs (Node::subgraphs).
+  Cond,         // inputs {pred, captures...}: runs subgraphs[0] if pred else subgraphs[1]
+  While,        // inputs {loop vars..., captures...}: subgraphs {cond, body}
+  WhileGrad,    // the gradient of a While: subgraphs {cond, body, body's gradient}
 };
 
 // One output of one node.
@@ -32,6 +36,18 @@ struct ValueRef {
 };
 
 struct FusedChain;  // passes/fuse_elementwise.h
+struct GraphData;
+
+// A body of a control-flow node (a cond branch, a loop's condition or body):
+// a graph of its own whose Placeholder nodes `params` are bound, when it
+// runs, to the owner node's inputs (params[k] <-> inputs[k]; -1: input k is
+// not used by this body), and whose `results` are what it returns. Plain
+// data: the functions that built it ran once, at build time.
+struct Subgraph {
+  std::shared_ptr<GraphData> graph;
+  std::vector<int> params;
+  std::vector<ValueRef> results;
+};
 
 struct Node {
   NodeKind kind = NodeKind::Op;
@@ -50,6 +66,7 @@ struct Node {
   // Only in a Session's execution plan: an Op node that runs a whole chain of
   // elementwise ops in one loop (op is then fused_elementwise_op()).
   std::shared_ptr<const FusedChain> fused;
+  std::vector<Subgraph> subgraphs;  // Cond, While, WhileGrad (see NodeKind)
 };
 
 struct GraphData {
@@ -59,6 +76,18 @@ struct GraphData {
   // Active control_dependencies scopes, outermost first: every node made while
   // they live gets all of these node ids as control inputs.
   std::vector<std::vector<int>> control_scopes;
+
+  // Control flow (control_flow.h). A subgraph (a cond branch, a loop body)
+  // knows the graph it is nested in and says what it is for error messages.
+  std::weak_ptr<GraphData> parent;
+  std::string region;
+  // While a subgraph is built: the parent's values it captured, each bound to
+  // placeholder capture_params[i] of this graph.
+  std::vector<ValueRef> captures;
+  std::vector<int> capture_params;
+  // Root graph only: the subgraphs being built, innermost last; ops on
+  // symbolic tensors add their nodes to the innermost one.
+  std::vector<std::shared_ptr<GraphData>> open_subgraphs;
 };
 
 // What TensorImpl::symbolic holds for a graph value.

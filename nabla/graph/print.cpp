@@ -27,6 +27,9 @@ const char* kind_name(const Node& n) {
     case NodeKind::AssignAdd: return "assign_add";
     case NodeKind::AssignSub: return "assign_sub";
     case NodeKind::Group: return "group";
+    case NodeKind::Cond: return "cond";
+    case NodeKind::While: return "while";
+    case NodeKind::WhileGrad: return "while_grad";
   }
   return "?";
 }

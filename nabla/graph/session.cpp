@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "nabla/core/grad_mode.h"
+#include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/passes/dead_code.h"
 #include "nabla/graph/passes/fuse_elementwise.h"
 #include "nabla/graph/passes/memory_plan.h"
@@ -207,6 +208,14 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       }
       case NodeKind::Group:
         break;
+      case NodeKind::Cond:  // control flow: runs subgraphs (control_flow_run.cpp)
+      case NodeKind::While:
+      case NodeKind::WhileGrad: {
+        TensorList ins;
+        for (const ValueRef& r : node.inputs) ins.push_back(input(r));
+        out = detail::run_control_flow(node, ins, stats_);
+        break;
+      }
       case NodeKind::Op: {
         TensorList ins;
         for (std::size_t k = 0; k < node.inputs.size(); ++k) {

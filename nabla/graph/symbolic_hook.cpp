@@ -3,6 +3,7 @@
 // Op node; concrete inputs become Constant nodes.
 #include <mutex>
 
+#include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/graph.h"
 
 namespace nabla::graph::detail {
@@ -14,10 +15,11 @@ TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, con
   for (const Tensor& t : inputs) {
     Value* v = value_of(t);
     if (!v) continue;
-    NABLA_CHECK(!g || g == v->graph, op.name, ": inputs come from two different graphs");
-    g = v->graph;
-    NABLA_CHECK(v->has_value, op.name, ": input '", g->nodes[static_cast<std::size_t>(v->ref.node)].name,
+    NABLA_CHECK(v->has_value, op.name, ": input '", v->graph->nodes[static_cast<std::size_t>(v->ref.node)].name,
                 "' has no value (a group or initializer); only run it");
+    // Inside a cond branch or loop body being built, the node goes to that
+    // subgraph (control_flow_build.cpp); outer inputs are captured below.
+    if (!g) g = build_target(v->graph);
   }
   NABLA_CHECK(g, op.name, ": symbolic input that belongs to no graph");
   const std::source_location* where = current_location();
@@ -30,7 +32,7 @@ TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, con
   if (where) n.loc = *where;
   for (const Tensor& t : inputs) {
     if (Value* v = value_of(t)) {
-      n.inputs.push_back(v->ref);
+      n.inputs.push_back(import_value(g, v->graph, v->ref, std::string(op.name).c_str()));
       continue;
     }
     Node c;
