@@ -32,6 +32,9 @@ ValueRef ref_in(const std::shared_ptr<GraphData>& g, const Tensor& t, const char
   Value* v = value_of(t);
   NABLA_CHECK(v, "Session::run: ", what, " ", i, " is not a graph value (got a ",
               t.defined() ? "concrete" : "undefined", " tensor)");
+  NABLA_CHECK(v->graph == g || detail::root_of(v->graph) != g, "Session::run: ", what, " ", i, " ('",
+              node_at(*v->graph, v->ref.node).name, "') was made inside ", v->graph->region,
+              "; fetch the values the cond or while_loop returns");
   NABLA_CHECK(v->graph == g, "Session::run: ", what, " ", i, " ('", node_at(*v->graph, v->ref.node).name,
               "') belongs to another graph than this session's");
   return v->ref;

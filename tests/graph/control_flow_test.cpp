@@ -239,6 +239,35 @@ TEST(GraphControlFlow, WhileGradientWithCapturedWeightInsideACond) {
   expect_close(got[1], finite_difference([&](const Tensor& v) { return loss_at(1, v); }, hv), 1e-6, 1e-8);
 }
 
+TEST(GraphControlFlow, SecondDerivativeThroughCondAndUnoptimizedSession) {
+  Tensor xv = f64({3}, 14);
+  Graph g;
+  Tensor p = g.placeholder(kBool, {}, "p");
+  Tensor x = g.placeholder(kFloat64, {3}, "x");
+  Tensor y = cond(
+      p, [&] { return x * x * x; }, [&] { return sin(x); });
+  Tensor dx = gradients(sum(y), {x})[0];
+  Tensor d2x = gradients(sum(dx), {x})[0];
+  Session sess(g, SessionOptions{.optimize = false});
+  for (bool pv : {true, false}) {
+    std::vector<Tensor> got = sess.run({y, dx, d2x}, {{p, flag(pv)}, {x, xv}});
+    expect_close(got[0], pv ? xv * xv * xv : sin(xv));
+    expect_close(got[1], pv ? 3.0 * xv * xv : cos(xv));
+    expect_close(got[2], pv ? 6.0 * xv : -sin(xv));
+  }
+}
+
+TEST(GraphControlFlow, WhileGradientCannotBeDifferentiatedAgain) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat64, {2}, "x");
+  Tensor h = while_loop([&](const std::vector<Tensor>& v) { return v[0] < 3; },
+                        [&](const std::vector<Tensor>& v) -> std::vector<Tensor> { return {v[0] + 1, sin(v[1])}; },
+                        {zeros({}, kInt64), x})[1];
+  Tensor dx = gradients(sum(h), {x})[0];
+  expect_error(error_of([&] { gradients(sum(dx), {x}); }),
+               {"gradients", "gradient of a while_loop", "not supported"});
+}
+
 TEST(GraphControlFlow, BuildErrorsNameTheConstructAndLine) {
   Graph g;
   Tensor p = g.placeholder(kBool, {}, "p");
@@ -280,6 +309,8 @@ TEST(GraphControlFlow, BuildErrorsNameTheConstructAndLine) {
                {"relu", "was made inside the true branch of cond", "cannot be used outside"});
   expect_error(error_of([&] { cond(p, [&] { return x; }, [&] { return inner + 1.0; }); }),
                {"was made inside the true branch of cond"});
+  expect_error(error_of([&] { Session(g).run(inner, {{p, flag(true)}, {x, zeros({3}, kFloat64)}}); }),
+               {"Session::run: fetch 0", "was made inside the true branch of cond"});
   // Effects inside a branch are refused.
   expect_error(error_of([&] { cond(p, [&] { return assign_add(v, x); }, [&] { return x; }); }),
                {"cannot be made inside a cond branch or while_loop function"});
