@@ -114,6 +114,10 @@ std::string node_text(const GraphData& g, int id, const GraphData* targets) {
     sep();
     os << "^" << value_name(g, {c, 0});
   }
+  if (n.kind == NodeKind::Constant && n.value.defined() && n.value.numel() == 1) {  // show scalars: x * 2
+    sep();
+    os << std::setprecision(std::numeric_limits<float>::max_digits10) << n.value.to(kFloat64).item<double>();
+  }
   os << ")" << attrs_text(n);
   if (n.kind == NodeKind::Initializer) os << " {variables=" << n.variables.size() << "}";
   os << " : ";
