@@ -81,6 +81,16 @@ std::string meta_text(const OutputMeta& m) {
   return os.str();
 }
 
+// A string safe inside a Graphviz "..." label.
+std::string dot_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::string file_base(const char* path) {
   std::string p = path ? path : "";
   std::size_t slash = p.find_last_of('/');
@@ -146,7 +156,8 @@ std::string to_dot(const GraphData& g) {
                         : n.kind == NodeKind::Variable  ? ", style=filled, fillcolor=lightyellow"
                         : n.kind == NodeKind::Constant  ? ", style=filled, fillcolor=lightgrey"
                                                         : "";
-    os << "  n" << i << " [label=\"" << n.name << "\\n" << op << "\\n" << shape << "\"" << style << "];\n";
+    os << "  n" << i << " [label=\"" << dot_escape(n.name) << "\\n" << dot_escape(op) << "\\n" << shape << "\"" << style
+       << "];\n";
     for (const ValueRef& r : n.inputs)
       os << "  n" << r.node << " -> n" << i << (r.output ? " [label=\":" + std::to_string(r.output) + "\"]" : "")
          << ";\n";
