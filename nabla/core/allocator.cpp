@@ -126,6 +126,8 @@ class CachingCpuAllocator final : public Allocator {
     std::lock_guard<std::mutex> lock(mu_);
     std::size_t freed = 0;
     for (std::size_t k = 0; k < free_.size(); ++k) {
+      // Skip empty lists: class_bytes() of the top classes (2^64 and up) overflows.
+      if (free_[k].empty()) continue;
       for (void* p : free_[k]) std::free(p);
       freed += free_[k].size() * class_bytes(k);
       free_[k].clear();

@@ -84,6 +84,16 @@ std::string meta_text(const OutputMeta& m) {
   return os.str();
 }
 
+// A string safe inside a Graphviz "..." label.
+std::string dot_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::string file_base(const char* path) {
   std::string p = path ? path : "";
   std::size_t slash = p.find_last_of('/');
@@ -117,6 +127,10 @@ std::string node_text(const GraphData& g, int id, const GraphData* targets) {
     sep();
     os << "^" << value_name(g, {c, 0});
   }
+  if (n.kind == NodeKind::Constant && n.value.defined() && n.value.numel() == 1) {  // show scalars: x * 2
+    sep();
+    os << std::setprecision(std::numeric_limits<float>::max_digits10) << n.value.to(kFloat64).item<double>();
+  }
   os << ")" << attrs_text(n);
   if (n.kind == NodeKind::Initializer) os << " {variables=" << n.variables.size() << "}";
   os << " : ";
@@ -145,7 +159,8 @@ std::string to_dot(const GraphData& g) {
                         : n.kind == NodeKind::Variable  ? ", style=filled, fillcolor=lightyellow"
                         : n.kind == NodeKind::Constant  ? ", style=filled, fillcolor=lightgrey"
                                                         : "";
-    os << "  n" << i << " [label=\"" << n.name << "\\n" << op << "\\n" << shape << "\"" << style << "];\n";
+    os << "  n" << i << " [label=\"" << dot_escape(n.name) << "\\n" << dot_escape(op) << "\\n" << shape << "\"" << style
+       << "];\n";
     for (const ValueRef& r : n.inputs)
       os << "  n" << r.node << " -> n" << i << (r.output ? " [label=\":" + std::to_string(r.output) + "\"]" : "")
          << ";\n";

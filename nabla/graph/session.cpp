@@ -68,6 +68,8 @@ Session::Session(const Graph& graph, SessionOptions options) : graph_(graph.data
 }
 
 Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
 
 void Session::ensure_optimized() {
   bool stale = !opt_ || graph_->nodes.size() != optimized_nodes_;

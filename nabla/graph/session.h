@@ -37,8 +37,10 @@ class Session {
  public:
   explicit Session(const Graph& graph, SessionOptions options = {});
   ~Session();
-  Session(const Session&) = delete;
+  Session(const Session&) = delete;  // variables and plans belong to one Session
   Session& operator=(const Session&) = delete;
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
 
   // Concrete values of `fetches`, in order; an undefined Tensor for a
   // no-value fetch (group, initializer). Values returned never alias a

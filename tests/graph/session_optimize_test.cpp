@@ -64,6 +64,19 @@ TEST(GraphSessionOptimize, GraphGrownAfterTheSessionIsReoptimized) {
   EXPECT_EQ(sess.stats().plans_built, 2);  // {a}, then {b} for the new version
 }
 
+TEST(GraphSessionOptimize, MovedSessionKeepsVariablesAndPlans) {
+  Graph g;
+  Tensor w = g.variable(full({2}, 1.0), "w");
+  Tensor upd = assign_add(w, full({2}, 1.0));
+  Tensor init = g.global_variables_initializer();
+  Session a(g);
+  a.run(init);
+  a.run(upd);
+  Session b = std::move(a);
+  expect_same(b.run(upd), full({2}, 3.0), 0.0);
+  EXPECT_EQ(b.stats().runs, 3);
+}
+
 TEST(GraphSessionOptimize, OptionsOffRunTheGraphAsBuilt) {
   Graph g;
   Tensor x = g.placeholder(kFloat32, {5}, "x");

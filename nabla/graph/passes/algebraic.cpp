@@ -79,6 +79,11 @@ int simplify_algebra(OptGraph& g) {
     if (n.kind != NodeKind::Op || n.fused || n.metas.size() != 1 || !n.control_inputs.empty()) continue;
     ValueRef x = simplified(g, n);
     if (x.node < 0 || may_alias_state(g, x)) continue;
+    // The inputs dropped (the 1 of x * 1) must not carry control inputs.
+    bool dropped_controls = false;
+    for (const ValueRef& r : n.inputs)
+      dropped_controls |= r.node != x.node && !g.node(r.node).control_inputs.empty();
+    if (dropped_controls) continue;
     for (const ValueRef& r : n.inputs)  // x * c relied on c's data: stale if c is written later
       if (g.node(r.node).kind == NodeKind::Constant) {
         const Tensor& c = g.node(r.node).value;

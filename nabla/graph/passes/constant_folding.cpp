@@ -1,6 +1,8 @@
 // One forward sweep, so folds cascade (exp(c) * 2 folds both nodes).
 #include "nabla/graph/passes/constant_folding.h"
 
+#include <algorithm>
+
 #include "nabla/core/grad_mode.h"
 #include "nabla/graph/run_op.h"
 
@@ -29,10 +31,15 @@ int fold_constants(OptGraph& g) {
     }
     // Own the data: a view would alias the input constant, a later write to it too.
     if (result.impl()->is_view || !result.is_contiguous()) result = result.clone();
+    std::vector<int> controls = n.control_inputs;
     for (const ValueRef& r : n.inputs) {
-      const Tensor& c = g.node(r.node).value;
-      g.read_constants.emplace_back(c, c.version());
+      const Node& in = g.node(r.node);
+      g.read_constants.emplace_back(in.value, in.value.version());
+      // What had to run before an input constant must still run before the fold.
+      for (int c : in.control_inputs)
+        if (std::find(controls.begin(), controls.end(), c) == controls.end()) controls.push_back(c);
     }
+    n.control_inputs = std::move(controls);
     n.kind = NodeKind::Constant;
     n.op = nullptr;
     n.attrs = Attrs();

@@ -3,6 +3,7 @@
 #include "nabla/graph/passes/cse.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "nabla/core/grad_mode.h"
@@ -40,25 +41,29 @@ bool same(const Key& a, const Key& b) {
 // Small constants (x * 2.0 makes one per use) merge when dtype, shape and
 // every element are equal; the merge relies on their data, so they are
 // recorded as read (a later in-place change makes the Session optimize again).
-bool merge_small_constant(OptGraph& g, int id, std::vector<std::pair<int, std::vector<double>>>& kept) {
+using ConstantKey = std::vector<double>;  // dtype, rank, sizes, then the elements as float64
+
+bool merge_small_constant(OptGraph& g, int id, std::map<ConstantKey, int>& kept) {
   const Node& n = g.node(id);
   if (!n.value.defined() || n.value.numel() > kMaxMergedConstantElements || !n.control_inputs.empty()) return false;
   NoGradGuard no_grad;
-  auto values = n.value.to(kFloat64).to_vector<double>();
-  for (const auto& [other, other_values] : kept) {
-    const Node& o = g.node(other);
-    if (o.value.dtype() != n.value.dtype() || !(o.value.sizes() == n.value.sizes()) || other_values != values)
-      continue;
-    g.read_constants.emplace_back(n.value, n.value.version());
-    g.read_constants.emplace_back(o.value, o.value.version());
-    g.forward({id, 0}, {other, 0});
-    for (Node& later : g.graph.nodes)
-      for (int& c : later.control_inputs)
-        if (c == id) c = other;
-    return true;
+  ConstantKey key{static_cast<double>(static_cast<int>(n.value.dtype())), static_cast<double>(n.value.dim())};
+  for (int64_t d : n.value.sizes()) key.push_back(static_cast<double>(d));
+  for (double v : n.value.to(kFloat64).to_vector<double>()) {
+    if (v != v) return false;  // NaN never equals: keep it apart
+    key.push_back(v);
   }
-  kept.emplace_back(id, std::move(values));
-  return false;
+  auto [it, inserted] = kept.emplace(std::move(key), id);
+  if (inserted) return false;
+  const int other = it->second;
+  const Tensor& ov = g.node(other).value;
+  g.read_constants.emplace_back(n.value, n.value.version());
+  g.read_constants.emplace_back(ov, ov.version());
+  g.forward({id, 0}, {other, 0});
+  for (Node& later : g.graph.nodes)
+    for (int& c : later.control_inputs)
+      if (c == id) c = other;
+  return true;
 }
 
 }  // namespace
@@ -67,7 +72,7 @@ int eliminate_common_subexpressions(OptGraph& g) {
   std::unordered_map<int, int> assigns_so_far;  // user variable id -> assigns to it before the current node
   std::unordered_multimap<std::size_t, int> seen;  // key hash -> node id
   std::vector<Key> keys(static_cast<std::size_t>(g.size()));
-  std::vector<std::pair<int, std::vector<double>>> constants;  // small constants kept so far, with their data
+  std::map<ConstantKey, int> constants;  // small constants kept so far, by dtype, shape and data
   int merged = 0;
   for (int id = 0; id < g.size(); ++id) {
     Node& n = g.node(id);

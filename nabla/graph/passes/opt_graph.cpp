@@ -34,8 +34,8 @@ OptGraph copy_of_optimized(const OptGraph& g) {
 }
 
 void OptGraph::forward(ValueRef from, ValueRef to) {
-  if (forwards_.size() < graph.nodes.size()) forwards_.resize(graph.nodes.size());
-  auto& f = forwards_[static_cast<std::size_t>(from.node)];
+  if (forwards.size() < graph.nodes.size()) forwards.resize(graph.nodes.size());
+  auto& f = forwards[static_cast<std::size_t>(from.node)];
   if (f.empty()) {
     std::size_t outs = std::max<std::size_t>(1, node(from.node).metas.size());
     for (std::size_t k = 0; k < outs; ++k) f.push_back({from.node, static_cast<int>(k)});
@@ -44,8 +44,8 @@ void OptGraph::forward(ValueRef from, ValueRef to) {
 }
 
 ValueRef OptGraph::resolve(ValueRef r) const {
-  while (r.node >= 0 && static_cast<std::size_t>(r.node) < forwards_.size()) {
-    const auto& f = forwards_[static_cast<std::size_t>(r.node)];
+  while (r.node >= 0 && static_cast<std::size_t>(r.node) < forwards.size()) {
+    const auto& f = forwards[static_cast<std::size_t>(r.node)];
     if (f.empty()) break;
     ValueRef next = f[static_cast<std::size_t>(r.output)];
     if (next.node == r.node && next.output == r.output) break;
@@ -55,13 +55,13 @@ ValueRef OptGraph::resolve(ValueRef r) const {
 }
 
 void OptGraph::apply_forwards() {
-  if (forwards_.empty()) return;
+  if (forwards.empty()) return;
   for (Node& n : graph.nodes)
     for (ValueRef& r : n.inputs) r = resolve(r);
   for (auto& outs : source_values)
     for (ValueRef& r : outs)
       if (r.node >= 0) r = resolve(r);
-  forwards_.clear();
+  forwards.clear();
 }
 
 void compact(OptGraph& g, const std::vector<int>& roots) {

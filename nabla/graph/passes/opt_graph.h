@@ -36,10 +36,9 @@ struct OptGraph {
   const Node& node(int id) const { return graph.nodes[static_cast<std::size_t>(id)]; }
   Node& node(int id) { return graph.nodes[static_cast<std::size_t>(id)]; }
   int size() const { return static_cast<int>(graph.nodes.size()); }
-  // Value `r`'s producer is a node of this kind.
-  bool produced_by(ValueRef r, NodeKind k) const { return node(r.node).kind == k; }
-
-  std::vector<std::vector<ValueRef>> forwards_;  // per node, per output (empty: none)
+  // The forwarding table itself (per node, per output; empty: none). Use
+  // forward/resolve/apply_forwards rather than this.
+  std::vector<std::vector<ValueRef>> forwards;
 };
 
 // A copy of the user's graph `g` to optimize (origins: identity).

@@ -95,3 +95,24 @@ TEST(GraphPassConstantFolding, HugeResultsAreNotFolded) {
 
 }  // namespace
 }  // namespace nabla::graph
+
+namespace nabla::graph {
+namespace {
+
+TEST(GraphPassConstantFolding, FoldKeepsTheInputsControlInputs) {
+  Graph g;
+  Tensor w = g.variable(zeros({2}, kFloat64), "w");
+  Tensor upd = assign(w, full({2}, 5.0, kFloat64));
+  Tensor c = g.constant(ones({2}, kFloat64), "c");
+  Tensor y = exp(c);
+  OptGraph o = copy_of_user_graph(*g.data());
+  const int nc = value_of(c)->ref.node, nu = value_of(upd)->ref.node;
+  o.node(nc).control_inputs = {nu};  // c waits for the assign
+  EXPECT_EQ(fold_constants(o), 1);
+  const Node& folded = o.node(value_of(y)->ref.node);
+  EXPECT_EQ(folded.kind, NodeKind::Constant);
+  EXPECT_EQ(folded.control_inputs, (std::vector<int>{nu}));
+}
+
+}  // namespace
+}  // namespace nabla::graph

@@ -77,6 +77,24 @@ TEST(GraphPassFusion, RowBroadcastAndReducedFloatsAreNotFused) {
   EXPECT_EQ(fuse_elementwise(o, fetches), 0);
 }
 
+TEST(GraphPassFusion, ControlInputsKeepNodesOutOfChains) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {16}, "x");
+  Tensor a = exp(x);
+  Tensor b = relu(a);
+  Tensor c = neg(b);
+  Tensor d = sqrt(abs(x));
+  OptGraph o = copy_of_user_graph(*g.data());
+  const int nb = value_of(b)->ref.node, nd = value_of(d)->ref.node;
+  o.node(nb).control_inputs = {nd};  // b waits for d: b stays a node of its own
+  std::vector<ValueRef> fetches = {value_of(c)->ref, value_of(d)->ref};
+  EXPECT_EQ(fuse_elementwise(o, fetches), 1);  // only {abs, sqrt}: d is fetched, but its abs is not
+  EXPECT_FALSE(o.node(nb).fused);
+  EXPECT_FALSE(o.node(value_of(c)->ref.node).fused);
+  ASSERT_TRUE(o.node(nd).fused);
+  EXPECT_EQ(fused_chain_text(*o.node(nd).fused), "fused[abs, sqrt]");
+}
+
 TEST(GraphPassFusion, NoFusionAcrossAnAssign) {
   Graph g;
   Tensor w = g.variable(full({4}, 2.0, kFloat64), "w");
