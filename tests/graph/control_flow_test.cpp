@@ -268,6 +268,47 @@ TEST(GraphControlFlow, WhileGradientCannotBeDifferentiatedAgain) {
                {"gradients", "gradient of a while_loop", "not supported"});
 }
 
+TEST(GraphControlFlow, LoopInsideCondInsideLoopGradients) {
+  // Outer loop of 2 steps whose body is cond(sum(h) > 0, inner loop of 3 sin
+  // steps scaled by w, h * w): gradients through both levels of nesting.
+  Tensor wv = f64({2}, 15), hv = f64({2}, 16);
+  Graph g;
+  Tensor w = g.placeholder(kFloat64, {2}, "w");
+  Tensor h0 = g.placeholder(kFloat64, {2}, "h0");
+  auto counter = [](int64_t n) { return [n](const std::vector<Tensor>& v) { return v[0] < n; }; };
+  Tensor h = while_loop(counter(2),
+                        [&](const std::vector<Tensor>& v) -> std::vector<Tensor> {
+                          Tensor next = cond(
+                              sum(v[1]) > 0.0,
+                              [&] {
+                                return while_loop(counter(3),
+                                                  [&](const std::vector<Tensor>& u) -> std::vector<Tensor> {
+                                                    return {u[0] + 1, sin(u[1]) * w};
+                                                  },
+                                                  {zeros({}, kInt64), v[1]})[1];
+                              },
+                              [&] { return v[1] * w; });
+                          return {v[0] + 1, next};
+                        },
+                        {zeros({}, kInt64), h0})[1];
+  Tensor loss = sum(h * h);
+  std::vector<Tensor> gs = gradients(loss, {w, h0});
+  EXPECT_NE(g.to_text().find("while"), std::string::npos);
+  Session sess(g);
+  for (double sign : {1.0, -1.0}) {
+    Tensor h0s = hv.abs() * sign;
+    Feeds feeds{{w, wv}, {h0, h0s}};
+    std::vector<Tensor> got = sess.run({gs[0], gs[1]}, feeds);
+    auto loss_at = [&](std::size_t which, const Tensor& v) {
+      Feeds f = feeds;
+      f[which].second = v;
+      return sess.run(loss, f).item<double>();
+    };
+    expect_close(got[0], finite_difference([&](const Tensor& v) { return loss_at(0, v); }, wv), 1e-6, 1e-8);
+    expect_close(got[1], finite_difference([&](const Tensor& v) { return loss_at(1, v); }, h0s), 1e-6, 1e-8);
+  }
+}
+
 TEST(GraphControlFlow, BuildErrorsNameTheConstructAndLine) {
   Graph g;
   Tensor p = g.placeholder(kBool, {}, "p");
