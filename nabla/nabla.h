@@ -8,6 +8,7 @@
 #include "nabla/core/random.h"
 #include "nabla/core/tensor.h"
 #include "nabla/data/data.h"
+#include "nabla/graph/gradients.h"
 #include "nabla/graph/layers.h"
 #include "nabla/graph/losses.h"
 #include "nabla/graph/optimizers.h"

@@ -52,6 +52,10 @@ namespace detail {
 
 TensorList add_node(const std::shared_ptr<GraphData>& g, Node node, const std::string& base) {
   node.name = unique_name(*g, base);
+  for (const std::vector<int>& scope : g->control_scopes)
+    for (int c : scope)
+      if (std::find(node.control_inputs.begin(), node.control_inputs.end(), c) == node.control_inputs.end())
+        node.control_inputs.push_back(c);
   int id = static_cast<int>(g->nodes.size());
   OutputMetas metas = node.metas;
   g->nodes.push_back(std::move(node));
@@ -63,6 +67,13 @@ TensorList add_node(const std::shared_ptr<GraphData>& g, Node node, const std::s
       out.push_back(symbolic_tensor(g, {id, static_cast<int>(i)}, &metas[i]));
   }
   return out;
+}
+
+Tensor value_tensor(const std::shared_ptr<GraphData>& g, ValueRef r) {
+  const Node& n = g->nodes.at(static_cast<std::size_t>(r.node));
+  NABLA_CHECK(r.output >= 0 && static_cast<std::size_t>(r.output) < n.metas.size(), "graph: node '", n.name,
+              "' has no output ", r.output);
+  return symbolic_tensor(g, r, &n.metas[static_cast<std::size_t>(r.output)]);
 }
 
 const std::source_location* current_location() { return t_location; }
@@ -172,5 +183,19 @@ Graph::NameScope::NameScope(Graph& g, const std::string& name) : g_(g) {
   g_.data_->scopes.push_back(name);
 }
 Graph::NameScope::~NameScope() { g_.data_->scopes.pop_back(); }
+
+Graph::ControlDependencies::ControlDependencies(Graph& g, const std::vector<Tensor>& deps) : g_(g) {
+  std::vector<int> ids;
+  for (std::size_t i = 0; i < deps.size(); ++i) {
+    Value* v = value_of(deps[i]);
+    NABLA_CHECK(v, "Graph::control_dependencies: dependency ", i, " is not a graph value (got a ",
+                deps[i].defined() ? "concrete" : "undefined", " tensor); pass nodes of this graph");
+    NABLA_CHECK(v->graph == g.data_, "Graph::control_dependencies: dependency ", i, " ('",
+                v->graph->nodes[static_cast<std::size_t>(v->ref.node)].name, "') belongs to another graph");
+    ids.push_back(v->ref.node);
+  }
+  g_.data_->control_scopes.push_back(std::move(ids));
+}
+Graph::ControlDependencies::~ControlDependencies() { g_.data_->control_scopes.pop_back(); }
 
 }  // namespace nabla::graph

@@ -74,6 +74,26 @@ class Graph {
   };
   NameScope name_scope(const std::string& name) { return NameScope(*this, name); }
 
+  // TensorFlow's control_dependencies: every node made while the scope lives
+  // (ops, constants, assigns, groups, gradient nodes) gets the nodes of `deps`
+  // as control inputs, so running it first runs them. `deps` may be values or
+  // no-value nodes (group, assign, initializer) of this graph; nested scopes
+  // accumulate. Reading a variable makes no node: inside the scope use an op
+  // on it (`v.clone()` is TensorFlow's identity) to see the updated value.
+  class ControlDependencies {
+   public:
+    ControlDependencies(Graph& g, const std::vector<Tensor>& deps);
+    ~ControlDependencies();
+    ControlDependencies(const ControlDependencies&) = delete;
+    ControlDependencies& operator=(const ControlDependencies&) = delete;
+
+   private:
+    Graph& g_;
+  };
+  ControlDependencies control_dependencies(const std::vector<Tensor>& deps) {
+    return ControlDependencies(*this, deps);
+  }
+
   int num_nodes() const { return static_cast<int>(data_->nodes.size()); }
   const Node& node(int i) const { return data_->nodes.at(static_cast<std::size_t>(i)); }
   // The node that makes symbolic tensor `t` (which must belong to this graph).
@@ -100,6 +120,8 @@ namespace detail {
 // Adds a node to `g` (naming it uniquely from `base`) and returns its outputs
 // as symbolic tensors (one no-value tensor for a node without outputs).
 TensorList add_node(const std::shared_ptr<GraphData>& g, Node node, const std::string& base);
+// The symbolic tensor for output r of a node of `g` (r must name a value).
+Tensor value_tensor(const std::shared_ptr<GraphData>& g, ValueRef r);
 // The location ops applied to symbolic tensors record (null outside a LocationScope).
 const std::source_location* current_location();
 }  // namespace detail

@@ -54,6 +54,9 @@ struct GraphData {
   std::vector<Node> nodes;
   std::vector<std::string> scopes;      // active name scopes, outermost first
   std::vector<std::string> used_names;  // kept sorted for lookup
+  // Active control_dependencies scopes, outermost first: every node made while
+  // they live gets all of these node ids as control inputs.
+  std::vector<std::vector<int>> control_scopes;
 };
 
 // What TensorImpl::symbolic holds for a graph value.
