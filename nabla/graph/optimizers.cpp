@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "nabla/graph/gradients.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla::graph {
@@ -55,6 +56,31 @@ Tensor Optimizer::global_variable(Graph& g, const Initializer& init, const std::
   return g.variable(init, name, false, loc);
 }
 
+GradsAndVars Optimizer::compute_gradients(const Tensor& loss, const std::vector<Tensor>& var_list,
+                                        std::source_location loc) {
+  const std::string api = name_ + "Optimizer::compute_gradients";
+  Value* lv = value_of(loss);
+  NABLA_CHECK(lv && lv->has_value, api, ": the loss must be a graph value, got ",
+              !loss.defined() ? "an undefined tensor" : lv ? "a node without value" : "a concrete tensor");
+  NABLA_CHECK(is_floating(loss.dtype()), api, ": the loss has dtype ", loss.dtype(), "; expected a floating-point one");
+  std::vector<Tensor> vars = var_list.empty() ? Graph::of(loss).variables(true) : var_list;
+  NABLA_CHECK(!vars.empty(), api, ": the graph has no trainable variables to optimize");
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    Value* v = value_of(vars[i]);
+    NABLA_CHECK(v && v->graph == lv->graph, api, ": var_list[", i, "] is not a value of the loss's graph");
+    const Node& vn = v->graph->nodes[static_cast<std::size_t>(v->ref.node)];
+    NABLA_CHECK(vn.kind == NodeKind::Variable, api, ": var_list[", i, "] is node ", describe(vn), ", not a variable");
+  }
+  std::vector<Tensor> grads = gradients(std::vector<Tensor>{loss}, vars, {}, loc);
+  GradsAndVars out;
+  for (std::size_t i = 0; i < vars.size(); ++i) out.emplace_back(grads[i], vars[i]);
+  return out;
+}
+
+Tensor Optimizer::minimize(const Tensor& loss, const std::vector<Tensor>& var_list, std::source_location loc) {
+  return apply_gradients(compute_gradients(loss, var_list, loc), loc);
+}
+
 Tensor Optimizer::apply_gradients(const GradsAndVars& grads_and_vars, std::source_location loc) {
   const std::string api = name_ + "Optimizer::apply_gradients";
   std::shared_ptr<GraphData> data;
@@ -87,14 +113,11 @@ Tensor Optimizer::apply_gradients(const GradsAndVars& grads_and_vars, std::sourc
   prepare(g, present, loc);
   std::vector<Tensor> updates;
   for (const auto& [grad, var] : present) updates.push_back(apply_dense(g, grad, var, loc));
-  std::vector<int> update_ids;
-  for (const Tensor& u : updates) update_ids.push_back(value_of(u)->ref.node);
-  for (const Tensor& after : finish(g, loc)) {
-    // Ordering: these read nothing the updates write but must not change
-    // state the updates read before they have run.
-    Node& n = data->nodes[static_cast<std::size_t>(value_of(after)->ref.node)];
-    n.control_inputs.insert(n.control_inputs.end(), update_ids.begin(), update_ids.end());
-    updates.push_back(after);
+  {
+    // What finish() makes (Adam's beta power updates) changes state the
+    // updates read: it must run after them.
+    auto after_updates = g.control_dependencies(updates);
+    for (const Tensor& after : finish(g, loc)) updates.push_back(after);
   }
   Node step;
   step.kind = NodeKind::Group;

@@ -25,6 +25,16 @@ class Optimizer {
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
 
+  // {d loss / d var, var} for each var of `var_list` (default: every trainable
+  // variable of loss's graph), by graph::gradients; a var the loss does not
+  // depend on gets an undefined gradient (TensorFlow's None). A non-scalar
+  // loss is summed, as tf.gradients does.
+  GradsAndVars compute_gradients(const Tensor& loss, const std::vector<Tensor>& var_list = {},
+                                 std::source_location loc = std::source_location::current());
+  // apply_gradients(compute_gradients(loss, var_list)): the training step.
+  Tensor minimize(const Tensor& loss, const std::vector<Tensor>& var_list = {},
+                  std::source_location loc = std::source_location::current());
+
   // The update of every variable with a gradient: a no-value node (named after
   // the optimizer, "GradientDescent", "Adam") to run once per step. Gradients
   // may be symbolic or concrete, of the variable's shape and dtype.
