@@ -144,6 +144,7 @@ Tensor Graph::variable(const Tensor& initial_value, const std::string& name, boo
 
 Tensor Graph::variable(const Initializer& init, const std::string& name, bool trainable, std::source_location loc) {
   check_name("Graph::variable", name);
+  init.check(::nabla::detail::concat("Graph::variable '", name, "'"));
   Node n;
   n.kind = NodeKind::Variable;
   n.metas.push_back({init.shape, init.dtype});

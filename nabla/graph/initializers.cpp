@@ -19,15 +19,7 @@ void check_shape(const char* api, IntList shape) {
     NABLA_CHECK(d >= 0, "graph::init::", api, ": shape ", shape, " has a negative dim; expected sizes >= 0");
 }
 
-void check_floating(const char* api, DType dtype) {
-  NABLA_CHECK(is_floating(dtype), "graph::init::", api, ": dtype ", dtype,
-              " is not a floating-point dtype; random initializers need float16, bfloat16, float32 or float64");
-}
-
 Initializer make(const char* api, Kind kind, double a, double b, IntList shape, DType dtype) {
-  check_shape(api, shape);
-  NABLA_CHECK(std::isfinite(a) && std::isfinite(b), "graph::init::", api, ": parameters must be finite, got ", a,
-              " and ", b);
   Initializer init;
   init.kind = kind;
   init.a = a;
@@ -35,16 +27,8 @@ Initializer make(const char* api, Kind kind, double a, double b, IntList shape, 
   init.shape = shape.shape();
   init.dtype = dtype;
   init.name = api;
+  init.check(std::string("graph::init::") + api);
   return init;
-}
-
-Initializer make_random(const char* api, Kind kind, double a, double b, IntList shape, DType dtype) {
-  check_floating(api, dtype);
-  if (kind == Kind::Uniform)
-    NABLA_CHECK(a <= b, "graph::init::", api, ": minval ", a, " is greater than maxval ", b);
-  else
-    NABLA_CHECK(b >= 0.0, "graph::init::", api, ": stddev must be >= 0, got ", b);
-  return make(api, kind, a, b, shape, dtype);
 }
 
 // fan_in + fan_out, which must be positive for Xavier/Glorot.
@@ -65,6 +49,19 @@ Fans compute_fans(IntList shape) {
   int64_t receptive = 1;
   for (int64_t i = 0; i < n - 2; ++i) receptive *= shape[static_cast<std::size_t>(i)];
   return {shape[static_cast<std::size_t>(n - 2)] * receptive, shape[static_cast<std::size_t>(n - 1)] * receptive};
+}
+
+void Initializer::check(const std::string& api) const {
+  for (int64_t d : shape)
+    NABLA_CHECK(d >= 0, api, ": shape ", shape, " has a negative dim; expected sizes >= 0");
+  NABLA_CHECK(std::isfinite(a) && std::isfinite(b), api, ": parameters must be finite, got ", a, " and ", b);
+  if (kind == Kind::Constant) return;
+  NABLA_CHECK(is_floating(dtype), api, ": dtype ", dtype,
+              " is not a floating-point dtype; random initializers need float16, bfloat16, float32 or float64");
+  if (kind == Kind::Uniform)
+    NABLA_CHECK(a <= b, api, ": minval ", a, " is greater than maxval ", b);
+  else
+    NABLA_CHECK(b >= 0.0, api, ": stddev must be >= 0, got ", b);
 }
 
 Tensor Initializer::draw() const {
@@ -116,31 +113,31 @@ Initializer constant(IntList shape, double value, DType dtype) {
 }
 
 Initializer random_normal(IntList shape, double mean, double stddev, DType dtype) {
-  return make_random("random_normal", Kind::Normal, mean, stddev, shape, dtype);
+  return make("random_normal", Kind::Normal, mean, stddev, shape, dtype);
 }
 Initializer truncated_normal(IntList shape, double mean, double stddev, DType dtype) {
-  return make_random("truncated_normal", Kind::TruncatedNormal, mean, stddev, shape, dtype);
+  return make("truncated_normal", Kind::TruncatedNormal, mean, stddev, shape, dtype);
 }
 Initializer random_uniform(IntList shape, double minval, double maxval, DType dtype) {
-  return make_random("random_uniform", Kind::Uniform, minval, maxval, shape, dtype);
+  return make("random_uniform", Kind::Uniform, minval, maxval, shape, dtype);
 }
 
 Initializer xavier_uniform(IntList shape, DType dtype) {
   double limit = std::sqrt(6.0 / fan_sum("xavier_uniform", shape));
-  return make_random("xavier_uniform", Kind::Uniform, -limit, limit, shape, dtype);
+  return make("xavier_uniform", Kind::Uniform, -limit, limit, shape, dtype);
 }
 Initializer glorot_uniform(IntList shape, DType dtype) {
   double limit = std::sqrt(6.0 / fan_sum("glorot_uniform", shape));
-  return make_random("glorot_uniform", Kind::Uniform, -limit, limit, shape, dtype);
+  return make("glorot_uniform", Kind::Uniform, -limit, limit, shape, dtype);
 }
 Initializer xavier_normal(IntList shape, DType dtype) {
   double stddev = std::sqrt(2.0 / fan_sum("xavier_normal", shape));
-  return make_random("xavier_normal", Kind::Normal, 0.0, stddev, shape, dtype);
+  return make("xavier_normal", Kind::Normal, 0.0, stddev, shape, dtype);
 }
 Initializer glorot_normal(IntList shape, DType dtype) {
   // 0.879...: the stddev of a standard normal truncated to [-2, 2].
   double stddev = std::sqrt(2.0 / fan_sum("glorot_normal", shape)) / 0.87962566103423978;
-  return make_random("glorot_normal", Kind::TruncatedNormal, 0.0, stddev, shape, dtype);
+  return make("glorot_normal", Kind::TruncatedNormal, 0.0, stddev, shape, dtype);
 }
 
 }  // namespace init

@@ -26,6 +26,11 @@ struct Initializer {
   DType dtype = kFloat32;
   std::string name;  // the factory that made it, for printing: "xavier_uniform"
 
+  // Throws nabla::Error naming `api` unless the fields make sense (sizes >= 0,
+  // finite parameters, a floating dtype and stddev >= 0 / minval <= maxval
+  // for random kinds). The factories and Graph::variable call it; so should
+  // code that builds an Initializer from outside data (a saved graph).
+  void check(const std::string& api) const;
   // A fresh concrete tensor drawn from the distribution (on the CPU).
   Tensor draw() const;
   // "xavier_uniform float32 [1000, 100]: U[-0.0739, 0.0739)"

@@ -200,6 +200,12 @@ TEST(GraphInitializers, BadArgumentsAreClearErrors) {
   expect_error(error_of([] { init::random_normal({2}, NAN); }), {"graph::init::random_normal", "finite"});
   Graph g;
   expect_error(error_of([&] { g.variable(init::zeros({2}), "a/b"); }), {"Graph::variable", "'a/b'"});
+  Initializer hand_made;  // e.g. read from a file: checked when used
+  hand_made.kind = Initializer::Kind::Normal;
+  hand_made.b = -2.0;
+  hand_made.shape = {3};
+  expect_error(error_of([&] { g.variable(hand_made, "w"); }), {"Graph::variable 'w'", "stddev must be >= 0, got -2"});
+  EXPECT_EQ(g.num_nodes(), 0);
 }
 
 }  // namespace
