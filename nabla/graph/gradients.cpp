@@ -201,7 +201,8 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
       Tensor gr = in_grads[i];
       if (!gr.is_symbolic()) gr = constant_node(g, gr, "const");
       // Conform to the input, as the eager engine does (broadcast, dtype).
-      const OutputMeta& m = node_at(*g, inputs[i].node).metas[static_cast<std::size_t>(inputs[i].output)];
+      // A copy: sum_to adds nodes, which may move g->nodes.
+      const OutputMeta m = node_at(*g, inputs[i].node).metas[static_cast<std::size_t>(inputs[i].output)];
       if (gr.sizes() != m.sizes) {
         NABLA_CHECK(is_expandable_to(m.sizes, gr.sizes()), "gradients: the gradient rule of node '", node_name,
                     "' gave input ", i, " a gradient of shape ", gr.sizes(), ", which does not reduce to its shape ",

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -99,5 +100,53 @@ void expect_lstm_sequences_learns(const std::string& mode, int steps) {
 
 TEST(Examples, LstmSequencesPaddedBatchesLearn) { expect_lstm_sequences_learns("padded", 200); }
 TEST(Examples, LstmSequencesDynamicGraphsLearn) { expect_lstm_sequences_learns("dynamic", 200); }
+
+}  // namespace
+
+namespace {
+
+// "<key>=<number>" from an example's output; false if missing.
+bool value_after(const std::string& out, const std::string& key, double& v) {
+  auto pos = out.find(key + "=");
+  return pos != std::string::npos && std::sscanf(out.c_str() + pos + key.size() + 1, "%lf", &v) == 1;
+}
+
+TEST(Examples, SeedTfPlaceholdersGradientsMatchEagerAutograd) {
+  std::string out = run(std::string(NABLA_EXAMPLES_DIR) + "/seed_tf_placeholders; echo exit=$?");
+  ASSERT_NE(out.find("exit=0"), std::string::npos) << out;
+  double loss = 0, d_loss = 1, d_w1 = 1, d_w2 = 1;
+  ASSERT_TRUE(value_after(out, "loss", loss)) << out;
+  EXPECT_TRUE(std::isfinite(loss) && loss > 0) << out;
+  EXPECT_NE(out.find("grad_w1: shape [1000, 100]"), std::string::npos) << out;
+  EXPECT_NE(out.find("grad_w2: shape [100, 1000]"), std::string::npos) << out;
+  // The graph runs in float32, eager autograd in float64 on the same values.
+  ASSERT_TRUE(value_after(out, "loss_rel_diff", d_loss)) << out;
+  ASSERT_TRUE(value_after(out, "grad_w1_rel_diff", d_w1)) << out;
+  ASSERT_TRUE(value_after(out, "grad_w2_rel_diff", d_w2)) << out;
+  EXPECT_LT(d_loss, 1e-4) << out;
+  EXPECT_LT(d_w1, 1e-4) << out;
+  EXPECT_LT(d_w2, 1e-4) << out;
+}
+
+TEST(Examples, SeedTfVariablesLossFallsOnlyWhenUpdatesRun) {
+  std::string out = run(std::string(NABLA_EXAMPLES_DIR) + "/seed_tf_variables 50");
+  double first = 0, last = 0, flat_first = 0, flat_last = 0, unchanged = 0;
+  auto with = out.find("with_updates: first_loss=");
+  auto without = out.find("without_updates: first_loss=");
+  ASSERT_NE(with, std::string::npos) << out;
+  ASSERT_NE(without, std::string::npos) << out;
+  ASSERT_EQ(std::sscanf(out.c_str() + with, "with_updates: first_loss=%lf final_loss=%lf", &first, &last), 2) << out;
+  ASSERT_EQ(std::sscanf(out.c_str() + without, "without_updates: first_loss=%lf final_loss=%lf", &flat_first,
+                        &flat_last),
+            2)
+      << out;
+  EXPECT_TRUE(std::isfinite(first) && std::isfinite(last)) << out;
+  EXPECT_LT(last, 0.5 * first) << out;
+  // Same initial weights: the first losses agree; without updates it stays put.
+  EXPECT_EQ(flat_first, first) << out;
+  EXPECT_EQ(flat_last, flat_first) << out;
+  ASSERT_TRUE(value_after(out, "weights_unchanged_without_updates", unchanged)) << out;
+  EXPECT_EQ(unchanged, 1.0) << out;
+}
 
 }  // namespace

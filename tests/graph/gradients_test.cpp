@@ -189,6 +189,27 @@ TEST(GraphGradients, ErrorsNameGradientsAndWhatWasWrong) {
   expect_error(error_of([&] { gradients(grp, {x}); }), {"gradients:", "ys[0]", "no value"});
 }
 
+// Ops outside the table's conventions: one without a gradient rule, and one
+// whose rule needs data (impossible on symbolic values). Both are clear errors.
+OutputMetas same_as_input(const OpDef&, Inputs in, const Attrs&) { return {{in[0].sizes(), in[0].dtype()}}; }
+const OpDef no_rule_op{.name = "test_no_rule", .infer = same_as_input};
+const OpDef data_rule_op{.name = "test_data_rule", .infer = same_as_input,
+                         .grad = [](GradCtx& c) -> TensorList { return {c.grad() * c.input(0).item<double>()}; }};
+
+TEST(GraphGradients, OpsWithoutAUsableRuleAreClearErrors) {
+  LocationScope at;  // op nodes record this file and line
+  Graph g;
+  Tensor x = g.placeholder(kFloat64, {}, "x");
+  Tensor a = call1(no_rule_op, {x});
+  expect_error(error_of([&] { gradients(a * 2.0, {x}); }),
+               {"gradients:", "'test_no_rule'", "has no gradient rule", "gradients_test.cpp"});
+  Tensor b = call1(data_rule_op, {x});
+  expect_error(error_of([&] { gradients(b * 2.0, {x}); }),
+               {"while building the gradient of node 'test_data_rule'"});
+  // The failed calls leave no scope behind: later nodes are named as usual.
+  EXPECT_EQ(g.node_of(x * 3.0).name.rfind("gradients/", 0), std::string::npos);
+}
+
 // ---- second derivatives -------------------------------------------------
 
 using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
