@@ -154,6 +154,35 @@ Tensor MomentumOptimizer::apply_dense(Graph& g, const Tensor& grad, const Tensor
   return assign_sub(var, d * lr_, loc);
 }
 
+// ---- RMSProp ----------------------------------------------------------------
+
+RMSPropOptimizer::RMSPropOptimizer(double learning_rate, double decay, double momentum, double epsilon,
+                                   bool centered)
+    : Optimizer("RMSProp"), lr_(learning_rate), decay_(decay), momentum_(momentum), eps_(epsilon),
+      centered_(centered) {
+  check_hyper("RMSPropOptimizer", "learning_rate", lr_, lr_ >= 0.0, ">= 0");
+  check_hyper("RMSPropOptimizer", "decay", decay_, decay_ >= 0.0, ">= 0");
+  check_hyper("RMSPropOptimizer", "momentum", momentum_, momentum_ >= 0.0, ">= 0");
+  check_hyper("RMSPropOptimizer", "epsilon", eps_, eps_ >= 0.0, ">= 0");
+}
+
+Tensor RMSPropOptimizer::apply_dense(Graph& g, const Tensor& grad, const Tensor& var, std::source_location loc) {
+  Tensor ms = zeros_slot(g, var, loc);
+  Tensor mom = momentum_ > 0.0 ? zeros_slot(g, var, loc) : Tensor();
+  Tensor mg = centered_ ? zeros_slot(g, var, loc) : Tensor();
+  LocationScope at(loc);
+  Tensor ms_t = assign(ms, ms * decay_ + grad * grad * (1.0 - decay_), loc);
+  Tensor avg;
+  if (centered_) {
+    Tensor mg_t = assign(mg, mg * decay_ + grad * (1.0 - decay_), loc);
+    avg = sqrt(ms_t - mg_t * mg_t) + eps_;
+  } else {
+    avg = sqrt(ms_t) + eps_;
+  }
+  if (momentum_ > 0.0) return assign_sub(var, assign(mom, mom * momentum_ + grad / avg, loc) * lr_, loc);
+  return assign_sub(var, grad / avg * lr_, loc);
+}
+
 // ---- Adam -----------------------------------------------------------------
 
 AdamOptimizer::AdamOptimizer(double learning_rate, double beta1, double beta2, double epsilon)

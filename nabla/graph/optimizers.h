@@ -89,6 +89,29 @@ class MomentumOptimizer : public Optimizer {
   bool nesterov_;
 };
 
+// RMSProp with TensorFlow's argument names and defaults but nabla::optim::
+// RMSprop's (PyTorch's) rule, so it equals the eager optimizer with
+// alpha = decay:
+//   ms = decay ms + (1 - decay) g^2    (centered: mg = decay mg + (1 - decay) g,
+//                                        ms - mg^2 under the root)
+//   d = g / (sqrt(ms) + eps);  momentum > 0: mom = momentum mom + d, d = mom;  var -= lr d
+// TensorFlow 1 differs: ms starts at 1 (here 0, as PyTorch), epsilon is added
+// inside the root (sqrt(ms + eps)), and lr enters mom before the sum (the same
+// while lr is constant). Slots "<var>/RMSProp" (ms), then "<var>/RMSProp_1"
+// (momentum, if > 0) and the next one (mg, if centered).
+class RMSPropOptimizer : public Optimizer {
+ public:
+  explicit RMSPropOptimizer(double learning_rate, double decay = 0.9, double momentum = 0.0,
+                            double epsilon = 1e-10, bool centered = false);
+
+ protected:
+  Tensor apply_dense(Graph& g, const Tensor& grad, const Tensor& var, std::source_location loc) override;
+
+ private:
+  double lr_, decay_, momentum_, eps_;
+  bool centered_;
+};
+
 // Adam with PyTorch's (nabla::optim::Adam's) epsilon placement:
 //   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
 //   var -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)

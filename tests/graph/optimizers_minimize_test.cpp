@@ -82,6 +82,36 @@ TEST(GraphMinimize, AdamEqualsEagerAdam) {
       opt, [](std::vector<Tensor> p) { return std::make_unique<optim::Adam>(p, optim::Options{{"lr", 0.01}}); }, 15);
 }
 
+TEST(GraphMinimize, RMSPropEqualsEagerRMSprop) {
+  struct Case {
+    double momentum;
+    bool centered;
+  };
+  for (Case c : {Case{0.0, false}, Case{0.5, false}, Case{0.5, true}}) {
+    RMSPropOptimizer opt(0.01, 0.95, c.momentum, 1e-6, c.centered);
+    expect_graph_equals_eager(
+        opt,
+        [&](std::vector<Tensor> p) {
+          return std::make_unique<optim::RMSprop>(p, optim::Options{{"lr", 0.01},
+                                                                    {"alpha", 0.95},
+                                                                    {"eps", 1e-6},
+                                                                    {"momentum", c.momentum},
+                                                                    {"centered", c.centered ? 1.0 : 0.0}});
+        },
+        15);
+  }
+}
+
+TEST(GraphMinimize, RMSPropSlotsAreNamedAfterTheVariable) {
+  Graph g;
+  Tensor w = g.variable(ones({2}, kFloat64), "w");
+  RMSPropOptimizer(0.1, 0.9, 0.5, 1e-10, true).minimize(sum(w * w));
+  std::vector<std::string> names;
+  for (const Tensor& v : g.variables()) names.push_back(g.node_of(v).name);
+  EXPECT_EQ(names, (std::vector<std::string>{"w", "w/RMSProp", "w/RMSProp_1", "w/RMSProp_2"}));
+  expect_error(error_of([] { RMSPropOptimizer(0.1, -0.5); }), {"RMSPropOptimizer", "decay must be >= 0, got -0.5"});
+}
+
 TEST(GraphMinimize, VarListLimitsWhatIsTrainedAndUnreachedVariablesAreSkipped) {
   Graph g;
   Tensor x = g.placeholder(kFloat64, {4, 3}, "x");
