@@ -106,6 +106,13 @@ LocationScope::~LocationScope() { t_location = prev_; }
 
 Graph::Graph() : data_(std::make_shared<GraphData>()) { detail::install_symbolic_hook(); }
 
+Graph Graph::of(const Tensor& t) {
+  Value* v = value_of(t);
+  NABLA_CHECK(v, "Graph::of: expected a symbolic tensor (a graph value), got a ",
+              t.defined() ? "concrete" : "undefined", " tensor");
+  return Graph(v->graph);
+}
+
 Tensor Graph::placeholder(DType dtype, IntList shape, const std::string& name, std::source_location loc) {
   check_name("Graph::placeholder", name);
   for (int64_t d : shape)
@@ -135,12 +142,24 @@ Tensor Graph::variable(const Tensor& initial_value, const std::string& name, boo
   NABLA_CHECK(
       initial_value.defined() && !initial_value.is_symbolic(), "Graph::variable '", name,
       "': expected a concrete initial value, got ",
-      initial_value.defined() ? "a symbolic one (initializer ops are not supported yet)" : "an undefined tensor");
+      initial_value.defined() ? "a symbolic one (for a drawn initial value use an initializer: graph::init::random_normal(...))" : "an undefined tensor");
   Node n;
   n.kind = NodeKind::Variable;
   n.metas.push_back({initial_value.sizes(), initial_value.dtype()});
   // Copied so that later writes to the caller's tensor do not change it.
   n.value = initial_value.detach().clone();
+  n.trainable = trainable;
+  n.loc = loc;
+  return detail::add_node(data_, std::move(n), name)[0];
+}
+
+Tensor Graph::variable(const Initializer& init, const std::string& name, bool trainable, std::source_location loc) {
+  check_name("Graph::variable", name);
+  init.check(::nabla::detail::concat("Graph::variable '", name, "'"));
+  Node n;
+  n.kind = NodeKind::Variable;
+  n.metas.push_back({init.shape, init.dtype});
+  n.init = init;
   n.trainable = trainable;
   n.loc = loc;
   return detail::add_node(data_, std::move(n), name)[0];

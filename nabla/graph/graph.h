@@ -8,6 +8,7 @@
 #include <memory>
 #include <source_location>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nabla/graph/node.h"
@@ -34,6 +35,9 @@ class LocationScope {
 class Graph {
  public:
   Graph();
+  // A handle to the graph that symbolic tensor `t` belongs to (the same
+  // graph, not a copy), for helpers that only receive tensors (layers, optimizers).
+  static Graph of(const Tensor& t);
 
   // A value fed at run time. Every dim must be known (>= 0) in this slice.
   Tensor placeholder(DType dtype, IntList shape, const std::string& name = "placeholder",
@@ -45,6 +49,10 @@ class Graph {
   // A value that lives in each Session, starts as a copy of `initial_value`
   // once initialized (global_variables_initializer) and persists across runs.
   Tensor variable(const Tensor& initial_value, const std::string& name = "variable", bool trainable = true,
+                  std::source_location loc = std::source_location::current());
+  // A variable whose value is drawn from `init` (graph::init::xavier_uniform(...),
+  // initializers.h) each time an initializer runs, instead of a fixed tensor.
+  Tensor variable(const Initializer& init, const std::string& name = "variable", bool trainable = true,
                   std::source_location loc = std::source_location::current());
 
   // No value: running it initializes every variable created before this call.
@@ -98,6 +106,7 @@ class Graph {
   std::string to_dot() const;
 
  private:
+  explicit Graph(std::shared_ptr<GraphData> data) : data_(std::move(data)) {}
   std::shared_ptr<GraphData> data_;
 };
 

@@ -4,11 +4,13 @@
 // the GraphData alive, so a graph outlives the Graph object that built it.
 #pragma once
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <vector>
 
 #include "nabla/core/tensor.h"
+#include "nabla/graph/initializers.h"
 #include "nabla/ops/op.h"
 
 namespace nabla::graph {
@@ -59,7 +61,8 @@ struct Node {
   std::string name;   // unique in the graph
   std::source_location loc;
   bool loc_known = true;       // false for op nodes made outside a LocationScope
-  Tensor value;                // Constant: the tensor; Variable: its initial value
+  Tensor value;                // Constant: the tensor; Variable: its initial value (unless `init`)
+  std::optional<Initializer> init;  // Variable: drawn afresh at each initialization (then `value` is undefined)
   bool trainable = true;       // Variable
   int target = -1;             // Assign*: the variable's node
   std::vector<int> variables;  // Initializer: the variables it initializes

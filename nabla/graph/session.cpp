@@ -188,7 +188,10 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
         out.push_back(initialized(origin, "read"));
         break;
       case NodeKind::Initializer:
-        for (int v : node.variables) variables_[v] = node_at(user, v).value.clone();
+        for (int v : node.variables) {
+          const Node& var = node_at(user, v);
+          variables_[v] = var.init ? var.init->draw() : var.value.clone();
+        }
         break;
       case NodeKind::Assign:
       case NodeKind::AssignAdd:
