@@ -34,6 +34,8 @@ class LocationScope {
 class Graph {
  public:
   Graph();
+  // A handle on existing graph data (a loaded graph, Session::graph()).
+  explicit Graph(std::shared_ptr<GraphData> data);
 
   // A value fed at run time. Every dim must be known (>= 0) in this slice.
   Tensor placeholder(DType dtype, IntList shape, const std::string& name = "placeholder",
@@ -72,6 +74,16 @@ class Graph {
   const Node& node_of(const Tensor& t) const;
   const std::shared_ptr<GraphData>& data() const { return data_; }
 
+  // The value of the node called `name` ("dense/kernel"); "name:k" is output
+  // k of a node with several outputs. For loaded graphs, where the code that
+  // made the tensors is gone (lookup.cpp).
+  Tensor tensor(const std::string& name) const;
+  // Renames the node that makes `t` (an op node is named after its op:
+  // "add_3"), so a saved graph's users can find it: g.set_name(y, "y_pred").
+  // The name is taken as given (scopes are not prefixed) and must be unused.
+  // Returns t.
+  Tensor set_name(const Tensor& t, const std::string& name);
+
  private:
   std::shared_ptr<GraphData> data_;
 };
@@ -91,6 +103,9 @@ namespace detail {
 // Adds a node to `g` (naming it uniquely from `base`) and returns its outputs
 // as symbolic tensors (one no-value tensor for a node without outputs).
 TensorList add_node(const std::shared_ptr<GraphData>& g, Node node, const std::string& base);
+// Output r of a node of `g`, as a symbolic tensor (a no-value tensor for a
+// node without outputs).
+Tensor output_tensor(const std::shared_ptr<GraphData>& g, ValueRef r);
 // The location ops applied to symbolic tensors record (null outside a LocationScope).
 const std::source_location* current_location();
 }  // namespace detail
