@@ -8,6 +8,7 @@
 #include "nabla/core/random.h"
 #include "nabla/core/tensor.h"
 #include "nabla/data/data.h"
+#include "nabla/graph/serialize.h"
 #include "nabla/graph/session.h"
 #include "nabla/io/checkpoint.h"
 #include "nabla/io/safetensors.h"
