@@ -128,6 +128,31 @@ TEST_F(SavedGraphErrors, ABitFlippedAnywhereIsCaught) {
   expect_error(flip(bytes_.size() - 1), {"the data section's checksum does not match"});
 }
 
+// Checksums only catch accidents: a file edited with its checksums fixed
+// must still never crash the reader. Every bit of the node table, flipped
+// with valid checksums, either loads (a name byte, say) or raises an Error
+// (one bit per byte, a different one for consecutive bytes, to keep it quick).
+TEST_F(SavedGraphErrors, EveryTableBitFlippedWithValidChecksumsLoadsOrRaises) {
+  const std::size_t table = get_le(bytes_, 16, 8);
+  int refused = 0, loaded = 0;
+  for (std::size_t i = kHeader; i < kHeader + table; ++i) {
+    for (int bit : {static_cast<int>((i * 3) % 8)}) {
+      std::string b = bytes_;
+      b[i] = static_cast<char>(b[i] ^ (1 << bit));
+      fix_checksums(b);
+      write_bytes(path("edited.nbg"), b);
+      try {
+        load(path("edited.nbg"));
+        ++loaded;
+      } catch (const Error& e) {
+        ++refused;
+        ASSERT_NE(std::string(e.what()).find("edited.nbg"), std::string::npos) << e.what();
+      }
+    }
+  }
+  EXPECT_GT(refused, loaded);  // most edits break the structure
+}
+
 TEST_F(SavedGraphErrors, TrailingBytes) {
   expect_error(load_error(bytes_ + "xyz"), {"bad.nbg", "3 unexpected bytes after the data section"});
 }
