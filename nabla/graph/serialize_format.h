@@ -10,6 +10,7 @@
 #include "nabla/core/dtype.h"
 #include "nabla/core/error.h"
 #include "nabla/graph/node.h"
+#include "nabla/ops/op.h"
 
 namespace nabla::graph::nbg {
 
@@ -49,6 +50,10 @@ bool kind_from_code(uint8_t c, NodeKind* k);
 const char* kind_name(NodeKind k);
 uint8_t dtype_code(DType t);
 bool dtype_from_code(uint8_t c, DType* t);
+
+// Range checks of a loaded op node's attributes by name (dims within the
+// input's rank, strides > 0, ...): serialize_attr_checks.cpp.
+void check_attrs(const OpDef& op, Inputs ins, const Attrs& attrs, const std::string& at);
 
 // CRC-32 (zlib's, as in ZIP and PNG); crc32_update continues `crc` over more bytes.
 uint32_t crc32_update(uint32_t crc, const void* data, std::size_t n);

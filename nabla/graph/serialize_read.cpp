@@ -363,6 +363,7 @@ Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& 
           NABLA_CHECK(ins[i].dtype() == target, at, ": input ", i, " is ", ins[i].dtype(), " but op '", rec.op,
                       "' computes in ", target, "; a saved graph holds its dtype promotions as cast nodes");
       }
+      nbg::check_attrs(*op, Inputs(ins.data(), ins.size()), rec.attrs, at);
       OutputMetas inferred;
       try {
         inferred = op->infer(*op, Inputs(ins.data(), ins.size()), rec.attrs);

@@ -259,6 +259,21 @@ TEST_F(BrokenGraphs, OpArityAndInference) {
   expect_error(error_loading(h), {"broken.nbg", "node 2", "the op's inference rejects the saved inputs"});
 }
 
+// The public functions wrap and check dims before the op table sees them, so
+// a loaded node's attributes are range-checked before its inference runs.
+TEST_F(BrokenGraphs, AttributesAreRangeChecked) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {2, 3}, "x");
+  auto [v, i] = max(x, 1);
+  node(g, v).attrs = Attrs{int64_t{8193}, false};
+  expect_error(error_loading(g), {"node 1 'max_dim'", "attribute 'dim' of op 'max_dim' is 8193 for an input of 2 dims"});
+  Graph h;
+  Tensor s = sum(h.placeholder(kFloat32, {2, 3}, "x"), {1});
+  node(h, s).attrs = Attrs{Shape{-1}, false};
+  expect_error(error_loading(h), {"attribute 'dims' of op 'sum' holds -1"});
+  (void)i;
+}
+
 TEST_F(BrokenGraphs, PromotionsMustBeCastNodes) {
   Graph g;
   Tensor x = g.placeholder(kFloat32, {2}, "x");
