@@ -15,6 +15,7 @@
 #include "nabla/graph/layers.h"
 #include "nabla/graph/losses.h"
 #include "nabla/graph/optimizers.h"
+#include "nabla/graph/serialize.h"
 #include "nabla/graph/session.h"
 #include "nabla/io/checkpoint.h"
 #include "nabla/io/safetensors.h"

@@ -87,6 +87,13 @@ Tensor value_tensor(const std::shared_ptr<GraphData>& g, ValueRef r) {
   return symbolic_tensor(g, r, &n.metas[static_cast<std::size_t>(r.output)]);
 }
 
+Tensor output_tensor(const std::shared_ptr<GraphData>& g, ValueRef r) {
+  const Node& n = g->nodes.at(static_cast<std::size_t>(r.node));
+  NABLA_CHECK(r.output >= 0 && (n.metas.empty() ? r.output == 0 : static_cast<std::size_t>(r.output) < n.metas.size()),
+              "graph: output ", r.output, " of node '", n.name, "' does not exist");
+  return symbolic_tensor(g, r, n.metas.empty() ? nullptr : &n.metas[static_cast<std::size_t>(r.output)]);
+}
+
 const std::source_location* current_location() { return t_location; }
 
 }  // namespace detail
@@ -97,6 +104,8 @@ Value* value_of(const Tensor& t) {
 }
 
 std::string describe(const Node& n) {
+  if (n.stored_loc)
+    return ::nabla::detail::concat("'", n.name, "' (created at ", n.stored_loc->file, ":", n.stored_loc->line, ")");
   if (!n.loc_known) return "'" + n.name + "' (source line unknown: made outside a graph::LocationScope)";
   return ::nabla::detail::concat("'", n.name, "' (created at ", n.loc.file_name(), ":", n.loc.line(), ")");
 }
@@ -105,6 +114,10 @@ LocationScope::LocationScope(std::source_location loc) : prev_(t_location), loc_
 LocationScope::~LocationScope() { t_location = prev_; }
 
 Graph::Graph() : data_(std::make_shared<GraphData>()) { detail::install_symbolic_hook(); }
+Graph::Graph(std::shared_ptr<GraphData> data) : data_(std::move(data)) {
+  NABLA_CHECK(data_, "Graph: expected graph data, got a null pointer");
+  detail::install_symbolic_hook();
+}
 
 Graph Graph::of(const Tensor& t) {
   Value* v = value_of(t);

@@ -38,6 +38,8 @@ class Graph {
   // A handle to the graph that symbolic tensor `t` belongs to (the same
   // graph, not a copy), for helpers that only receive tensors (layers, optimizers).
   static Graph of(const Tensor& t);
+  // A handle on existing graph data (a loaded graph, Session::graph()).
+  explicit Graph(std::shared_ptr<GraphData> data);
 
   // A value fed at run time. Every dim must be known (>= 0) in this slice.
   Tensor placeholder(DType dtype, IntList shape, const std::string& name = "placeholder",
@@ -104,9 +106,17 @@ class Graph {
   // and a Graphviz rendering (print.h).
   std::string to_text() const;
   std::string to_dot() const;
+  // The value of the node called `name` ("dense/kernel"); "name:k" is output
+  // k of a node with several outputs. For loaded graphs, where the code that
+  // made the tensors is gone (lookup.cpp).
+  Tensor tensor(const std::string& name) const;
+  // Renames the node that makes `t` (an op node is named after its op:
+  // "add_3"), so a saved graph's users can find it: g.set_name(y, "y_pred").
+  // The name is taken as given (scopes are not prefixed) and must be unused.
+  // Returns t.
+  Tensor set_name(const Tensor& t, const std::string& name);
 
  private:
-  explicit Graph(std::shared_ptr<GraphData> data) : data_(std::move(data)) {}
   std::shared_ptr<GraphData> data_;
 };
 
@@ -127,6 +137,9 @@ namespace detail {
 TensorList add_node(const std::shared_ptr<GraphData>& g, Node node, const std::string& base);
 // The symbolic tensor for output r of a node of `g` (r must name a value).
 Tensor value_tensor(const std::shared_ptr<GraphData>& g, ValueRef r);
+// Output r of a node of `g`, as a symbolic tensor (a no-value tensor for a
+// node without outputs).
+Tensor output_tensor(const std::shared_ptr<GraphData>& g, ValueRef r);
 // The location ops applied to symbolic tensors record (null outside a LocationScope).
 const std::source_location* current_location();
 }  // namespace detail

@@ -3,6 +3,7 @@
 // Value (in TensorImpl::symbolic) that names its node and output and keeps
 // the GraphData alive, so a graph outlives the Graph object that built it.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <source_location>
@@ -51,6 +52,14 @@ struct Subgraph {
   std::vector<ValueRef> results;
 };
 
+// A source line kept as text. Nodes loaded from a saved graph (serialize.h)
+// carry their line this way: a std::source_location cannot be made from a
+// file name and a number.
+struct StoredLocation {
+  std::string file;
+  uint32_t line = 0;
+};
+
 struct Node {
   NodeKind kind = NodeKind::Op;
   const OpDef* op = nullptr;  // kind == Op
@@ -61,6 +70,7 @@ struct Node {
   std::string name;   // unique in the graph
   std::source_location loc;
   bool loc_known = true;       // false for op nodes made outside a LocationScope
+  std::optional<StoredLocation> stored_loc;  // loaded nodes: used instead of `loc`
   Tensor value;                // Constant: the tensor; Variable: its initial value (unless `init`)
   std::optional<Initializer> init;  // Variable: drawn afresh at each initialization (then `value` is undefined)
   bool trainable = true;       // Variable

@@ -24,6 +24,8 @@ struct OptGraph;  // passes/opt_graph.h
 
 // {placeholder, concrete value} pairs.
 using Feeds = std::vector<std::pair<Tensor, Tensor>>;
+// {value name, concrete value} pairs (names as Graph::tensor takes them).
+using NamedFeeds = std::vector<std::pair<std::string, Tensor>>;
 
 struct SessionOptions {
   // The graph passes (folding, simplification, CSE, DCE). When false, fusion
@@ -47,6 +49,17 @@ class Session {
   // variable, so later runs do not change them.
   std::vector<Tensor> run(const std::vector<Tensor>& fetches, const Feeds& feeds = {});
   Tensor run(const Tensor& fetch, const Feeds& feeds = {});
+  // The same with values named ("y_pred", "split:1"; see Graph::tensor).
+  std::vector<Tensor> run(const std::vector<std::string>& fetches, const NamedFeeds& feeds = {});
+
+  // The graph this session runs (a handle: find a loaded graph's values by name).
+  Graph graph() const { return Graph(graph_); }
+
+  // Saved graphs (serialize.h): save() writes the graph with this session's
+  // current variable values; load() returns a session whose variables hold
+  // the saved values, ready to run.
+  void save(const std::string& path) const;
+  static Session load(const std::string& path);
 
   // The current value of a variable (a copy); a clear error if uninitialized.
   Tensor variable_value(const Tensor& variable) const;

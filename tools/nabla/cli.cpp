@@ -98,6 +98,63 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
   return c;
 }
 
+RunConfig parse_run_args(const std::vector<std::string>& args) {
+  RunConfig c;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      c.help = true;
+      continue;
+    }
+    if (arg.rfind("-", 0) != 0) {
+      if (!c.model.empty()) usage("nabla run: unexpected argument '" + arg + "' (the model is '" + c.model + "')");
+      c.model = arg;
+      continue;
+    }
+    std::string name = arg, value;
+    bool inline_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inline_value = true;
+    }
+    if (name != "--feed" && name != "--fetch" && name != "--out")
+      usage("nabla run: unknown option '" + name + "' (expected --feed, --fetch, --out)");
+    if (!inline_value) {
+      if (i + 1 >= args.size()) usage("nabla run: " + name + " needs a value");
+      value = args[++i];
+    }
+    if (value.empty()) usage("nabla run: " + name + " got an empty value");
+    if (name == "--feed") {
+      auto eq = value.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
+        usage("nabla run: --feed got '" + value + "', expected NAME=FILE.npy");
+      c.feeds.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+    } else if (name == "--fetch") {
+      c.fetches.push_back(value);
+    } else {
+      c.outs.push_back(value);
+    }
+  }
+  if (c.help) return c;
+  if (c.model.empty()) usage("nabla run: expected the saved graph (a .nbg file) as the first argument");
+  if (c.fetches.empty()) usage("nabla run: expected at least one --fetch NAME");
+  auto ends_with = [](const std::string& s, const char* suffix) {
+    std::string x(suffix);
+    return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+  };
+  const bool one_npz = c.outs.size() == 1 && ends_with(c.outs[0], ".npz");
+  if (!c.outs.empty() && !one_npz) {
+    if (c.outs.size() != c.fetches.size())
+      usage("nabla run: " + std::to_string(c.outs.size()) + " --out for " + std::to_string(c.fetches.size()) +
+            " --fetch; give one .npy per fetch (in the same order) or a single .npz");
+    for (const std::string& o : c.outs)
+      if (!ends_with(o, ".npy"))
+        usage("nabla run: --out '" + o + "' must end in .npy (one per fetch) or be a single .npz");
+  }
+  return c;
+}
+
 Command parse_command_line(const std::vector<std::string>& args) {
   Command cmd;
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") return cmd;
@@ -106,8 +163,13 @@ Command parse_command_line(const std::vector<std::string>& args) {
     cmd.train = parse_train_args(std::vector<std::string>(args.begin() + 1, args.end()));
     return cmd;
   }
+  if (args[0] == "run") {
+    cmd.kind = Command::Kind::Run;
+    cmd.run = parse_run_args(std::vector<std::string>(args.begin() + 1, args.end()));
+    return cmd;
+  }
   if (args[0].rfind("-", 0) == 0) usage("nabla: unknown option '" + args[0] + "'");
-  usage("nabla: unknown command '" + args[0] + "' (the commands are: train)");
+  usage("nabla: unknown command '" + args[0] + "' (the commands are: train, run)");
 }
 
 std::string main_help() {
@@ -115,6 +177,7 @@ std::string main_help() {
          "\n"
          "commands:\n"
          "  train     train a model on Fashion-MNIST (nabla train --help)\n"
+         "  run       run a saved graph (.nbg) on .npy inputs (nabla run --help)\n"
          "\n"
          "options:\n"
          "  -h, --help  show this help\n";
@@ -144,6 +207,20 @@ std::string train_help() {
      << "  --progress MODE    auto | bar | lines | none (default auto: a bar on a terminal)\n"
      << "  -h, --help         show this help\n";
   return os.str();
+}
+
+std::string run_help() {
+  return "usage: nabla run MODEL.nbg [--feed NAME=FILE.npy]... --fetch NAME... [--out FILE]...\n"
+         "\n"
+         "Loads a saved graph (graph::save / Session::save) with its variables, feeds\n"
+         "the placeholders from .npy files, runs it once and writes the fetched values.\n"
+         "\n"
+         "options (value after a space or '='):\n"
+         "  --feed NAME=FILE   feed placeholder NAME with the array in FILE (.npy); repeatable\n"
+         "  --fetch NAME       a value to compute: a node name, or NAME:K for output K; repeatable\n"
+         "  --out FILE         one FILE.npy per --fetch (in order), or a single FILE.npz holding\n"
+         "                     every fetch under its name; without --out the values are printed\n"
+         "  -h, --help         show this help\n";
 }
 
 }  // namespace nabla::tool

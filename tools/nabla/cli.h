@@ -3,6 +3,7 @@
 //
 //   nabla --help                  the subcommands
 //   nabla train [options]         see train_help()
+//   nabla run MODEL.nbg [options] see run_help()
 //
 // A usage mistake (unknown subcommand or option, missing or malformed value)
 // raises UsageError; main() prints it with a hint and exits with code 2.
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nabla::tool {
@@ -38,19 +40,33 @@ struct TrainConfig {
   bool help = false;
 };
 
+// `nabla run`: a saved graph (.nbg), values to feed from .npy files, values
+// to fetch and where to write them (docs/train.md, "nabla run").
+struct RunConfig {
+  std::string model;                                       // the .nbg file
+  std::vector<std::pair<std::string, std::string>> feeds;  // (placeholder name, .npy path), in order
+  std::vector<std::string> fetches;                        // value names, in order
+  std::vector<std::string> outs;  // one .npy per fetch, or one .npz for all; none: print the values
+  bool help = false;
+};
+
 // What the command line asks for.
 struct Command {
-  enum class Kind { Help, Train };
+  enum class Kind { Help, Train, Run };
   Kind kind = Kind::Help;
   TrainConfig train;
+  RunConfig run;
 };
 
 // args excludes the program name (argv[1..]).
 Command parse_command_line(const std::vector<std::string>& args);
 // Options after `train`.
 TrainConfig parse_train_args(const std::vector<std::string>& args);
+// Arguments after `run`.
+RunConfig parse_run_args(const std::vector<std::string>& args);
 
 std::string main_help();
 std::string train_help();
+std::string run_help();
 
 }  // namespace nabla::tool

@@ -1,4 +1,4 @@
-// The `nabla` program: `nabla train` (docs/train.md). Exit codes: 0 success,
+// The `nabla` program: `nabla train` and `nabla run` (docs/train.md). Exit codes: 0 success,
 // 1 a failure while running (missing dataset, unwritable output, ...), 2 a
 // usage mistake (unknown command or option, bad value).
 #include <unistd.h>
@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "run.h"
 #include "train.h"
 
 namespace {
@@ -36,8 +37,8 @@ int main(int argc, char** argv) {
   try {
     cmd = parse_command_line(args);
   } catch (const UsageError& e) {
-    bool train = !args.empty() && args[0] == "train";
-    std::cerr << e.what() << "\n(see `nabla " << (train ? "train " : "") << "--help`)\n";
+    std::string sub = !args.empty() && (args[0] == "train" || args[0] == "run") ? args[0] + " " : "";
+    std::cerr << e.what() << "\n(see `nabla " << sub << "--help`)\n";
     return 2;
   }
   try {
@@ -51,6 +52,13 @@ int main(int argc, char** argv) {
           return 0;
         }
         run_train(cmd.train, std::cout, isatty(STDOUT_FILENO) != 0);
+        return 0;
+      case Command::Kind::Run:
+        if (cmd.run.help) {
+          std::cout << run_help();
+          return 0;
+        }
+        run_graph(cmd.run, std::cout);
         return 0;
     }
   } catch (const std::exception& e) {
