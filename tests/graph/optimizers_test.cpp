@@ -11,6 +11,7 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "tests/support/max_abs_diff.h"
 #include "tests/support/error_message.h"
 
 namespace nabla::graph {
@@ -19,13 +20,7 @@ namespace {
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
 
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.sizes(), b.sizes());
-  auto x = a.to_vector<double>(), y = b.to_vector<double>();
-  double m = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i] - y[i]));
-  return m;
-}
+using nabla::testing::max_abs_diff;
 
 struct Problem {
   Tensor x = randn({16, 5}, kFloat64);

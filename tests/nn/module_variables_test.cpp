@@ -8,6 +8,7 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "tests/support/max_abs_diff.h"
 #include "tests/support/error_message.h"
 
 namespace nabla::nn {
@@ -16,13 +17,7 @@ namespace {
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
 
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.sizes(), b.sizes());
-  auto x = a.to_vector<double>(), y = b.to_vector<double>();
-  double m = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i] - y[i]));
-  return m;
-}
+using nabla::testing::max_abs_diff;
 
 std::shared_ptr<Sequential> make_model() {
   auto model = std::make_shared<Sequential>(Linear(6, 8), ReLU(), Linear(8, 3));
