@@ -146,8 +146,15 @@ namespace {
 void check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) {
   bool symbolic_operand = false;
   for (const Tensor& t : inputs) symbolic_operand |= t.is_symbolic();
+  const std::string* ctx = detail::trace_context();
+  // With concrete operands only it would run once, at trace time, and never
+  // in the compiled runs: for a parameter that is a silently skipped update.
+  if (ctx && !self.is_symbolic() && !symbolic_operand && self.requires_grad())
+    fail(*ctx, ": ", op.name, "_ modifies a tensor that requires grad (a parameter) in place; it would run once, "
+         "while tracing, and not in later calls. compile() does not trace training steps yet: run the update "
+         "eagerly, outside the compiled function");
   if (!self.is_symbolic() && !symbolic_operand) return;
-  if (const std::string* ctx = detail::trace_context()) {
+  if (ctx) {
     if (self.is_symbolic())
       fail(*ctx, ": ", op.name, "_ modifies a traced tensor in place; compile() does not trace in-place ops yet: "
            "use the out-of-place op (", op.name, ")");

@@ -183,6 +183,16 @@ TEST(Compile, TrainingStepsAreRefusedWithAClearError) {
   expect_error(error_of([&] { with_update(randn({3}, kFloat64)); }),
                {"compile (compiled at", "sub_ writes a traced value into a concrete tensor in place",
                 "does not trace training steps"});
+  // An in-place update of a parameter from concrete values would run only
+  // while tracing.
+  auto decay = compile([&](const Tensor& x) {
+    NoGradGuard no_grad;
+    w.mul_(0.9);
+    return x * 1.0;
+  });
+  expect_error(error_of([&] { decay(randn({3}, kFloat64)); }),
+               {"compile (compiled at", "mul_ modifies a tensor that requires grad (a parameter) in place",
+                "does not trace training steps"});
   // In place on a traced value.
   auto in_place = compile([](const Tensor& x) {
     Tensor y = x * 1.0;
