@@ -8,6 +8,7 @@
 #include "nabla/core/random.h"
 #include "nabla/core/tensor.h"
 #include "nabla/data/data.h"
+#include "nabla/graph/compile.h"
 #include "nabla/graph/control_flow.h"
 #include "nabla/graph/gradients.h"
 #include "nabla/graph/passes/optimize.h"

@@ -11,6 +11,7 @@
 
 #include "nabla/autograd/node.h"
 #include "nabla/core/grad_mode.h"
+#include "nabla/core/trace_context.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla {
@@ -44,6 +45,17 @@ Tensor conform(Tensor g, const OutputMeta& meta, const std::string& producer) {
   return g;
 }
 
+// backward()/grad() of a graph value: it has no autograd history. Inside
+// compile()'s trace (core/trace_context.h) that is a training step.
+void check_not_symbolic(const Tensor& t, const char* api, const char* what, std::size_t i) {
+  if (!t.defined() || !t.is_symbolic()) return;
+  if (const std::string* ctx = detail::trace_context())
+    fail(*ctx, ": ", api, "() on a traced tensor (", what, " ", i, "); compile() does not trace training steps "
+         "(backward, optimizer.step) yet: compile the forward pass and run backward and the update eagerly");
+  fail(api, ": ", what, " ", i, " is a graph value (a symbolic tensor), which has no autograd history; "
+       "use graph::gradients in a graph");
+}
+
 // Runs the graph from `outputs`. When `captures` is non-empty only the nodes
 // on a path to a captured slot run and the captured gradients are returned;
 // otherwise every node runs and leaves accumulate into .grad().
@@ -53,6 +65,10 @@ TensorList run(const TensorList& outputs, const TensorList& grad_outputs, bool k
               " outputs but ", grad_outputs.size(), " gradients");
   TensorList root_grads;
   SmallVector<Edge, 2> root_edges;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    check_not_symbolic(outputs[i], api, "output", i);
+    if (i < grad_outputs.size()) check_not_symbolic(grad_outputs[i], api, "gradient", i);
+  }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = outputs[i];
     Edge e = autograd::gradient_edge(out);

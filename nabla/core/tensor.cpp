@@ -1,5 +1,7 @@
 #include "nabla/core/tensor.h"
 
+#include "nabla/core/trace_context.h"
+
 #include <limits>
 
 namespace nabla {
@@ -72,7 +74,16 @@ int64_t Tensor::stride(int64_t d) const {
 
 void* Tensor::raw_data() const {
   TensorImpl* p = checked();
-  NABLA_CHECK(p->storage, "Tensor: a symbolic tensor (a graph value) has no data; run the graph in a Session");
+  if (!p->storage) [[unlikely]] {
+    // Inside compile()'s trace the symbolic tensor is the user's own input or
+    // a value computed from it: say so, and what replaces a branch on data.
+    if (const std::string* ctx = detail::trace_context())
+      fail(*ctx, ": the function reads the data of a traced tensor (item(), data_ptr(), to_vector(), at()); "
+           "compile() traces it once per input signature on values without data, so a C++ `if` or loop on "
+           "tensor data cannot be traced (it would silently fix one branch): use graph::cond or "
+           "graph::while_loop for data-dependent control flow, or read the data outside the compiled function");
+    fail("Tensor: a symbolic tensor (a graph value) has no data; run the graph in a Session");
+  }
   NABLA_CHECK(p->device.is_cpu(), "Tensor: data of a tensor on ", p->device,
               " is not host-addressable; call .to(kCPU) first");
   return static_cast<char*>(p->storage->data()) + p->offset * static_cast<int64_t>(itemsize(p->dtype));

@@ -10,6 +10,9 @@ namespace nabla::graph::detail {
 
 namespace {
 
+thread_local std::shared_ptr<GraphData> t_lift_target;
+thread_local bool t_used_requires_grad = false;  // a concrete input that requires grad became a constant
+
 TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, const OutputMetas& metas) {
   std::shared_ptr<GraphData> g;
   for (const Tensor& t : inputs) {
@@ -21,6 +24,9 @@ TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, con
     // subgraph (control_flow_build.cpp); outer inputs are captured below.
     if (!g) g = build_target(v->graph);
   }
+  // compile()'s trace lifts ops whose inputs are all concrete (one requires
+  // grad: a parameter) into the graph being traced.
+  if (!g && t_lift_target) g = build_target(t_lift_target);
   NABLA_CHECK(g, op.name, ": symbolic input that belongs to no graph");
   const std::source_location* where = current_location();
   Node n;
@@ -35,6 +41,7 @@ TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, con
       n.inputs.push_back(import_value(g, v->graph, v->ref, std::string(op.name).c_str()));
       continue;
     }
+    if (t.requires_grad()) t_used_requires_grad = true;
     Node c;
     c.kind = NodeKind::Constant;
     c.metas.push_back({t.sizes(), t.dtype()});
@@ -48,6 +55,17 @@ TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, con
 }
 
 }  // namespace
+
+LiftParametersScope::LiftParametersScope(std::shared_ptr<GraphData> g)
+    : prev_(std::move(t_lift_target)), prev_used_(t_used_requires_grad) {
+  t_lift_target = std::move(g);
+  t_used_requires_grad = false;
+}
+LiftParametersScope::~LiftParametersScope() {
+  t_lift_target = std::move(prev_);
+  t_used_requires_grad = prev_used_ || t_used_requires_grad;
+}
+bool LiftParametersScope::used_requires_grad() const { return t_used_requires_grad; }
 
 void install_symbolic_hook() {
   static std::once_flag once;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "nabla/core/grad_mode.h"
+#include "nabla/core/trace_context.h"
 #include "nabla/ops/autograd_hook.h"
 #include "nabla/ops/op.h"
 
@@ -137,6 +138,37 @@ DType result_type(Inputs inputs) {
   return category(zero_t) > category(dim_t) ? promote_types(dim_t, zero_t) : dim_t;
 }
 
+namespace {
+
+// An in-place op cannot write into a graph value, nor write a graph value
+// (which has no data yet) into a concrete tensor. Inside compile()'s trace
+// (core/trace_context.h) both mean fn does a step compile() cannot trace.
+void check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) {
+  bool symbolic_operand = false;
+  for (const Tensor& t : inputs) symbolic_operand |= t.is_symbolic();
+  const std::string* ctx = detail::trace_context();
+  // With concrete operands only it would run once, at trace time, and never
+  // in the compiled runs: for a parameter that is a silently skipped update.
+  if (ctx && !self.is_symbolic() && !symbolic_operand && self.requires_grad())
+    fail(*ctx, ": ", op.name, "_ modifies a tensor that requires grad (a parameter) in place; it would run once, "
+         "while tracing, and not in later calls. compile() does not trace training steps yet: run the update "
+         "eagerly, outside the compiled function");
+  if (!self.is_symbolic() && !symbolic_operand) return;
+  if (ctx) {
+    if (self.is_symbolic())
+      fail(*ctx, ": ", op.name, "_ modifies a traced tensor in place; compile() does not trace in-place ops yet: "
+           "use the out-of-place op (", op.name, ")");
+    fail(*ctx, ": ", op.name, "_ writes a traced value into a concrete tensor in place (an optimizer step or a "
+         "parameter update); compile() does not trace training steps yet: compile the forward pass and run "
+         "backward and the update eagerly");
+  }
+  NABLA_CHECK(!self.is_symbolic(), op.name, "_: in-place ops on graph values are not supported; use assign()");
+  fail(op.name, "_: writes a graph value into a concrete tensor in place, which a graph cannot do; "
+       "keep the state in a graph variable and use graph::assign()");
+}
+
+}  // namespace
+
 TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) {
   if (op.composite) return op.composite(inputs, attrs);
   check_arity(op, inputs);
@@ -145,8 +177,12 @@ TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) {
   check_devices(op, inputs);
 
   OutputMetas metas = op.infer(op, inputs, attrs);
+  // While compile() traces (core/trace_context.h), an op on a tensor that
+  // requires grad (a module's parameter) becomes a graph node too, so values
+  // computed from parameters are recomputed at each run instead of frozen.
+  const bool lift = detail::trace_context() != nullptr;
   for (const Tensor& t : inputs) {
-    if (t.is_symbolic()) {
+    if (t.is_symbolic() || (lift && t.defined() && t.requires_grad())) {
       NABLA_CHECK(g_symbolic_hook, op.name, ": symbolic input but no graph is being built");
       return g_symbolic_hook(op, inputs, attrs, metas);
     }
@@ -178,7 +214,7 @@ TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) {
 
 Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& attrs) {
   check_arity(op, inputs);
-  NABLA_CHECK(!self.is_symbolic(), op.name, "_: in-place ops on graph values are not supported; use assign()");
+  check_inplace_operands(op, self, inputs);
   bool recording = g_autograd_hook && GradMode::is_enabled() && any_requires_grad(inputs);
   if (recording) {
     const auto& m = self.impl()->autograd;

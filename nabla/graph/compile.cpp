@@ -1,0 +1,175 @@
+// compile(): traces fn once per input signature into a graph::Graph and runs
+// the cached graph::Session for it afterwards. While fn is traced, a
+// TraceContextScope (core/trace_context.h) makes the layers below the graph
+// say "compile" in their errors (reading a traced tensor's data, backward, an
+// in-place update from a traced value) and makes dispatch lift ops on
+// parameters into the graph (LiftParametersScope), so nothing computed from a
+// parameter is frozen at trace time.
+#include "nabla/graph/compile.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "nabla/core/grad_mode.h"
+#include "nabla/core/trace_context.h"
+#include "nabla/graph/control_flow_detail.h"
+#include "nabla/graph/graph.h"
+#include "nabla/graph/session.h"
+
+namespace nabla {
+
+namespace {
+
+// One traced signature.
+struct Trace {
+  graph::Graph graph;
+  std::vector<Tensor> placeholders;
+  std::vector<Tensor> outputs;
+  bool uses_requires_grad = false;  // fn read a tensor that requires grad (a parameter)
+  std::unique_ptr<graph::Session> session;
+};
+
+std::string signature_of(const std::vector<Tensor>& inputs) {
+  std::ostringstream os;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    using ::nabla::detail::operator<<;
+    os << (i ? ", " : "") << inputs[i].dtype() << inputs[i].sizes();
+  }
+  return os.str();
+}
+
+}  // namespace
+
+struct CompiledFunction::State {
+  TensorsFn fn;
+  std::source_location loc;
+  std::string where;  // "compile (compiled at file:line)"
+  std::map<std::string, Trace> traces;
+  int64_t calls = 0;
+
+  Trace trace(const std::vector<Tensor>& inputs, const std::string& sig) const;
+  const Trace& traced(const std::vector<Tensor>& inputs, const char* api) const;
+};
+
+Trace CompiledFunction::State::trace(const std::vector<Tensor>& inputs, const std::string& sig) const {
+  Trace t;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    t.placeholders.push_back(
+        t.graph.placeholder(inputs[i].dtype(), inputs[i].sizes(), "input_" + std::to_string(i), loc));
+  std::vector<Tensor> outs;
+  try {
+    ::nabla::detail::TraceContextScope context(where);
+    graph::detail::LiftParametersScope lift(t.graph.data());
+    graph::LocationScope at(loc);  // op nodes (and run-time errors in them) point at the compile() call
+    outs = fn(t.placeholders);
+    t.uses_requires_grad = lift.used_requires_grad();
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    if (msg.rfind(where, 0) == 0) throw;  // already says it happened in compile()
+    throw Error(msg + " (while " + where + " traced its function for inputs " + sig + ")");
+  }
+  NABLA_CHECK(!outs.empty(), where, ": the function returned no tensors; return at least one");
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    Tensor& o = outs[i];
+    NABLA_CHECK(o.defined(), where, ": output ", i, " of the function is an undefined tensor");
+    if (!o.is_symbolic()) {
+      // A result that depends on no input: a constant referring to it, as a
+      // closed-over tensor would be.
+      o = t.graph.constant(o, "output_" + std::to_string(i), loc);
+      continue;
+    }
+    graph::Value* v = graph::value_of(o);
+    NABLA_CHECK(graph::detail::root_of(v->graph) == t.graph.data(), where, ": output ", i,
+                " is a value of another graph than the one compile() traced (did the function build its own "
+                "graph::Graph?)");
+    NABLA_CHECK(v->graph == t.graph.data(), where, ": output ", i, " was made inside ", v->graph->region,
+                "; return the values graph::cond / graph::while_loop return");
+    NABLA_CHECK(v->has_value, where, ": output ", i, " has no value (a group or initializer); return tensors");
+  }
+  t.outputs = std::move(outs);
+  t.session = std::make_unique<graph::Session>(t.graph);
+  return t;
+}
+
+const Trace& CompiledFunction::State::traced(const std::vector<Tensor>& inputs, const char* api) const {
+  std::string sig = signature_of(inputs);
+  auto it = traces.find(sig);
+  NABLA_CHECK(it != traces.end(), "CompiledFunction::", api, ": ", where, " has not traced the signature (", sig,
+              "); call the function with such inputs first (traced: ", traces.size(), " signatures)");
+  return it->second;
+}
+
+std::vector<Tensor> CompiledFunction::operator()(const std::vector<Tensor>& inputs) const {
+  State& s = *state_;
+  bool symbolic = false;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    NABLA_CHECK(inputs[i].defined(), s.where, ": input ", i, " is an undefined tensor");
+    symbolic |= inputs[i].is_symbolic();
+  }
+  // Called on graph values: fn's ops join the graph those values belong to.
+  if (symbolic) return s.fn(inputs);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    NABLA_CHECK(!(GradMode::is_enabled() && inputs[i].requires_grad()), s.where, ": input ", i,
+                " requires grad, but compiled functions do not record autograd history yet (training steps are "
+                "not traced); call it under NoGradGuard, or pass a detached tensor");
+  ++s.calls;
+  std::string sig = signature_of(inputs);
+  auto it = s.traces.find(sig);
+  if (it == s.traces.end()) it = s.traces.emplace(sig, s.trace(inputs, sig)).first;
+  Trace& t = it->second;
+  NABLA_CHECK(!(GradMode::is_enabled() && t.uses_requires_grad), s.where,
+              ": the function uses tensors that require grad (module parameters), but compiled functions do not "
+              "record autograd history yet, so no gradient would reach them; call it under NoGradGuard "
+              "(inference), and run training steps eagerly");
+  graph::Feeds feeds;
+  for (std::size_t i = 0; i < inputs.size(); ++i) feeds.emplace_back(t.placeholders[i], inputs[i]);
+  return t.session->run(t.outputs, feeds);
+}
+
+Tensor CompiledFunction::call_one(const Tensor& input) const {
+  std::vector<Tensor> out = (*this)(std::vector<Tensor>{input});
+  NABLA_CHECK(out.size() == 1, state_->where, ": called with one tensor, which returns one, but the function returned ",
+              out.size(), "; call it with a std::vector<Tensor> to get them all");
+  return out[0];
+}
+
+int64_t CompiledFunction::num_traces() const { return static_cast<int64_t>(state_->traces.size()); }
+int64_t CompiledFunction::num_calls() const { return state_->calls; }
+
+std::vector<std::string> CompiledFunction::signatures() const {
+  std::vector<std::string> r;
+  for (const auto& [sig, t] : state_->traces) r.push_back(sig);
+  return r;
+}
+
+std::string CompiledFunction::graph_text(const std::vector<Tensor>& inputs) const {
+  return state_->traced(inputs, "graph_text").graph.to_text();
+}
+
+std::string CompiledFunction::optimized_graph_text(const std::vector<Tensor>& inputs) const {
+  return state_->traced(inputs, "optimized_graph_text").session->optimized_graph_text();
+}
+
+CompiledFunction compile(TensorsFn fn, std::source_location loc) {
+  NABLA_CHECK(fn, "compile: expected a function, got an empty std::function");
+  CompiledFunction f;
+  f.state_ = std::make_shared<CompiledFunction::State>();
+  f.state_->fn = std::move(fn);
+  f.state_->loc = loc;
+  std::string file = loc.file_name();
+  file = file.substr(file.find_last_of('/') + 1);
+  f.state_->where = ::nabla::detail::concat("compile (compiled at ", file, ":", loc.line(), ")");
+  return f;
+}
+
+CompiledFunction compile(TensorFn fn, std::source_location loc) {
+  NABLA_CHECK(fn, "compile: expected a function, got an empty std::function");
+  return compile(TensorsFn([fn = std::move(fn)](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
+                   NABLA_CHECK(xs.size() == 1, "compile: a function of one tensor was called with ", xs.size());
+                   return {fn(xs[0])};
+                 }),
+                 loc);
+}
+
+}  // namespace nabla

@@ -1,0 +1,69 @@
+// nabla::compile(fn): eager code, static speed. The first call with a new
+// input signature (count, dtypes, shapes) traces fn: it runs fn once on
+// placeholders of a fresh graph::Graph, so every nabla op fn applies adds a
+// node, and keeps a graph::Session for that signature; later calls with the
+// same signature run the Session (optimized, fused, memory-planned) without
+// calling fn. See docs/graph.md, "compile()".
+#pragma once
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "nabla/core/tensor.h"
+
+namespace nabla {
+
+using TensorsFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+using TensorFn = std::function<Tensor(const Tensor&)>;
+
+// What compile() returns: a callable that caches one traced graph and
+// Session per input signature. Copies share the cache.
+class CompiledFunction {
+ public:
+  // Runs fn's traced graph for these inputs (tracing fn first if their
+  // signature is new) and returns concrete tensors. Inputs that are graph
+  // values (a compiled function called while tracing another, or while
+  // building a graph) call fn directly: its ops join that graph.
+  std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const;
+  // One input, one output. A template so that `f({x})` (a braced list) picks
+  // the vector form above and returns all outputs.
+  template <class T>
+    requires std::same_as<std::remove_cvref_t<T>, Tensor>
+  Tensor operator()(T&& input) const {
+    return call_one(input);
+  }
+
+  // Times fn was traced (one per signature met) and calls made.
+  int64_t num_traces() const;
+  int64_t num_calls() const;
+  // The signatures traced so far ("float64[4, 3], int64[4]"), sorted.
+  std::vector<std::string> signatures() const;
+  // For the signature of `inputs`, which must have been traced: the traced
+  // graph (graph::Graph::to_text) and the graph its Session runs after its
+  // passes (Session::optimized_graph_text).
+  std::string graph_text(const std::vector<Tensor>& inputs) const;
+  std::string optimized_graph_text(const std::vector<Tensor>& inputs) const;
+
+ private:
+  friend CompiledFunction compile(TensorsFn fn, std::source_location loc);
+  Tensor call_one(const Tensor& input) const;
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+// `fn` is called only while tracing; it must compute its results with nabla
+// ops from its inputs and the tensors it closes over (module parameters
+// become constants that refer to the tensor, so in-place changes show in later
+// runs). Reading a traced tensor's data (item(), an `if` on a tensor) is an
+// error: use graph::cond / graph::while_loop. Training steps (backward,
+// optimizer.step) are not traced yet, and calls with grad mode on are refused
+// when fn uses tensors that require grad (no gradient would reach them).
+CompiledFunction compile(TensorsFn fn, std::source_location loc = std::source_location::current());
+CompiledFunction compile(TensorFn fn, std::source_location loc = std::source_location::current());
+
+}  // namespace nabla
