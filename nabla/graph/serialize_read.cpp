@@ -57,6 +57,9 @@ uint32_t allowed_fields(NodeKind k) {
     case NodeKind::AssignAdd:
     case NodeKind::AssignSub: return common | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagTarget);
     case NodeKind::Group: return common | bit(nbg::kTagInputs);
+    case NodeKind::Cond:  // control flow has no code in format 1.0: kind_from_code never yields these
+    case NodeKind::While:
+    case NodeKind::WhileGrad: break;
   }
   return common;
 }
@@ -72,6 +75,9 @@ uint32_t required_fields(NodeKind k) {
     case NodeKind::AssignAdd:
     case NodeKind::AssignSub: return always | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagTarget);
     case NodeKind::Group: return always | bit(nbg::kTagInputs);
+    case NodeKind::Cond:  // control flow has no code in format 1.0: kind_from_code never yields these
+    case NodeKind::While:
+    case NodeKind::WhileGrad: break;
   }
   return always;
 }
@@ -326,6 +332,9 @@ Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& 
     case NodeKind::Constant:
     case NodeKind::Variable:
     case NodeKind::Group: break;
+    case NodeKind::Cond:  // no code in format 1.0: kind_from_code never yields these
+    case NodeKind::While:
+    case NodeKind::WhileGrad: NABLA_CHECK(false, at, ": control-flow nodes are not part of format 1.0"); break;
     case NodeKind::Initializer:
       for (int v : rec.variables)
         NABLA_CHECK(node_at(v).kind == NodeKind::Variable, at, ": initializes node '", node_at(v).name,
