@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "nabla/core/error.h"
-#include "nabla/io/atomic_file.h"
+#include "nabla/core/atomic_file.h"
 #include "nabla/ops/factory.h"
 
 namespace nabla::data {
@@ -155,7 +155,7 @@ Tensor parse_npy(std::string_view b, const std::string& path) {
 
 void write_npy(const std::string& path, const Tensor& tensor) {
   const std::string bytes = encode_npy(tensor);
-  io::AtomicFile out(path, "write_npy");  // temp file, fsync, rename: a failure keeps the old file
+  AtomicFile out(path, "write_npy");  // temp file, fsync, rename: a failure keeps the old file
   out.write(bytes.data(), bytes.size());
   out.commit();
 }

@@ -5,7 +5,7 @@
 // Fortran order (a Fortran-order array is returned as a contiguous tensor with
 // the same values). write_npy writes version 1.0, little-endian, C order;
 // bfloat16 has no NumPy dtype and is refused; the write is atomic
-// (io::AtomicFile). Malformed or truncated files raise nabla::Error naming
+// (AtomicFile). Malformed or truncated files raise nabla::Error naming
 // the file.
 #pragma once
 #include <string>

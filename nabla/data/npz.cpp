@@ -14,7 +14,7 @@
 
 #include "nabla/core/error.h"
 #include "nabla/data/npy.h"
-#include "nabla/io/atomic_file.h"
+#include "nabla/core/atomic_file.h"
 
 namespace nabla::data {
 namespace {
@@ -215,7 +215,7 @@ void write_npz(const std::string& path, const NpzArrays& arrays) {
   put(archive, kEndSig, 4);
   put(archive, 0, 2), put(archive, 0, 2), put(archive, arrays.size(), 2), put(archive, arrays.size(), 2);
   put(archive, directory.size(), 4), put(archive, dir_offset, 4), put(archive, 0, 2);
-  io::AtomicFile f(path, "write_npz");
+  AtomicFile f(path, "write_npz");
   f.write(archive.data(), archive.size());
   f.commit();
 }

@@ -4,7 +4,7 @@
 // read_npz reads members that are stored or deflate-compressed (zlib), with
 // ZIP64 records as NumPy writes them, checks every offset, size and CRC-32,
 // and parses each member with parse_npy (npy.h). write_npz writes stored
-// (uncompressed) members, atomically (io::AtomicFile); NumPy's np.load reads
+// (uncompressed) members, atomically (AtomicFile); NumPy's np.load reads
 // it. Encrypted or otherwise compressed members, members not named *.npy,
 // duplicate names and archives over 4 GiB (write) raise nabla::Error naming
 // the file and the member.

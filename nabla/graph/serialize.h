@@ -8,7 +8,7 @@
 //   auto sess = graph::Session::load("model.nbg");       // variables hold the saved values
 //   Tensor y = sess.run(sess.graph().tensor("y_pred"), {{sess.graph().tensor("x"), x}});
 //
-// Writes are atomic (io::AtomicFile): a failed save leaves an existing file
+// Writes are atomic (AtomicFile): a failed save leaves an existing file
 // untouched. Loading never runs anything from the file: every length, offset,
 // index, dtype, shape and checksum is checked, ops are looked up by name in
 // the op table and each op node's metas are recomputed with the op's own

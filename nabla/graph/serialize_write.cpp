@@ -1,13 +1,13 @@
 // Writing .nbg files (docs/nbg-format.md): the node table is built in
 // memory, the tensors' bytes are checksummed where they lie and then written
-// after it, all through io::AtomicFile.
+// after it, all through AtomicFile.
 #include <bit>
 #include <variant>
 #include <vector>
 
 #include "nabla/graph/serialize.h"
 #include "nabla/graph/serialize_format.h"
-#include "nabla/io/atomic_file.h"
+#include "nabla/core/atomic_file.h"
 
 static_assert(std::endian::native == std::endian::little, ".nbg I/O assumes a little-endian host");
 
@@ -191,7 +191,7 @@ void write_nbg(const GraphData& g, const std::unordered_map<int, Tensor>& values
   header.u32(data_crc);
   header.u32(nbg::crc32(header.data().data(), header.size()));
 
-  io::AtomicFile file(path, "graph::save");
+  AtomicFile file(path, "graph::save");
   file.write(header.data().data(), header.size());
   file.write(table.data().data(), table.size());
   for (const Tensor& t : blob.tensors) {

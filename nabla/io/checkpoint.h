@@ -17,7 +17,7 @@
 //             "optimizer.state.<g>.<i>.step"  updates of parameter i of group g (when > 0)
 //             any caller metadata (keys must not start with "nabla." or "optimizer")
 //
-// Saving is atomic (io::AtomicFile). Loading checks the whole file against the
+// Saving is atomic (AtomicFile). Loading checks the whole file against the
 // model and optimizer before changing either; a file that is not a nabla
 // checkpoint, a missing or unexpected entry, a malformed number, another
 // optimizer kind or mismatched shapes raise nabla::Error naming the file. The

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "nabla/core/error.h"
-#include "nabla/io/atomic_file.h"
+#include "nabla/core/atomic_file.h"
 #include "nabla/io/json.h"
 #include "nabla/ops/factory.h"
 

@@ -8,7 +8,7 @@
 // row-major bytes (offsets count from the end of the header).
 // dtypes: F64 F32 F16 BF16 I64 I32 U8 BOOL.
 //
-// save_safetensors writes atomically (io::AtomicFile): a failed save leaves an
+// save_safetensors writes atomically (AtomicFile): a failed save leaves an
 // existing file untouched. Non-contiguous tensors are written contiguously,
 // tensors on other devices are copied to the CPU one at a time.
 // load_safetensors validates the whole header (lengths, dtypes, shapes,

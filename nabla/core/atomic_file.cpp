@@ -1,5 +1,5 @@
 // AtomicFile (see atomic_file.h): POSIX open/write/fsync/rename.
-#include "nabla/io/atomic_file.h"
+#include "nabla/core/atomic_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include "nabla/core/error.h"
 
-namespace nabla::io {
+namespace nabla {
 
 AtomicFile::AtomicFile(std::string path, std::string api)
     : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())), api_(std::move(api)) {
@@ -63,4 +63,4 @@ void AtomicFile::commit() {
   }
 }
 
-}  // namespace nabla::io
+}  // namespace nabla

@@ -3,15 +3,16 @@
 // `path + ".tmp.<pid>"`; commit() fsyncs it, renames it over `path` and fsyncs
 // the directory. If the object is destroyed without commit() (an exception
 // mid-way), the temporary file is removed and `path` is left untouched.
+// In core because every layer that writes files (io, data, graph) uses it.
 //
-//   io::AtomicFile f(path, "write_npy");   // api names the caller in errors
+//   AtomicFile f(path, "write_npy");   // api names the caller in errors
 //   f.write(header.data(), header.size());
 //   f.commit();
 #pragma once
 #include <cstddef>
 #include <string>
 
-namespace nabla::io {
+namespace nabla {
 
 class AtomicFile {
  public:
@@ -32,4 +33,4 @@ class AtomicFile {
   bool committed_ = false;
 };
 
-}  // namespace nabla::io
+}  // namespace nabla
