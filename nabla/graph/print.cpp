@@ -37,7 +37,7 @@ const char* kind_name(const Node& n) {
 std::string value_name(const GraphData& g, ValueRef r) {
   if (r.node < 0 || static_cast<std::size_t>(r.node) >= g.nodes.size()) return "<missing>";
   std::string s = g.nodes[static_cast<std::size_t>(r.node)].name;
-  if (r.output > 0) s += ":" + std::to_string(r.output);
+  if (r.output > 0) s.append(":").append(std::to_string(r.output));
   return s;
 }
 
@@ -71,7 +71,10 @@ std::string attrs_text(const Node& n) {
   os << " {";
   for (std::size_t k = 0; k < n.attrs.size(); ++k) {
     if (k) os << ", ";
-    os << (k < names.size() ? names[k] : "a" + std::to_string(k)) << "=";
+    if (k < names.size())
+      os << names[k] << "=";
+    else
+      os << "a" << k << "=";
     print_attr(os, n.attrs[k]);
   }
   os << "}";

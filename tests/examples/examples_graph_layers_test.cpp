@@ -7,17 +7,11 @@
 #include <cstdio>
 #include <string>
 
+#include "support/run_program.h"
+
 namespace {
 
-std::string run_command(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  std::array<char, 512> buf;
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  pclose(p);
-  return out;
-}
+std::string run_command(const std::string& cmd) { return nabla::testing::run_program(cmd).out; }
 
 struct Summary {
   double first = 0, last = 0;

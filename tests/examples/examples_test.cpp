@@ -7,17 +7,11 @@
 #include <cstdio>
 #include <string>
 
+#include "support/run_program.h"
+
 namespace {
 
-std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  std::array<char, 512> buf;
-  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
-  pclose(p);
-  return out;
-}
+std::string run(const std::string& cmd) { return nabla::testing::run_program(cmd).out; }
 
 TEST(Examples, SeedAutogradLossFallsBelowOneThousandthOfTheFirst) {
   std::string out = run(std::string(NABLA_EXAMPLES_DIR) + "/seed_autograd 500");

@@ -10,6 +10,7 @@
 
 #include <set>
 
+#include "support/graph_inputs.h"
 #include "support/op_info.h"
 
 namespace nabla::testing {
@@ -85,15 +86,7 @@ TEST(GraphGradientConsistency, EveryDifferentiableOpInfoMatchesEagerAutogradInFl
       // Graph: placeholders for every input, gradients() w.r.t. the same ones.
       graph::Graph g;
       graph::Feeds feeds;
-      Tensors symbolic;
-      for (std::size_t i = 0; i < in.size(); ++i) {
-        if (!in[i].defined()) {
-          symbolic.push_back(in[i]);
-          continue;
-        }
-        symbolic.push_back(g.placeholder(in[i].dtype(), in[i].sizes(), "in" + std::to_string(i)));
-        feeds.emplace_back(symbolic.back(), in[i]);
-      }
+      Tensors symbolic = placeholders_for(g, in, feeds);
       Tensors built;
       try {
         built = info.run(symbolic);
@@ -205,15 +198,7 @@ TEST(GraphGradientConsistency, GradientsOfGradientsMatchEagerDoubleBackward) {
       // Graph: the same, with gradients() twice.
       graph::Graph g;
       graph::Feeds feeds;
-      Tensors symbolic;
-      for (std::size_t i = 0; i < in.size(); ++i) {
-        if (!in[i].defined()) {
-          symbolic.push_back(in[i]);
-          continue;
-        }
-        symbolic.push_back(g.placeholder(in[i].dtype(), in[i].sizes(), "in" + std::to_string(i)));
-        feeds.emplace_back(symbolic.back(), in[i]);
-      }
+      Tensors symbolic = placeholders_for(g, in, feeds);
       Tensors built;
       try {
         built = info.run(symbolic);

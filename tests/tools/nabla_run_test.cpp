@@ -13,27 +13,18 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "support/run_program.h"
 
 namespace nabla::tool {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct ProgramRun {
-  std::string out;  // stdout and stderr
-  int code = -1;
-};
+using nabla::testing::ProgramRun;
 
+// The `nabla` binary with `args`; out holds stdout and stderr.
 ProgramRun run_nabla(const std::string& args) {
-  ProgramRun r;
-  std::string cmd = std::string(NABLA_TOOLS_DIR) + "/nabla " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 512> buf;
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return nabla::testing::run_program(std::string(NABLA_TOOLS_DIR) + "/nabla " + args + " 2>&1");
 }
 
 bool same_bits(const Tensor& a, const Tensor& b) {

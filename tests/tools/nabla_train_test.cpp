@@ -14,27 +14,18 @@
 #include "models.h"
 #include "nabla/nabla.h"
 #include "train.h"
+#include "support/run_program.h"
 
 namespace nabla::tool {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct ProgramRun {
-  std::string out;  // stdout and stderr
-  int code = -1;
-};
+using nabla::testing::ProgramRun;
 
+// The `nabla` binary with `args`; out holds stdout and stderr.
 ProgramRun run_nabla(const std::string& args) {
-  ProgramRun r;
-  std::string cmd = std::string(NABLA_TOOLS_DIR) + "/nabla " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 512> buf;
-  while (fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return nabla::testing::run_program(std::string(NABLA_TOOLS_DIR) + "/nabla " + args + " 2>&1");
 }
 
 void write_idx(const fs::path& path, uint8_t dims, const std::vector<uint32_t>& sizes, const std::vector<uint8_t>& v) {
