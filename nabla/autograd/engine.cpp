@@ -46,12 +46,13 @@ Tensor conform(Tensor g, const OutputMeta& meta, const std::string& producer) {
 }
 
 // backward()/grad() of a graph value: it has no autograd history. Inside
-// compile()'s trace (core/trace_context.h) that is a training step.
+// compile()'s trace (core/trace_context.h) backward() is traced (see
+// backward() below); grad() is not.
 void check_not_symbolic(const Tensor& t, const char* api, const char* what, std::size_t i) {
   if (!t.defined() || !t.is_symbolic()) return;
   if (const std::string* ctx = detail::trace_context())
-    fail(*ctx, ": ", api, "() on a traced tensor (", what, " ", i, "); compile() does not trace training steps "
-         "(backward, optimizer.step) yet: compile the forward pass and run backward and the update eagerly");
+    fail(*ctx, ": ", api, "() on a traced tensor (", what, " ", i, "); compile() traces backward() (gradients "
+         "into .grad()) but not ", api, "(): call loss.backward() in the compiled function and read .grad()");
   fail(api, ": ", what, " ", i, " is a graph value (a symbolic tensor), which has no autograd history; "
        "use graph::gradients in a graph");
 }
@@ -186,6 +187,18 @@ TensorList grad(const TensorList& outputs, const TensorList& inputs, const Tenso
 
 void backward(const TensorList& outputs, const TensorList& grad_outputs, std::optional<bool> retain_graph,
               bool create_graph) {
+  // Inside compile()'s trace, a traced loss's backward becomes gradient
+  // nodes of the traced graph (graph::gradients), written to .grad().
+  if (detail::Tracer* tracer = detail::current_tracer()) {
+    bool symbolic = false;
+    for (const Tensor& t : outputs) symbolic |= t.defined() && t.is_symbolic();
+    if (symbolic) {
+      NABLA_CHECK(!create_graph, tracer->where(), ": backward(create_graph=true) is not traced; higher-order "
+                  "gradients in a compiled function are not supported");
+      tracer->backward(outputs, grad_outputs);
+      return;
+    }
+  }
   run(outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph, {}, "backward");
 }
 

@@ -1,19 +1,17 @@
 #include "nabla/core/trace_context.h"
 
-#include <utility>
-
 namespace nabla::detail {
 
 namespace {
-thread_local const std::string* g_trace_context = nullptr;
+thread_local Tracer* g_tracer = nullptr;
 }  // namespace
 
-const std::string* trace_context() { return g_trace_context; }
+Tracer* current_tracer() { return g_tracer; }
 
-TraceContextScope::TraceContextScope(std::string what) : what_(std::move(what)), prev_(g_trace_context) {
-  g_trace_context = &what_;
-}
+const std::string* trace_context() { return g_tracer ? &g_tracer->where() : nullptr; }
 
-TraceContextScope::~TraceContextScope() { g_trace_context = prev_; }
+TraceContextScope::TraceContextScope(Tracer& tracer) : prev_(g_tracer) { g_tracer = &tracer; }
+
+TraceContextScope::~TraceContextScope() { g_tracer = prev_; }
 
 }  // namespace nabla::detail

@@ -1,30 +1,56 @@
-// What is tracing symbolic tensors on this thread, for error messages raised
-// below the graph layer. nabla::compile (graph/compile.h) traces a function
-// by running it on graph values; when that function reads a value's data
-// (item(), an `if` on a tensor), calls backward() or updates a concrete tensor
-// in place from a graph value, the error must say it happened inside
-// compile() and what to do instead. core/ and autograd/ cannot depend on
-// graph/, so compile() sets this description and they consult it.
+// What is tracing symbolic tensors on this thread, for the layers below the
+// graph. nabla::compile (graph/compile.h) traces a function by running it on
+// graph values. core/, autograd/ and optim/ cannot depend on graph/, so
+// compile() installs a Tracer here and they consult it:
+// - error messages: when the function reads a value's data (item(), an `if`
+//   on a tensor) or updates a concrete tensor in place from a graph value,
+//   the error says it happened inside compile() and what to do instead;
+// - training steps: backward() of a traced loss and optimizer.step() with
+//   traced gradients hand their work to the Tracer, which adds graph nodes.
 #pragma once
+#include <functional>
 #include <string>
+#include <vector>
+
+#include "nabla/core/tensor.h"
 
 namespace nabla::detail {
 
-// "compile (compiled at file:line)" while a compile() trace runs on this
-// thread, else nullptr.
+class Tracer {
+ public:
+  virtual ~Tracer() = default;
+  // "compile (compiled at file:line)", for error messages.
+  virtual const std::string& where() const = 0;
+  // backward(outputs, grad_outputs) of traced outputs: sets .grad() of every
+  // leaf that requires grad and the outputs depend on to a traced gradient
+  // (added to a traced .grad() already there).
+  virtual void backward(const TensorList& outputs, const TensorList& grad_outputs) = 0;
+  // A module's or optimizer's zero_grad() ran (so gradients of this call
+  // do not add to an earlier call's, which the trace must check).
+  virtual void zero_grad() = 0;
+  // Each time the traced function runs, after the values `inputs` are
+  // computed and every op traced so far that reads one of `mutated` has run,
+  // call `run` with the concrete values of `inputs`; `run` may change the
+  // tensors of `mutated` in place (an optimizer step). `what` names it.
+  virtual void effect(const std::string& what, const std::vector<Tensor>& inputs,
+                      const std::vector<Tensor>& mutated, std::function<void(const std::vector<Tensor>&)> run) = 0;
+};
+
+// The Tracer of the compile() trace running on this thread, else nullptr.
+Tracer* current_tracer();
+// Its where() while a trace runs, else nullptr.
 const std::string* trace_context();
 
-// Sets the description for its lifetime (nests: restores the previous one).
+// Installs `tracer` for its lifetime (nests: restores the previous one).
 class TraceContextScope {
  public:
-  explicit TraceContextScope(std::string what);
+  explicit TraceContextScope(Tracer& tracer);
   ~TraceContextScope();
   TraceContextScope(const TraceContextScope&) = delete;
   TraceContextScope& operator=(const TraceContextScope&) = delete;
 
  private:
-  std::string what_;
-  const std::string* prev_;
+  Tracer* prev_;
 };
 
 }  // namespace nabla::detail

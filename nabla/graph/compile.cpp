@@ -1,10 +1,9 @@
 // compile(): traces fn once per input signature into a graph::Graph and runs
 // the cached graph::Session for it afterwards. While fn is traced, a
-// TraceContextScope (core/trace_context.h) makes the layers below the graph
-// say "compile" in their errors (reading a traced tensor's data, backward, an
-// in-place update from a traced value) and makes dispatch lift ops on
-// parameters into the graph (LiftParametersScope), so nothing computed from a
-// parameter is frozen at trace time.
+// CompileTracer (compile_tracer.h) is installed: the layers below the graph
+// say "compile" in their errors (reading a traced tensor's data), dispatch
+// lifts ops on parameters into the graph as reads of bound variables, and
+// backward() and optimizer steps become graph nodes.
 #include "nabla/graph/compile.h"
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/core/trace_context.h"
+#include "nabla/graph/compile_tracer.h"
 #include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/graph.h"
 #include "nabla/graph/session.h"
@@ -26,7 +26,9 @@ struct Trace {
   graph::Graph graph;
   std::vector<Tensor> placeholders;
   std::vector<Tensor> outputs;
+  std::vector<Tensor> effects;  // optimizer steps and parameter updates, fetched with the outputs
   bool uses_requires_grad = false;  // fn read a tensor that requires grad (a parameter)
+  bool trains = false;              // fn called backward() or updated parameters
   std::unique_ptr<graph::Session> session;
 };
 
@@ -59,11 +61,15 @@ Trace CompiledFunction::State::trace(const std::vector<Tensor>& inputs, const st
         t.graph.placeholder(inputs[i].dtype(), inputs[i].sizes(), "input_" + std::to_string(i), loc));
   std::vector<Tensor> outs;
   try {
-    ::nabla::detail::TraceContextScope context(where);
-    graph::detail::LiftParametersScope lift(t.graph.data());
+    graph::detail::CompileTracer tracer(where, t.graph.data(), loc);
+    ::nabla::detail::TraceContextScope context(tracer);
+    graph::detail::LiftParametersScope lift(tracer);
     graph::LocationScope at(loc);  // op nodes (and run-time errors in them) point at the compile() call
     outs = fn(t.placeholders);
-    t.uses_requires_grad = lift.used_requires_grad();
+    tracer.finish();
+    t.uses_requires_grad = tracer.used_parameters();
+    t.effects = tracer.effects();
+    t.trains = tracer.traced_backward() || !t.effects.empty();
   } catch (const Error& e) {
     std::string msg = e.what();
     if (msg.rfind(where, 0) == 0) throw;  // already says it happened in compile()
@@ -111,20 +117,26 @@ std::vector<Tensor> CompiledFunction::operator()(const std::vector<Tensor>& inpu
   if (symbolic) return s.fn(inputs);
   for (std::size_t i = 0; i < inputs.size(); ++i)
     NABLA_CHECK(!(GradMode::is_enabled() && inputs[i].requires_grad()), s.where, ": input ", i,
-                " requires grad, but compiled functions do not record autograd history yet (training steps are "
-                "not traced); call it under NoGradGuard, or pass a detached tensor");
+                " requires grad, but compiled functions do not record autograd history for their inputs (gradients "
+                "reach the parameters they close over, through backward() inside the function); call it under "
+                "NoGradGuard, or pass a detached tensor");
   ++s.calls;
   std::string sig = signature_of(inputs);
   auto it = s.traces.find(sig);
   if (it == s.traces.end()) it = s.traces.emplace(sig, s.trace(inputs, sig)).first;
   Trace& t = it->second;
-  NABLA_CHECK(!(GradMode::is_enabled() && t.uses_requires_grad), s.where,
-              ": the function uses tensors that require grad (module parameters), but compiled functions do not "
-              "record autograd history yet, so no gradient would reach them; call it under NoGradGuard "
-              "(inference), and run training steps eagerly");
+  NABLA_CHECK(!(GradMode::is_enabled() && t.uses_requires_grad && !t.trains), s.where,
+              ": the function uses tensors that require grad (module parameters) but neither calls backward() nor "
+              "updates them, and its results have no autograd history, so no gradient would reach them later; "
+              "call it under NoGradGuard (inference), or put backward() and the optimizer step inside it");
   graph::Feeds feeds;
   for (std::size_t i = 0; i < inputs.size(); ++i) feeds.emplace_back(t.placeholders[i], inputs[i]);
-  return t.session->run(t.outputs, feeds);
+  if (t.effects.empty()) return t.session->run(t.outputs, feeds);
+  std::vector<Tensor> fetches = t.outputs;
+  fetches.insert(fetches.end(), t.effects.begin(), t.effects.end());
+  std::vector<Tensor> results = t.session->run(fetches, feeds);
+  results.resize(t.outputs.size());
+  return results;
 }
 
 Tensor CompiledFunction::call_one(const Tensor& input) const {

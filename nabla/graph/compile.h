@@ -57,12 +57,21 @@ class CompiledFunction {
 };
 
 // `fn` is called only while tracing; it must compute its results with nabla
-// ops from its inputs and the tensors it closes over (module parameters
-// become constants that refer to the tensor, so in-place changes show in later
-// runs). Reading a traced tensor's data (item(), an `if` on a tensor) is an
-// error: use graph::cond / graph::while_loop. Training steps (backward,
-// optimizer.step) are not traced yet, and calls with grad mode on are refused
-// when fn uses tensors that require grad (no gradient would reach them).
+// ops from its inputs and the tensors it closes over. Tensors that require
+// grad (module parameters) become graph variables bound to those tensors:
+// runs read and update them in place, so eager and compiled code see each
+// other's changes. Other closed-over tensors become constants that refer to
+// them. Reading a traced tensor's data (item(), an `if` on a tensor) is an
+// error: use graph::cond / graph::while_loop.
+//
+// Training steps are traced: `zero_grad(); loss.backward(); opt.step();`
+// inside fn computes the parameters' gradients in the graph and runs the
+// optimizer's own update rule on them at each call (its state, step counts
+// and current hyper-parameters are the eager optimizer's), and so do in-place
+// updates of parameters from traced values (`w.sub_(lr * w.grad())`). The
+// parameters' .grad() is not written by compiled runs: gradients stay in the
+// graph. Calls with grad mode on are refused when fn uses parameters without
+// training them (no gradient would reach them). See docs/graph.md, compile().
 CompiledFunction compile(TensorsFn fn, std::source_location loc = std::source_location::current());
 CompiledFunction compile(TensorFn fn, std::source_location loc = std::source_location::current());
 

@@ -56,12 +56,11 @@ TensorList add_node(const std::shared_ptr<GraphData>& g, Node node, const std::s
   // Control flow: effects inside a cond branch or loop body are not supported
   // (a subgraph has no Session state; in the root graph they would run
   // unconditionally). g has a parent: a subgraph; open_subgraphs: one is open.
-  const bool effect = node.kind == NodeKind::Assign || node.kind == NodeKind::AssignAdd ||
-                      node.kind == NodeKind::AssignSub || node.kind == NodeKind::Group ||
-                      node.kind == NodeKind::Initializer;
+  const bool effect = changes_state(node.kind) || node.kind == NodeKind::Group;
   NABLA_CHECK(!effect || (g->parent.expired() && g->open_subgraphs.empty()), "graph: '", base,
-              "': assign, group and initializer nodes cannot be made inside a cond branch or while_loop function "
-              "(not supported); make them outside, from the values the cond or while_loop returns");
+              "': assign, group, initializer and optimizer-step nodes cannot be made inside a cond branch or "
+              "while_loop function (not supported); make them outside, from the values the cond or while_loop "
+              "returns");
   node.name = unique_name(*g, base);
   for (const std::vector<int>& scope : g->control_scopes)
     for (int c : scope)

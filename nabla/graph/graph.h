@@ -142,22 +142,6 @@ Tensor value_tensor(const std::shared_ptr<GraphData>& g, ValueRef r);
 Tensor output_tensor(const std::shared_ptr<GraphData>& g, ValueRef r);
 // The location ops applied to symbolic tensors record (null outside a LocationScope).
 const std::source_location* current_location();
-// While it lives (compile()'s trace, compile.cpp), ops that reach the
-// symbolic hook with only concrete inputs (dispatch sends them there when one
-// requires grad during a trace) add their nodes to `g`.
-class LiftParametersScope {
- public:
-  explicit LiftParametersScope(std::shared_ptr<GraphData> g);
-  ~LiftParametersScope();
-  LiftParametersScope(const LiftParametersScope&) = delete;
-  LiftParametersScope& operator=(const LiftParametersScope&) = delete;
-  // Whether a tensor that requires grad became a constant node meanwhile.
-  bool used_requires_grad() const;
-
- private:
-  std::shared_ptr<GraphData> prev_;
-  bool prev_used_;
-};
 }  // namespace detail
 
 }  // namespace nabla::graph

@@ -4,6 +4,7 @@
 // the GraphData alive, so a graph outlives the Graph object that built it.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <source_location>
@@ -30,7 +31,16 @@ enum class NodeKind : uint8_t {
   Cond,         // inputs {pred, captures...}: runs subgraphs[0] if pred else subgraphs[1]
   While,        // inputs {loop vars..., captures...}: subgraphs {cond, body}
   WhileGrad,    // the gradient of a While: subgraphs {cond, body, body's gradient}
+  // compile() only (cannot be saved): calls Node::effect on its input values,
+  // which changes the bound variables `mutates` in place (an optimizer step).
+  Effect,
 };
+
+// Kinds that change variables: passes keep the order of reads around them.
+inline bool changes_state(NodeKind k) {
+  return k == NodeKind::Assign || k == NodeKind::AssignAdd || k == NodeKind::AssignSub ||
+         k == NodeKind::Initializer || k == NodeKind::Effect;
+}
 
 // One output of one node.
 struct ValueRef {
@@ -74,6 +84,12 @@ struct Node {
   Tensor value;                // Constant: the tensor; Variable: its initial value (unless `init`)
   std::optional<Initializer> init;  // Variable: drawn afresh at each initialization (then `value` is undefined)
   bool trainable = true;       // Variable
+  // Variable made by compile() for a tensor it closes over (a parameter):
+  // `value` is that tensor itself, which the Session reads and updates in
+  // place; it is always initialized and never copied.
+  bool bound = false;
+  std::function<void(const std::vector<Tensor>&)> effect;  // Effect
+  std::vector<int> mutates;    // Effect: the bound variables it may change
   int target = -1;             // Assign*: the variable's node
   std::vector<int> variables;  // Initializer: the variables it initializes
   // Only in a Session's execution plan: an Op node that runs a whole chain of

@@ -30,6 +30,7 @@ const char* kind_name(const Node& n) {
     case NodeKind::Cond: return "cond";
     case NodeKind::While: return "while";
     case NodeKind::WhileGrad: return "while_grad";
+    case NodeKind::Effect: return "effect";
   }
   return "?";
 }

@@ -110,6 +110,8 @@ void write_nbg(const GraphData& g, const std::unordered_map<int, Tensor>& values
   for (std::size_t id = 0; id < g.nodes.size(); ++id) {
     const Node& n = g.nodes[id];
     const std::string node_where = where + ": node " + std::to_string(id) + " '" + n.name + "'";
+    NABLA_CHECK(n.kind != NodeKind::Effect, node_where, ": a step traced by compile() (an optimizer update) runs "
+                "C++ code and cannot be saved; save a graph trained with graph::optimizers (optimizers.h) instead");
     Record r;
     r.field(nbg::kTagKind, [&](Writer& w) { w.u8(nbg::kind_code(n.kind, node_where)); });
     r.field(nbg::kTagName, [&](Writer& w) { w.bytes(n.name); });

@@ -79,6 +79,10 @@ void Session::ensure_optimized() {
   // Nodes may be added to the graph after the Session is made: optimize again.
   opt_ = std::make_unique<OptGraph>(options_.optimize ? optimize(*graph_) : copy_of_user_graph(*graph_));
   optimized_nodes_ = graph_->nodes.size();
+  // compile()'s bound variables are the tensors they were made from.
+  for (std::size_t id = 0; id < graph_->nodes.size(); ++id)
+    if (const Node& n = graph_->nodes[id]; n.kind == NodeKind::Variable && n.bound)
+      variables_.try_emplace(static_cast<int>(id), n.value);
   plans_.clear();
   ++stats_.optimizations;
 }
@@ -190,6 +194,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       case NodeKind::Initializer:
         for (int v : node.variables) {
           const Node& var = node_at(user, v);
+          if (var.bound) continue;  // always initialized: it is the tensor compile() bound
           variables_[v] = var.init ? var.init->draw() : var.value.clone();
         }
         break;
@@ -216,6 +221,16 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       }
       case NodeKind::Group:
         break;
+      case NodeKind::Effect: {  // compile(): an optimizer step on the bound variables
+        std::vector<Tensor> ins;
+        for (const ValueRef& r : node.inputs) ins.push_back(input(r));
+        try {
+          node.effect(ins);
+        } catch (const Error& e) {
+          throw Error(::nabla::detail::concat(e.what(), "\n  while running node ", describe(node)));
+        }
+        break;
+      }
       case NodeKind::Cond:  // control flow: runs subgraphs (control_flow_run.cpp)
       case NodeKind::While:
       case NodeKind::WhileGrad: {

@@ -1,8 +1,10 @@
 // The bridge from the op table to graphs: dispatch's call() runs the op's
 // inference and, when an input is symbolic, hands the call here. We add one
-// Op node; concrete inputs become Constant nodes.
+// Op node; concrete inputs become Constant nodes (in compile()'s trace,
+// tensors that require grad become bound variables: compile_tracer.h).
 #include <mutex>
 
+#include "nabla/graph/compile_tracer.h"
 #include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/graph.h"
 
@@ -10,8 +12,7 @@ namespace nabla::graph::detail {
 
 namespace {
 
-thread_local std::shared_ptr<GraphData> t_lift_target;
-thread_local bool t_used_requires_grad = false;  // a concrete input that requires grad became a constant
+thread_local CompileTracer* t_lifting = nullptr;  // compile()'s trace on this thread
 
 TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, const OutputMetas& metas) {
   std::shared_ptr<GraphData> g;
@@ -26,7 +27,7 @@ TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, con
   }
   // compile()'s trace lifts ops whose inputs are all concrete (one requires
   // grad: a parameter) into the graph being traced.
-  if (!g && t_lift_target) g = build_target(t_lift_target);
+  if (!g && t_lifting) g = build_target(t_lifting->graph());
   NABLA_CHECK(g, op.name, ": symbolic input that belongs to no graph");
   const std::source_location* where = current_location();
   Node n;
@@ -41,7 +42,12 @@ TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, con
       n.inputs.push_back(import_value(g, v->graph, v->ref, std::string(op.name).c_str()));
       continue;
     }
-    if (t.requires_grad()) t_used_requires_grad = true;
+    // In compile()'s trace a parameter is a variable bound to it, so its
+    // updates (eager or compiled) show in later runs.
+    if (t_lifting && t.requires_grad()) {
+      n.inputs.push_back(import_value(g, t_lifting->graph(), t_lifting->bind(t), std::string(op.name).c_str()));
+      continue;
+    }
     Node c;
     c.kind = NodeKind::Constant;
     c.metas.push_back({t.sizes(), t.dtype()});
@@ -56,16 +62,8 @@ TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, con
 
 }  // namespace
 
-LiftParametersScope::LiftParametersScope(std::shared_ptr<GraphData> g)
-    : prev_(std::move(t_lift_target)), prev_used_(t_used_requires_grad) {
-  t_lift_target = std::move(g);
-  t_used_requires_grad = false;
-}
-LiftParametersScope::~LiftParametersScope() {
-  t_lift_target = std::move(prev_);
-  t_used_requires_grad = prev_used_ || t_used_requires_grad;
-}
-bool LiftParametersScope::used_requires_grad() const { return t_used_requires_grad; }
+LiftParametersScope::LiftParametersScope(CompileTracer& tracer) : prev_(t_lifting) { t_lifting = &tracer; }
+LiftParametersScope::~LiftParametersScope() { t_lifting = prev_; }
 
 void install_symbolic_hook() {
   static std::once_flag once;

@@ -9,6 +9,7 @@
 #include <typeinfo>
 
 #include "nabla/core/grad_mode.h"
+#include "nabla/core/trace_context.h"
 
 namespace nabla::nn {
 
@@ -112,9 +113,11 @@ void Module::train(bool on) {
 }
 
 void Module::zero_grad(bool set_to_none) {
+  if (auto* tracer = detail::current_tracer()) tracer->zero_grad();
   for (auto& p : parameters()) {
     if (!p.grad().defined()) continue;
-    if (set_to_none)
+    // A traced gradient (compile()) has no storage to zero: drop it.
+    if (set_to_none || p.grad().is_symbolic())
       p.set_grad(Tensor());
     else
       p.mutable_grad().zero_();

@@ -142,25 +142,28 @@ namespace {
 
 // An in-place op cannot write into a graph value, nor write a graph value
 // (which has no data yet) into a concrete tensor. Inside compile()'s trace
-// (core/trace_context.h) both mean fn does a step compile() cannot trace.
-void check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) {
+// (core/trace_context.h) writing a traced value into a tensor that requires
+// grad is a parameter update (`w.sub_(lr * w.grad())`): it is traced, and
+// this returns true. Other cases are errors saying what to do instead.
+bool check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) {
   bool symbolic_operand = false;
   for (const Tensor& t : inputs) symbolic_operand |= t.is_symbolic();
   const std::string* ctx = detail::trace_context();
   // With concrete operands only it would run once, at trace time, and never
   // in the compiled runs: for a parameter that is a silently skipped update.
   if (ctx && !self.is_symbolic() && !symbolic_operand && self.requires_grad())
-    fail(*ctx, ": ", op.name, "_ modifies a tensor that requires grad (a parameter) in place; it would run once, "
-         "while tracing, and not in later calls. compile() does not trace training steps yet: run the update "
-         "eagerly, outside the compiled function");
-  if (!self.is_symbolic() && !symbolic_operand) return;
+    fail(*ctx, ": ", op.name, "_ modifies a tensor that requires grad (a parameter) in place with values that do "
+         "not depend on the traced function's inputs or gradients; it would run once, while tracing, and not in "
+         "later calls: do it outside the compiled function");
+  if (!self.is_symbolic() && !symbolic_operand) return false;
   if (ctx) {
     if (self.is_symbolic())
-      fail(*ctx, ": ", op.name, "_ modifies a traced tensor in place; compile() does not trace in-place ops yet: "
-           "use the out-of-place op (", op.name, ")");
-    fail(*ctx, ": ", op.name, "_ writes a traced value into a concrete tensor in place (an optimizer step or a "
-         "parameter update); compile() does not trace training steps yet: compile the forward pass and run "
-         "backward and the update eagerly");
+      fail(*ctx, ": ", op.name, "_ modifies a traced tensor in place; compile() does not trace in-place ops on "
+           "traced values: use the out-of-place op (", op.name, ")");
+    if (self.requires_grad()) return true;
+    fail(*ctx, ": ", op.name, "_ writes a traced value into a concrete tensor that does not require grad (a "
+         "buffer or a tensor made while tracing); compile() traces in-place updates of parameters (tensors that "
+         "require grad) and optimizer steps only: return the value from the compiled function instead");
   }
   NABLA_CHECK(!self.is_symbolic(), op.name, "_: in-place ops on graph values are not supported; use assign()");
   fail(op.name, "_: writes a graph value into a concrete tensor in place, which a graph cannot do; "
@@ -214,7 +217,7 @@ TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) {
 
 Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& attrs) {
   check_arity(op, inputs);
-  check_inplace_operands(op, self, inputs);
+  const bool traced_update = check_inplace_operands(op, self, inputs);
   bool recording = g_autograd_hook && GradMode::is_enabled() && any_requires_grad(inputs);
   if (recording) {
     const auto& m = self.impl()->autograd;
@@ -224,6 +227,18 @@ Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& 
     NABLA_CHECK(!self.impl()->is_view, op.name,
                 "_: in-place modification of a view while recording gradients is not supported; "
                 "use the out-of-place op (or clone() the view first)");
+  }
+  if (traced_update) {
+    // A parameter update inside compile()'s trace: the same in-place op on
+    // the run-time values, each time the compiled function runs.
+    Tensor target = self;
+    Attrs at = attrs;
+    std::vector<Tensor> operands(inputs.begin(), inputs.end());
+    detail::current_tracer()->effect(std::string(op.name) + "_", operands, {self},
+                                     [&op, target, at](const std::vector<Tensor>& values) mutable {
+                                       call_inplace(op, target, Inputs(values.data(), values.size()), at);
+                                     });
+    return self;
   }
   TensorList promoted;
   Inputs ins = inputs;

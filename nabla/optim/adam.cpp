@@ -83,7 +83,10 @@ void Adam::check_group(const ParamGroup& g) const {
   check_flag(g, "maximize");
 }
 
-void Adam::update(const ParamGroup& g, Tensor& p, const Tensor& grad_in, ParamState& s) {
+void Adam::update(const ParamGroup& g, Tensor& p, const Tensor& grad_arg, ParamState& s) {
+  // A strided gradient (a transposed view, as a compiled step's gradient of a
+  // Linear weight is) is copied once so the fused loop below can take it.
+  const Tensor grad_in = grad_arg.is_contiguous() ? grad_arg : grad_arg.contiguous();
   const double lr = g.get("lr"), beta1 = g.get("beta1"), beta2 = g.get("beta2"), eps = g.get("eps");
   const double weight_decay = g.get("weight_decay");
   const bool amsgrad = g.get("amsgrad") != 0.0;

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "nabla/core/grad_mode.h"
+#include "nabla/core/trace_context.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla::optim {
@@ -71,6 +72,7 @@ const ParamState& Optimizer::state(std::size_t group, std::size_t index) const {
 }
 
 void Optimizer::step() {
+  if (detail::current_tracer() && has_traced_gradients()) return traced_step();
   NoGradGuard no_grad;
   for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
     ParamGroup& g = groups_[gi];
@@ -86,12 +88,55 @@ void Optimizer::step() {
   }
 }
 
+bool Optimizer::has_traced_gradients() const {
+  for (const auto& g : groups_)
+    for (const auto& p : g.params)
+      if (p.grad().defined() && p.grad().is_symbolic()) return true;
+  return false;
+}
+
+// Inside compile()'s trace the gradients are graph values: the update runs
+// each time the compiled function runs, as a graph node that calls update()
+// on their run-time values, so compiled and eager steps share the update
+// rules, the state (step counts, buffers) and the hyper-parameters (an
+// lr scheduler's changes apply to later compiled runs).
+void Optimizer::traced_step() {
+  detail::Tracer& tracer = *detail::current_tracer();
+  std::vector<std::pair<std::size_t, std::size_t>> which;  // (group, index) of each updated parameter
+  std::vector<Tensor> grads, params;
+  for (std::size_t gi = 0; gi < groups_.size(); ++gi)
+    for (std::size_t i = 0; i < groups_[gi].params.size(); ++i) {
+      const Tensor& p = groups_[gi].params[i];
+      if (!p.requires_grad() || !p.grad().defined()) continue;
+      NABLA_CHECK(p.grad().is_symbolic(), tracer.where(), ": ", name_, ".step: parameter ", i, " of group ", gi,
+                  " has a gradient from outside the compiled function (a concrete .grad()) while others have "
+                  "traced ones; call zero_grad() before backward() in the compiled function");
+      which.emplace_back(gi, i);
+      grads.push_back(p.grad());
+      params.push_back(p);
+    }
+  std::weak_ptr<int> alive = alive_;
+  tracer.effect(name_ + ".step", grads, params, [this, which, alive](const std::vector<Tensor>& values) {
+    NABLA_CHECK(!alive.expired(), "a compiled function ran the step of an optimizer that has been destroyed; "
+                "keep the optimizer alive as long as the compiled training step");
+    NoGradGuard no_grad;
+    for (std::size_t k = 0; k < which.size(); ++k) {
+      auto [gi, i] = which[k];
+      ParamState& s = state_[gi][i];
+      ++s.step;
+      update(groups_[gi], groups_[gi].params[i], values[k], s);
+    }
+  });
+}
+
 void Optimizer::zero_grad(bool set_to_none) {
   NoGradGuard no_grad;
+  if (auto* tracer = detail::current_tracer()) tracer->zero_grad();
   for (auto& g : groups_)
     for (auto& p : g.params) {
       if (!p.grad().defined()) continue;
-      if (set_to_none) p.set_grad(Tensor());
+      // A traced gradient (compile()) has no storage to zero: drop it.
+      if (set_to_none || p.grad().is_symbolic()) p.set_grad(Tensor());
       else p.mutable_grad().zero_();
     }
 }

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ class Optimizer {
   Optimizer& operator=(const Optimizer&) = delete;
 
   // One update of every parameter that requires grad and has a gradient.
+  // Inside compile()'s trace, with traced gradients, the update is traced: it
+  // runs at each call of the compiled function (see docs/graph.md, compile()).
   void step();
   // Clears gradients: to undefined (set_to_none) or to zeros.
   void zero_grad(bool set_to_none = true);
@@ -85,10 +88,15 @@ class Optimizer {
   void check_flag(const ParamGroup& g, const std::string& key) const;
 
  private:
+  bool has_traced_gradients() const;
+  void traced_step();
+
   std::string name_;
   Options defaults_;
   std::vector<ParamGroup> groups_;
   std::vector<std::vector<ParamState>> state_;
+  // Expires with the optimizer: a compiled step that outlives it says so.
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);
 };
 
 // Wraps plain parameters into one group.

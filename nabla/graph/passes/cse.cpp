@@ -81,6 +81,10 @@ int eliminate_common_subexpressions(OptGraph& g) {
       ++assigns_so_far[n.target];
       continue;
     }
+    if (n.kind == NodeKind::Effect) {  // an optimizer step: its variables change like assigned ones
+      for (int v : n.mutates) ++assigns_so_far[v];
+      continue;
+    }
     if (n.kind == NodeKind::Constant) {
       merged += merge_small_constant(g, id, constants) ? 1 : 0;
       continue;

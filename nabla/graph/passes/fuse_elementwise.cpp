@@ -13,9 +13,7 @@ namespace nabla::graph {
 
 namespace {
 
-bool is_state_change(NodeKind k) {
-  return k == NodeKind::Assign || k == NodeKind::AssignAdd || k == NodeKind::AssignSub || k == NodeKind::Initializer;
-}
+bool is_state_change(NodeKind k) { return changes_state(k); }
 
 int64_t numel_of(const Shape& s) {
   int64_t n = 1;
