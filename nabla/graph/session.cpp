@@ -12,6 +12,7 @@
 #include "nabla/graph/passes/fuse_elementwise.h"
 #include "nabla/graph/passes/memory_plan.h"
 #include "nabla/graph/passes/optimize.h"
+#include "nabla/graph/passes/transpose_matmul.h"
 #include "nabla/graph/print.h"
 #include "nabla/graph/run_op.h"
 
@@ -103,6 +104,8 @@ Session::Plan& Session::plan_for(const std::vector<ValueRef>& fetches, const std
     plan->fetches.push_back(v);
   }
   prune_to_fetches(plan->graph, plan->fetches);
+  if (options_.optimize && transpose_matmul_results(plan->graph, plan->fetches) > 0)
+    prune_to_fetches(plan->graph, plan->fetches);
   if (options_.optimize && options_.fuse && fuse_elementwise(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
   if (options_.optimize && options_.plan_memory) {

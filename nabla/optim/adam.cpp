@@ -30,27 +30,52 @@ struct FusedAdam {
 // The whole update in one pass over float32 memory, with the operations of
 // the tensor expressions in the same order and each result rounded to float
 // (no contraction into FMAs), so it gives bit-identical results, without the
-// seven temporaries and ten passes the tensor expressions make.
-__attribute__((optimize("fp-contract=off"))) void fused_adam_range(const FusedAdam& h, float* p, const float* grad,
-                                                                      float* m, float* v, int64_t begin, int64_t end) {
+// seven temporaries and ten passes the tensor expressions make. The options
+// are template parameters and this file is built with -fno-math-errno (sqrt
+// of a negative v cannot happen; a NaN propagates as in the tensor
+// expression), so the loop has no branch or libm call and vectorizes: IEEE sqrt and division give the same bits in
+// vector lanes as in scalar code.
+template <bool Maximize, bool Decoupled, bool WeightDecay>
+__attribute__((optimize("fp-contract=off"))) void fused_adam_loop(
+    const FusedAdam& h, float* __restrict p, const float* __restrict grad, float* __restrict m,
+    float* __restrict v, int64_t begin, int64_t end) {
+  const float beta1 = h.beta1, one_minus_beta1 = h.one_minus_beta1, beta2 = h.beta2,
+              one_minus_beta2 = h.one_minus_beta2, weight_decay = h.weight_decay, decay_factor = h.decay_factor,
+              bias_correction2_sqrt = h.bias_correction2_sqrt, eps = h.eps, step_size = h.step_size;
   for (int64_t i = begin; i < end; ++i) {
-    float g = h.maximize ? -grad[i] : grad[i];
+    float g = Maximize ? -grad[i] : grad[i];
     float pi = p[i];
-    if (h.decoupled) pi = pi * h.decay_factor;
-    else if (h.weight_decay_on) g = g + pi * h.weight_decay;
-    float mi = m[i] * h.beta1;
-    mi = mi + g * h.one_minus_beta1;
+    if constexpr (Decoupled) pi = pi * decay_factor;
+    else if constexpr (WeightDecay) g = g + pi * weight_decay;
+    float mi = m[i] * beta1;
+    mi = mi + g * one_minus_beta1;
     float gg = g * g;
-    float vi = v[i] * h.beta2;
-    vi = vi + gg * h.one_minus_beta2;
-    float denom = std::sqrt(vi) / h.bias_correction2_sqrt;
-    denom = denom + h.eps;
+    float vi = v[i] * beta2;
+    vi = vi + gg * one_minus_beta2;
+    float denom = std::sqrt(vi) / bias_correction2_sqrt;
+    denom = denom + eps;
     float u = mi / denom;
-    u = u * h.step_size;
+    u = u * step_size;
     p[i] = pi - u;
     m[i] = mi;
     v[i] = vi;
   }
+}
+
+void fused_adam_range(const FusedAdam& h, float* p, const float* grad, float* m, float* v, int64_t begin,
+                      int64_t end) {
+  auto run = [&]<bool Maximize>() {
+    if (h.decoupled)
+      fused_adam_loop<Maximize, true, false>(h, p, grad, m, v, begin, end);
+    else if (h.weight_decay_on)
+      fused_adam_loop<Maximize, false, true>(h, p, grad, m, v, begin, end);
+    else
+      fused_adam_loop<Maximize, false, false>(h, p, grad, m, v, begin, end);
+  };
+  if (h.maximize)
+    run.template operator()<true>();
+  else
+    run.template operator()<false>();
 }
 
 bool fusable(const Tensor& t, const Tensor& p) {

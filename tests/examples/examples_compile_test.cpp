@@ -1,6 +1,6 @@
 // Runs examples/seed_compile (the seed step as eager code, run eagerly and
 // through compile()) and checks that both twins train the same way: equal
-// first losses, falling losses, close parameters, one trace.
+// first losses, falling losses, parameters equal up to rounding, one trace.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -43,8 +43,12 @@ TEST(Examples, SeedCompileTrainsLikeEager) {
                         &traces),
             3)
       << out;
+  // Equal up to rounding: the compiled graph computes the weight gradients
+  // as gᵀx instead of (xᵀg)ᵀ (another GEMM summation order), and Adam
+  // magnifies tiny differences where gradients are near zero (lr 1e-4 over
+  // 60 steps moves a weight by at most 6e-3).
   EXPECT_LT(loss_diff, 1e-5) << out;
-  EXPECT_LT(param_diff, 1e-5) << out;
+  EXPECT_LT(param_diff, 1e-4) << out;
   EXPECT_EQ(traces, 1);
 }
 
