@@ -5,13 +5,14 @@
 //   step = zero_grad, forward, loss, backward, optimizer.step
 //
 // Modes:
-//   eager  nabla's eager API (nn::Sequential, autograd, optim::Adam)
+//   eager     nabla's eager API (nn::Sequential, autograd, optim::Adam)
+//   compiled  the same step function through nabla::compile (one graph run)
 //   blas   the same step hand-written on cblas_sgemm with plain loops (the
 //          floor an op-by-op framework is measured against)
 // bench/reference/torch_seed_step.cpp is the libtorch twin;
 // bench/seed_compare.sh runs them all and prints the ratio table.
 //
-// Usage: seed_step_bench [--mode eager|blas] [--threads N] [--warmup W] [--steps S]
+// Usage: seed_step_bench [--mode eager|compiled|blas] [--threads N] [--warmup W] [--steps S]
 // Prints one line: impl=nabla-<mode> threads=.. median_ms=.. best_ms=.. cpu_ms=.. final_loss=..
 #include <cblas.h>
 #include <time.h>
@@ -64,25 +65,41 @@ Args parse(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--steps"))
       a.steps = std::atoi(argv[i + 1]);
     else {
-      std::fprintf(stderr, "usage: %s [--mode eager|blas] [--threads N] [--warmup W] [--steps S]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--mode eager|compiled|blas] [--threads N] [--warmup W] [--steps S]\n", argv[0]);
       std::exit(2);
     }
   }
   return a;
 }
 
-// The step as eager nabla code.
-std::function<float()> eager_step(const Tensor& x, const Tensor& y) {
-  auto model = std::make_shared<nn::Sequential>(nn::Linear(D_in, H), nn::ReLU(), nn::Linear(H, D_out));
-  auto loss_fn = std::make_shared<nn::MSELoss>("sum");
-  auto opt = std::make_shared<optim::Adam>(model->parameters(), optim::Options{{"lr", kLr}});
-  return [=] {
-    opt->zero_grad();
-    Tensor loss = (*loss_fn)((*model)(x), y);
+// The step as eager nabla code, written once: `eager` runs it as is,
+// `compiled` through nabla::compile (traced once into a graph).
+struct NablaStep {
+  std::shared_ptr<nn::Sequential> model =
+      std::make_shared<nn::Sequential>(nn::Linear(D_in, H), nn::ReLU(), nn::Linear(H, D_out));
+  nn::MSELoss loss_fn{"sum"};
+  optim::Adam opt{model->parameters(), optim::Options{{"lr", kLr}}};
+
+  Tensor operator()(const Tensor& x, const Tensor& y) {
+    opt.zero_grad();
+    Tensor loss = loss_fn((*model)(x), y);
     loss.backward();
-    opt->step();
-    return loss.item<float>();
-  };
+    opt.step();
+    return loss;
+  }
+};
+
+std::function<float()> eager_step(const Tensor& x, const Tensor& y) {
+  auto step = std::make_shared<NablaStep>();
+  return [=] { return (*step)(x, y).item<float>(); };
+}
+
+std::function<float()> compiled_step(const Tensor& x, const Tensor& y) {
+  auto step = std::make_shared<NablaStep>();
+  CompiledFunction f = compile([step](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+    return {(*step)(in[0], in[1])};
+  });
+  return [=] { return f({x, y})[0].item<float>(); };
 }
 
 // The step written by hand: sgemm for the four products, loops for the rest.
@@ -172,7 +189,7 @@ struct BlasStep {
 int main(int argc, char** argv) {
   Args a = parse(argc, argv);
   if (a.mode == "list") {  // for bench/seed_compare.sh
-    std::printf("eager blas\n");
+    std::printf("eager compiled blas\n");
     return 0;
   }
   set_num_threads(a.threads);  // nabla's pool, OpenBLAS's and oneDNN's threads
@@ -181,10 +198,12 @@ int main(int argc, char** argv) {
   std::function<float()> step;
   if (a.mode == "eager") {
     step = eager_step(x, y);
+  } else if (a.mode == "compiled") {
+    step = compiled_step(x, y);
   } else if (a.mode == "blas") {
     step = BlasStep(x, y);
   } else {
-    std::fprintf(stderr, "unknown --mode %s (eager|blas)\n", a.mode.c_str());
+    std::fprintf(stderr, "unknown --mode %s (eager|compiled|blas)\n", a.mode.c_str());
     return 2;
   }
   std::vector<double> times, cpu_times;
