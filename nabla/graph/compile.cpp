@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <sstream>
 
 #include "nabla/core/grad_mode.h"
@@ -47,6 +48,12 @@ struct CompiledFunction::State {
   TensorsFn fn;
   std::source_location loc;
   std::string where;  // "compile (compiled at file:line)"
+  // One call at a time: traces, the Sessions' plans and the parameters they
+  // update are shared by every thread calling this compiled function.
+  // Recursive so that fn calling this function again while traced gets the
+  // clear error below instead of a deadlock.
+  mutable std::recursive_mutex mutex;
+  bool tracing = false;
   std::map<std::string, Trace> traces;
   int64_t calls = 0;
 
@@ -115,6 +122,7 @@ std::vector<Tensor> CompiledFunction::operator()(const std::vector<Tensor>& inpu
   }
   // Called on graph values: fn's ops join the graph those values belong to.
   if (symbolic) return s.fn(inputs);
+  std::lock_guard<std::recursive_mutex> lock(s.mutex);
   for (std::size_t i = 0; i < inputs.size(); ++i)
     NABLA_CHECK(!(GradMode::is_enabled() && inputs[i].requires_grad()), s.where, ": input ", i,
                 " requires grad, but compiled functions do not record autograd history for their inputs (gradients "
@@ -123,7 +131,16 @@ std::vector<Tensor> CompiledFunction::operator()(const std::vector<Tensor>& inpu
   ++s.calls;
   std::string sig = signature_of(inputs);
   auto it = s.traces.find(sig);
-  if (it == s.traces.end()) it = s.traces.emplace(sig, s.trace(inputs, sig)).first;
+  NABLA_CHECK(!s.tracing, s.where, ": the function called itself with concrete tensors while it was being traced; "
+              "a compiled function cannot run inside its own trace");
+  if (it == s.traces.end()) {
+    s.tracing = true;
+    struct Reset {
+      bool& flag;
+      ~Reset() { flag = false; }
+    } reset{s.tracing};
+    it = s.traces.emplace(sig, s.trace(inputs, sig)).first;
+  }
   Trace& t = it->second;
   NABLA_CHECK(!(GradMode::is_enabled() && t.uses_requires_grad && !t.trains), s.where,
               ": the function uses tensors that require grad (module parameters) but neither calls backward() nor "
@@ -146,20 +163,29 @@ Tensor CompiledFunction::call_one(const Tensor& input) const {
   return out[0];
 }
 
-int64_t CompiledFunction::num_traces() const { return static_cast<int64_t>(state_->traces.size()); }
-int64_t CompiledFunction::num_calls() const { return state_->calls; }
+int64_t CompiledFunction::num_traces() const {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
+  return static_cast<int64_t>(state_->traces.size());
+}
+int64_t CompiledFunction::num_calls() const {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
+  return state_->calls;
+}
 
 std::vector<std::string> CompiledFunction::signatures() const {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
   std::vector<std::string> r;
   for (const auto& [sig, t] : state_->traces) r.push_back(sig);
   return r;
 }
 
 std::string CompiledFunction::graph_text(const std::vector<Tensor>& inputs) const {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
   return state_->traced(inputs, "graph_text").graph.to_text();
 }
 
 std::string CompiledFunction::optimized_graph_text(const std::vector<Tensor>& inputs) const {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
   return state_->traced(inputs, "optimized_graph_text").session->optimized_graph_text();
 }
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "nabla/nabla.h"
@@ -265,6 +266,39 @@ TEST(Compile, BadFunctionsAndInputs) {
                {"mm: shapes [2, 3] and [2, 3] cannot be multiplied", "while compile (compiled at compile_test.cpp:", "traced its function for inputs float32[2, 3]"});
   auto plain = compile([](const Tensor& x) { return x; });
   expect_error(error_of([&] { plain(Tensor()); }), {"input 0 is an undefined tensor"});
+}
+
+TEST(Compile, CallsFromSeveralThreadsShareOneTraceAndGiveEagerResults) {
+  manual_seed(11);
+  auto model = make_mlp();
+  auto f = compile([&](const Tensor& x) { return model->forward(x); });
+  std::vector<Tensor> xs, want;
+  {
+    NoGradGuard no_grad;
+    for (int i = 0; i < 4; ++i) {
+      xs.push_back(randn({5, 6}, kFloat64));
+      want.push_back(model->forward(xs.back()));
+    }
+  }
+  std::vector<double> worst(4, 0.0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      NoGradGuard no_grad;  // grad mode is per thread
+      for (int i = 0; i < 20; ++i) worst[t] = std::max(worst[t], max_abs_diff(f(xs[t]), want[t]));
+    });
+  for (auto& th : threads) th.join();
+  for (double w : worst) EXPECT_LT(w, 1e-13);
+  EXPECT_EQ(f.num_traces(), 1);
+  EXPECT_EQ(f.num_calls(), 80);
+}
+
+TEST(Compile, AFunctionCallingItselfWhileTracedIsAnError) {
+  CompiledFunction f;
+  f = compile([&](const Tensor& x) { return x + f(ones({3}, kFloat64)); });
+  expect_error(error_of([&] { f(ones({3}, kFloat64)); }),
+               {"compile (compiled at", "called itself with concrete tensors while it was being traced"});
+  EXPECT_EQ(f.num_traces(), 0);
 }
 
 }  // namespace
