@@ -218,7 +218,9 @@ int main(int argc, char** argv) {
   }
   std::vector<double> times, cpu_times;
   float loss = 0, first_loss = 0;
+  AllocatorStats timed_from{};
   for (int s = 0; s < a.warmup + a.steps; ++s) {
+    if (s == a.warmup) timed_from = cpu_allocator_stats();
     auto t0 = Clock::now();
     double c0 = cpu_ms();
     loss = step();
@@ -228,6 +230,10 @@ int main(int argc, char** argv) {
     times.push_back(ms);
     cpu_times.push_back(cpu_ms() - c0);
   }
+  // Memory the timed steps took from the system (none in steady state), on stderr.
+  std::fprintf(stderr, "%s: system allocations during the timed steps: %llu\n", a.mode.c_str(),
+               static_cast<unsigned long long>(cpu_allocator_stats().system_allocations -
+                                               timed_from.system_allocations));
   std::sort(times.begin(), times.end());
   std::sort(cpu_times.begin(), cpu_times.end());
   std::printf("impl=nabla-%s threads=%d steps=%d median_ms=%.4f best_ms=%.4f cpu_ms=%.4f first_loss=%.4f final_loss=%.4f\n",

@@ -204,30 +204,38 @@ void run_fused(const FusedChain& c, Inputs inputs, const Tensor& out, FusedScrat
       std::lock_guard<std::mutex> lock(mu);
       *bytes_allocated += bytes;
     }
-    TensorList results(c.steps.size());
+    // Tile views, made once per chunk and moved along from tile to tile
+    // (their offset and length set per tile): per external input (a 0-dim
+    // single element stays as it is), per intermediate, and the output.
+    TensorList ext_tiles, step_tiles;
+    for (const Tensor& e : ext) ext_tiles.push_back(e.dim() == 0 && total != 1 ? e : flat_slice(e, 0, cap));
+    for (std::size_t s = 0; s < last; ++s) step_tiles.push_back(flat_slice(buffers[s], 0, cap));
+    step_tiles.push_back(flat_slice(out, 0, cap));
+    auto place = [](Tensor& view, int64_t offset, int64_t len) {
+      TensorImpl* impl = view.impl();
+      impl->offset = offset;
+      impl->sizes[0] = len;
+      impl->numel = len;
+    };
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t start = t * kFusedTile, len = std::min(kFusedTile, total - start);
+      for (std::size_t e = 0; e < ext.size(); ++e)
+        if (ext_tiles[e].dim() == 1) place(ext_tiles[e], ext[e].impl()->offset + start, len);
+      for (std::size_t s = 0; s < last; ++s) place(step_tiles[s], buffers[s].impl()->offset, len);
+      place(step_tiles[last], out.impl()->offset + start, len);
       for (std::size_t s = 0; s <= last; ++s) {
         const FusedChain::Step& step = c.steps[s];
         SmallVector<Tensor, 3> ins;
-        for (int a : step.args) {
-          if (a < 0) {
-            ins.push_back(results[static_cast<std::size_t>(-a - 1)]);
-          } else {
-            const Tensor& e = ext[static_cast<std::size_t>(a)];
-            ins.push_back(e.dim() == 0 && total != 1 ? e : flat_slice(e, start, len));
-          }
-        }
-        Tensor dst = s == last ? flat_slice(out, start, len) : flat_slice(buffers[s], 0, len);
+        for (int a : step.args)
+          ins.push_back(a < 0 ? step_tiles[static_cast<std::size_t>(-a - 1)] : ext_tiles[static_cast<std::size_t>(a)]);
         try {
           step.op->kernels[static_cast<int>(DeviceType::CPU)](Inputs(ins.data(), ins.size()), step.attrs,
-                                                               std::span<Tensor>(&dst, 1));
+                                                               std::span<Tensor>(&step_tiles[s], 1));
         } catch (const Error& e) {
           scratch.give_back(std::move(buffers));
           throw Error(::nabla::detail::concat(e.what(), "\n  while running node ", step.node, " (fused into ",
                                               fused_chain_text(c), ")"));
         }
-        results[s] = dst;
       }
     }
     scratch.give_back(std::move(buffers));
