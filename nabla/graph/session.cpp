@@ -281,7 +281,9 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
           // and the copy replaces the view for the chains that read it later
           // (unless it views a variable, which a later assign may change).
           for (std::size_t k = 0; k < ins.size(); ++k) {
-            if (ins[k].is_contiguous() || ins[k].numel() == 1 || !ins[k].device().is_cpu()) continue;
+            if (ins[k].is_contiguous() || ins[k].numel() == 1 || !ins[k].device().is_cpu() ||
+                static_cast<int>(k) == plan.variable_writes.into_input[id])
+              continue;
             const ValueRef& r = node.inputs[k];
             auto& dense = plan.dense[static_cast<std::size_t>(r.node)];
             dense.resize(pg.graph.nodes[static_cast<std::size_t>(r.node)].metas.size());
