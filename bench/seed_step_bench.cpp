@@ -9,10 +9,13 @@
 //   compiled  the same step function through nabla::compile (one graph run)
 //   blas   the same step hand-written on cblas_sgemm with plain loops (the
 //          floor an op-by-op framework is measured against)
+//   graph  the same step as a static graph (the model's parameters as graph
+//          variables, graph::gradients, graph-mode Adam), timed as
+//          sess.run({loss, train_op}, {{x, x}, {y, y}})
 // bench/reference/torch_seed_step.cpp is the libtorch twin;
 // bench/seed_compare.sh runs them all and prints the ratio table.
 //
-// Usage: seed_step_bench [--mode eager|compiled|blas] [--threads N] [--warmup W] [--steps S]
+// Usage: seed_step_bench [--mode eager|compiled|graph|blas] [--threads N] [--warmup W] [--steps S] [--print-plan 1]
 // Prints one line: impl=nabla-<mode> threads=.. median_ms=.. best_ms=.. cpu_ms=.. final_loss=..
 #include <cblas.h>
 #include <time.h>
@@ -47,6 +50,7 @@ double cpu_ms() {
 struct Args {
   std::string mode = "eager";
   int threads = 1, warmup = 20, steps = 200;
+  bool print_plan = false;  // graph mode: print the Session's execution plan to stderr
 };
 
 Args parse(int argc, char** argv) {
@@ -64,8 +68,10 @@ Args parse(int argc, char** argv) {
       a.warmup = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--steps"))
       a.steps = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--print-plan"))
+      a.print_plan = std::atoi(argv[i + 1]) != 0;
     else {
-      std::fprintf(stderr, "usage: %s [--mode eager|compiled|blas] [--threads N] [--warmup W] [--steps S]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--mode eager|compiled|graph|blas] [--threads N] [--warmup W] [--steps S] [--print-plan 1]\n", argv[0]);
       std::exit(2);
     }
   }
@@ -100,6 +106,27 @@ std::function<float()> compiled_step(const Tensor& x, const Tensor& y) {
     return {(*step)(in[0], in[1])};
   });
   return [=] { return f({x, y})[0].item<float>(); };
+}
+
+// The step as a static graph run by a Session. The model is the eager mode's
+// (same seed, same initial parameters); its parameters become graph variables.
+std::function<float()> graph_step(const Tensor& xv, const Tensor& yv, bool print_plan) {
+  nn::Sequential model(nn::Linear(D_in, H), nn::ReLU(), nn::Linear(H, D_out));
+  auto g = std::make_shared<graph::Graph>();
+  Tensor x = g->placeholder(kFloat32, {N, D_in}, "x");
+  Tensor y = g->placeholder(kFloat32, {N, D_out}, "y");
+  Tensor loss, train;
+  {
+    nn::ModuleVariables mv(*g, model);
+    loss = mse_loss(model.forward(x), y, "sum");
+    train = graph::AdamOptimizer(kLr).minimize(loss, mv.trainable_variables());
+  }
+  auto sess = std::make_shared<graph::Session>(*g);
+  sess->run(g->global_variables_initializer());
+  const std::vector<Tensor> fetches{loss, train};
+  const graph::Feeds feeds{{x, xv}, {y, yv}};
+  if (print_plan) std::fprintf(stderr, "%s\n", sess->plan_text(fetches, feeds).c_str());
+  return [=] { return sess->run(fetches, feeds)[0].item<float>(); };
 }
 
 // The step written by hand: sgemm for the four products, loops for the rest.
@@ -189,7 +216,7 @@ struct BlasStep {
 int main(int argc, char** argv) {
   Args a = parse(argc, argv);
   if (a.mode == "list") {  // for bench/seed_compare.sh
-    std::printf("eager compiled blas\n");
+    std::printf("eager compiled graph blas\n");
     return 0;
   }
   set_num_threads(a.threads);  // nabla's pool, OpenBLAS's and oneDNN's threads
@@ -202,13 +229,17 @@ int main(int argc, char** argv) {
     step = compiled_step(x, y);
   } else if (a.mode == "blas") {
     step = BlasStep(x, y);
+  } else if (a.mode == "graph") {
+    step = graph_step(x, y, a.print_plan);
   } else {
-    std::fprintf(stderr, "unknown --mode %s (eager|compiled|blas)\n", a.mode.c_str());
+    std::fprintf(stderr, "unknown --mode %s (eager|compiled|graph|blas)\n", a.mode.c_str());
     return 2;
   }
   std::vector<double> times, cpu_times;
   float loss = 0, first_loss = 0;
+  AllocatorStats timed_from{};
   for (int s = 0; s < a.warmup + a.steps; ++s) {
+    if (s == a.warmup) timed_from = cpu_allocator_stats();
     auto t0 = Clock::now();
     double c0 = cpu_ms();
     loss = step();
@@ -218,6 +249,10 @@ int main(int argc, char** argv) {
     times.push_back(ms);
     cpu_times.push_back(cpu_ms() - c0);
   }
+  // Memory the timed steps took from the system (none in steady state), on stderr.
+  std::fprintf(stderr, "%s: system allocations during the timed steps: %llu\n", a.mode.c_str(),
+               static_cast<unsigned long long>(cpu_allocator_stats().system_allocations -
+                                               timed_from.system_allocations));
   std::sort(times.begin(), times.end());
   std::sort(cpu_times.begin(), cpu_times.end());
   std::printf("impl=nabla-%s threads=%d steps=%d median_ms=%.4f best_ms=%.4f cpu_ms=%.4f first_loss=%.4f final_loss=%.4f\n",

@@ -7,12 +7,15 @@
 #include <algorithm>
 
 #include "nabla/core/grad_mode.h"
+#include "nabla/graph/contiguous_copy.h"
 #include "nabla/graph/control_flow_detail.h"
+#include "nabla/graph/node_kernel.h"
 #include "nabla/graph/passes/dead_code.h"
 #include "nabla/graph/passes/fuse_elementwise.h"
 #include "nabla/graph/passes/memory_plan.h"
 #include "nabla/graph/passes/optimize.h"
 #include "nabla/graph/passes/transpose_matmul.h"
+#include "nabla/graph/passes/variable_writes.h"
 #include "nabla/graph/print.h"
 #include "nabla/graph/run_op.h"
 
@@ -22,6 +25,15 @@ struct Session::Plan {
   OptGraph graph;                // pruned (and fused); origins are user node ids
   std::vector<ValueRef> fetches;  // values of `graph`, one per fetch
   MemoryPlan memory;
+  // Resolved once (node_kernel.h): per node, the CPU kernel to call directly
+  // into given outputs, or nullptr (run through call()).
+  std::vector<KernelFn> direct;
+  std::vector<Tensor> slots;  // the buffers of memory.slot, made on first use, reused by later runs
+  std::vector<std::unique_ptr<FusedScratch>> scratch;  // per fused node
+  VariableWrites variable_writes;  // chains that write straight into a variable (passes/variable_writes.h)
+  // Per node, per output: a contiguous copy of the value when it is a strided
+  // view that fused chains read (made once per run, kept across runs).
+  std::vector<std::vector<Tensor>> dense;
 };
 
 namespace {
@@ -42,6 +54,12 @@ ValueRef ref_in(const std::shared_ptr<GraphData>& g, const Tensor& t, const char
 }
 
 int64_t nbytes_of(const Tensor& t) { return t.numel() * static_cast<int64_t>(itemsize(t.dtype())); }
+
+int64_t numel_of(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
 
 bool shares_storage(const Tensor& t, Inputs ins) {
   for (const Tensor& i : ins)
@@ -108,11 +126,31 @@ Session::Plan& Session::plan_for(const std::vector<ValueRef>& fetches, const std
     prune_to_fetches(plan->graph, plan->fetches);
   if (options_.optimize && options_.fuse && fuse_elementwise(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
-  if (options_.optimize && options_.plan_memory) {
-    plan->memory = plan_memory(plan->graph.graph, plan->fetches);
+  const GraphData& pg = plan->graph.graph;
+  const std::size_t n = pg.nodes.size();
+  if (options_.optimize && options_.fuse) {
+    plan->variable_writes = plan_variable_writes(plan->graph, plan->fetches);
   } else {
-    plan->memory.release_after.resize(plan->graph.graph.nodes.size());
-    plan->memory.inplace.assign(plan->graph.graph.nodes.size(), 0);
+    plan->variable_writes.into_input.assign(n, -1);
+    plan->variable_writes.written.assign(n, 0);
+  }
+  std::vector<char> writes_into_slots(n, 0);
+  plan->direct.assign(n, nullptr);
+  plan->scratch.resize(n);
+  plan->dense.resize(n);
+  for (std::size_t id = 0; id < n; ++id) {
+    const Node& node = pg.nodes[id];
+    plan->direct[id] = direct_cpu_kernel(pg, node);
+    if (node.fused) plan->scratch[id] = std::make_unique<FusedScratch>();
+    writes_into_slots[id] = (plan->direct[id] != nullptr || node.fused != nullptr) &&
+                            plan->variable_writes.into_input[id] < 0;
+  }
+  if (options_.optimize && options_.plan_memory) {
+    plan->memory = plan_memory(pg, plan->fetches, writes_into_slots);
+    plan->slots.resize(plan->memory.slot_metas.size());
+  } else {
+    plan->memory.release_after.resize(n);
+    plan->memory.inplace.assign(n, 0);
   }
   ++stats_.plans_built;
   slot = std::move(plan);
@@ -161,7 +199,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
   std::vector<ValueRef> fetch_refs;
   for (std::size_t i = 0; i < fetches.size(); ++i) fetch_refs.push_back(ref_in(graph_, fetches[i], "fetch", i));
 
-  const Plan& plan = plan_for(fetch_refs, fed_ids);
+  Plan& plan = plan_for(fetch_refs, fed_ids);
   const OptGraph& pg = plan.graph;
   const std::size_t n = pg.graph.nodes.size();
 
@@ -205,7 +243,9 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       case NodeKind::AssignAdd:
       case NodeKind::AssignSub: {
         const Tensor& value = input(node.inputs[0]);
-        if (node.kind == NodeKind::Assign) {
+        if (plan.variable_writes.written[id]) {
+          initialized(node.target, "updated");  // the chain before wrote the new value into it
+        } else if (node.kind == NodeKind::Assign) {
           auto it = variables_.find(node.target);
           // Assigning initializes, as in TensorFlow; otherwise write in place.
           if (it == variables_.end())
@@ -253,13 +293,60 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
           else
             ins.push_back(input(r));
         }
-        Inputs in_span(ins.data(), ins.size());
         if (node.fused) {
-          out.push_back(run_fused(*node.fused, in_span, node.metas[0], &stats_.bytes_allocated));
+          // A fused chain reads its inputs contiguously: a strided view (a
+          // transposed gradient) is copied once, into a buffer of the plan,
+          // and the copy replaces the view for the chains that read it later
+          // (unless it views a variable, which a later assign may change).
+          for (std::size_t k = 0; k < ins.size(); ++k) {
+            if (ins[k].is_contiguous() || ins[k].numel() == 1 || !ins[k].device().is_cpu() ||
+                static_cast<int>(k) == plan.variable_writes.into_input[id])
+              continue;
+            const ValueRef& r = node.inputs[k];
+            auto& dense = plan.dense[static_cast<std::size_t>(r.node)];
+            dense.resize(pg.graph.nodes[static_cast<std::size_t>(r.node)].metas.size());
+            Tensor& copy = dense[static_cast<std::size_t>(r.output)];
+            if (!copy.defined() || copy.impl()->use_count() != 1 || copy.impl()->storage->use_count() != 1 ||
+                copy.sizes() != ins[k].sizes() || copy.dtype() != ins[k].dtype()) {
+              copy = make_empty(ins[k].sizes(), ins[k].dtype(), kCPU);
+              stats_.bytes_allocated += nbytes_of(copy);
+            }
+            copy_to_contiguous(copy, ins[k]);
+            bool views_variable = false;
+            for (const auto& [var_id, var] : variables_)
+              views_variable |= var.impl()->storage.get() == ins[k].impl()->storage.get();
+            ins[k] = copy;
+            if (!views_variable) values[static_cast<std::size_t>(r.node)][static_cast<std::size_t>(r.output)] = copy;
+          }
+        }
+        Inputs in_span(ins.data(), ins.size());
+        if (node.fused && plan.variable_writes.into_input[id] >= 0) {
+          // The new value of a variable, computed into its buffer.
+          Tensor target = ins[static_cast<std::size_t>(plan.variable_writes.into_input[id])];
+          if (target.device().is_cpu() && target.is_contiguous() && target.dtype() == node.metas[0].dtype &&
+              target.sizes() == node.metas[0].sizes) {
+            run_fused(*node.fused, in_span, target, *plan.scratch[id], &stats_.bytes_allocated);
+            target.impl()->storage->bump_version();
+          } else {
+            Tensor result = output_buffer(plan, id, 0, in_span);
+            run_fused(*node.fused, in_span, result, *plan.scratch[id], &stats_.bytes_allocated);
+            target.copy_(result);
+          }
+          out.push_back(std::move(target));
+          ++stats_.fused_ops_executed;
+        } else if (node.fused) {
+          Tensor result = output_buffer(plan, id, 0, in_span);
+          run_fused(*node.fused, in_span, result, *plan.scratch[id], &stats_.bytes_allocated);
+          out.push_back(std::move(result));
           ++stats_.fused_ops_executed;
         } else {
           try {
-            if (plan.memory.inplace[id] && can_write_in_place(node, in_span)) {
+            if (plan.direct[id] && inputs_match(pg.graph, node, in_span)) {
+              // Resolved when the plan was built: straight to the kernel.
+              for (std::size_t o = 0; o < node.metas.size(); ++o) out.push_back(output_buffer(plan, id, o, in_span));
+              plan.direct[id](in_span, node.attrs, std::span<Tensor>(out.data(), out.size()));
+              ++stats_.direct_ops_executed;
+            } else if (plan.memory.inplace[id] && can_write_in_place(node, in_span)) {
               Tensor target = ins[0];
               node.op->kernels[static_cast<int>(DeviceType::CPU)](in_span, node.attrs, std::span<Tensor>(&target, 1));
               out.push_back(std::move(target));
@@ -301,6 +388,29 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
     stats_.device_to_host_bytes += nbytes_of(result.back());
   }
   return result;
+}
+
+Tensor Session::output_buffer(Plan& plan, std::size_t id, std::size_t o, Inputs ins) {
+  const OutputMeta& m = plan.graph.graph.nodes[id].metas[o];
+  const int s = plan.memory.slot.empty() ? -1 : plan.memory.slot[id][o];
+  if (s < 0) {
+    stats_.bytes_allocated += numel_of(m.sizes) * static_cast<int64_t>(itemsize(m.dtype));
+    return make_empty(m.sizes, m.dtype, kCPU);
+  }
+  Tensor& buffer = plan.slots[static_cast<std::size_t>(s)];
+  // The slot's buffer is reused only if nothing else holds it: no value
+  // fetched by an earlier run that the caller kept, no view of it. An
+  // in-place node's input 0 is the buffer itself (its second handle).
+  const bool in_place = o == 0 && plan.memory.inplace[id] && !ins.empty() && ins[0].defined() && buffer.defined() &&
+                        ins[0].impl() == buffer.impl();
+  if (!buffer.defined() || buffer.impl()->use_count() != (in_place ? 2 : 1) ||
+      buffer.impl()->storage->use_count() != 1) {
+    buffer = make_empty(m.sizes, m.dtype, kCPU);
+    stats_.bytes_allocated += nbytes_of(buffer);
+  } else if (in_place) {
+    ++stats_.inplace_ops_executed;
+  }
+  return buffer;
 }
 
 Tensor Session::variable_value(const Tensor& variable) const {

@@ -3,9 +3,12 @@
 // simplification, CSE, DCE) and builds one execution plan per distinct set of
 // fetches and feeds: pruned to what the fetches need, elementwise chains
 // fused into one loop, and a memory plan (values released after their last
-// use, in-place ops where safe). The user's Graph is never modified. Each op
-// runs eagerly through the op table (no autograd). Variables live in the
-// Session and persist across runs. See docs/graph.md.
+// use, in-place ops where safe, result buffers reused from run to run). Op
+// kernels are resolved when the plan is built and called directly where
+// call() would add nothing but its checks (node_kernel.h); the others run
+// eagerly through the op table (no autograd). The user's Graph is never
+// modified. Variables live in the Session and persist across runs. See
+// docs/graph.md.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -74,9 +77,11 @@ class Session {
     int64_t nodes_executed = 0;  // all kinds of node, over all runs
     int64_t ops_executed = 0;    // Op nodes only (a fused chain counts once), over all runs
     int64_t fused_ops_executed = 0;    // fused chain nodes among ops_executed
+    int64_t direct_ops_executed = 0;   // ops whose kernel the plan resolved, called without call()
     int64_t inplace_ops_executed = 0;  // ops that wrote into their input's buffer
     // Bytes of op results the Session allocated (fused scratch included; a
-    // result written in place allocates none), over all runs.
+    // result written in place or into a buffer kept from an earlier run
+    // allocates none), over all runs.
     int64_t bytes_allocated = 0;
     // Bytes of fetched values handed back to the caller (on CPU, the fetched
     // tensors); what assigns write into variables stays in the Session.
@@ -90,6 +95,9 @@ class Session {
   struct Plan;
   void ensure_optimized();
   Plan& plan_for(const std::vector<ValueRef>& fetches, const std::vector<int>& fed);
+  // The tensor op node `id` of `plan` writes output `o` into: its slot's
+  // buffer when free, else a new one (counted in stats_.bytes_allocated).
+  Tensor output_buffer(Plan& plan, std::size_t id, std::size_t o, Inputs ins);
 
   std::shared_ptr<GraphData> graph_;
   SessionOptions options_;

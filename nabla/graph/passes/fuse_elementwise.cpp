@@ -21,7 +21,9 @@ int64_t numel_of(const Shape& s) {
   return n;
 }
 
-bool eligible(const OptGraph& g, int id) {
+}  // namespace
+
+bool fusable_elementwise(const OptGraph& g, int id) {
   const Node& n = g.node(id);
   if (n.kind != NodeKind::Op || n.fused || !n.op->has(kElementwise) || n.op->has(kRandom) || n.op->has(kView) ||
       n.op->composite || !n.op->kernels[static_cast<int>(DeviceType::CPU)] || n.metas.size() != 1 ||
@@ -36,6 +38,8 @@ bool eligible(const OptGraph& g, int id) {
   }
   return true;
 }
+
+namespace {
 
 int find(std::vector<int>& parent, int x) {
   while (parent[static_cast<std::size_t>(x)] != x)
@@ -86,7 +90,7 @@ int fuse_elementwise(OptGraph& g, const std::vector<ValueRef>& fetches) {
   std::vector<char> ok(static_cast<std::size_t>(n), 0);
   for (int i = 0; i < n; ++i) {
     parent[static_cast<std::size_t>(i)] = first[static_cast<std::size_t>(i)] = i;
-    ok[static_cast<std::size_t>(i)] = eligible(g, i);
+    ok[static_cast<std::size_t>(i)] = fusable_elementwise(g, i);
   }
   for (int i = 0; i < n; ++i) {
     if (!ok[static_cast<std::size_t>(i)]) continue;
@@ -147,10 +151,34 @@ int fuse_elementwise(OptGraph& g, const std::vector<ValueRef>& fetches) {
   return made;
 }
 
-Tensor run_fused(const FusedChain& c, Inputs inputs, const OutputMeta& meta, int64_t* bytes_allocated) {
-  Tensor out = make_empty(meta.sizes, meta.dtype, kCPU);
+TensorList FusedScratch::take(const FusedChain& c, int64_t cap, int64_t* bytes_allocated) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // A set is reused when it has room for this run's tiles (the node's
+    // shape is fixed, so it always has after the first run).
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      if (!it->empty() && (*it)[0].numel() < cap) continue;
+      TensorList set = std::move(*it);
+      free_.erase(it);
+      return set;
+    }
+  }
+  TensorList set;
+  auto add = [&](DType dtype) {
+    set.push_back(make_empty({cap}, dtype, kCPU));
+    *bytes_allocated += cap * static_cast<int64_t>(itemsize(dtype));
+  };
+  for (std::size_t s = 0; s + 1 < c.steps.size(); ++s) add(c.steps[s].dtype);
+  return set;
+}
+
+void FusedScratch::give_back(TensorList scratch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(std::move(scratch));
+}
+
+void run_fused(const FusedChain& c, Inputs inputs, const Tensor& out, FusedScratch& scratch, int64_t* bytes_allocated) {
   const int64_t total = out.numel();
-  *bytes_allocated += total * static_cast<int64_t>(itemsize(meta.dtype));
   // External inputs: contiguous full tensors, or single elements to broadcast.
   TensorList ext;
   for (const Tensor& t : inputs) {
@@ -164,52 +192,54 @@ Tensor run_fused(const FusedChain& c, Inputs inputs, const OutputMeta& meta, int
   }
   const std::size_t last = c.steps.size() - 1;
   const int64_t tiles = (total + kFusedTile - 1) / kFusedTile;
-  int64_t scratch_bytes = 0;
+  const int64_t cap = std::min<int64_t>(kFusedTile, total);
+  std::mutex mu;
   auto run_tiles = [&](int64_t t0, int64_t t1) {
     // Tile-sized scratch per intermediate, reused for every tile of this chunk.
-    TensorList scratch;
     int64_t bytes = 0;
-    const int64_t cap = std::min<int64_t>(kFusedTile, total);
-    for (std::size_t s = 0; s < last; ++s) {
-      scratch.push_back(make_empty({cap}, c.steps[s].dtype, kCPU));
-      bytes += cap * static_cast<int64_t>(itemsize(c.steps[s].dtype));
+    TensorList buffers = scratch.take(c, cap, &bytes);
+    if (bytes) {
+      std::lock_guard<std::mutex> lock(mu);
+      *bytes_allocated += bytes;
     }
-    TensorList results(c.steps.size());
+    // Tile views, made once per chunk and moved along from tile to tile
+    // (their offset and length set per tile): per external input (a 0-dim
+    // single element stays as it is), per intermediate, and the output.
+    TensorList ext_tiles, step_tiles;
+    for (const Tensor& e : ext) ext_tiles.push_back(e.dim() == 0 && total != 1 ? e : flat_slice(e, 0, cap));
+    for (std::size_t s = 0; s < last; ++s) step_tiles.push_back(flat_slice(buffers[s], 0, cap));
+    step_tiles.push_back(flat_slice(out, 0, cap));
+    auto place = [](Tensor& view, int64_t offset, int64_t len) {
+      TensorImpl* impl = view.impl();
+      impl->offset = offset;
+      impl->sizes[0] = len;
+      impl->numel = len;
+    };
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t start = t * kFusedTile, len = std::min(kFusedTile, total - start);
+      for (std::size_t e = 0; e < ext.size(); ++e)
+        if (ext_tiles[e].dim() == 1) place(ext_tiles[e], ext[e].impl()->offset + start, len);
+      for (std::size_t s = 0; s < last; ++s) place(step_tiles[s], buffers[s].impl()->offset, len);
+      place(step_tiles[last], out.impl()->offset + start, len);
       for (std::size_t s = 0; s <= last; ++s) {
         const FusedChain::Step& step = c.steps[s];
         SmallVector<Tensor, 3> ins;
-        for (int a : step.args) {
-          if (a < 0) {
-            ins.push_back(results[static_cast<std::size_t>(-a - 1)]);
-          } else {
-            const Tensor& e = ext[static_cast<std::size_t>(a)];
-            ins.push_back(e.dim() == 0 && total != 1 ? e : flat_slice(e, start, len));
-          }
-        }
-        Tensor dst = s == last ? flat_slice(out, start, len) : flat_slice(scratch[s], 0, len);
+        for (int a : step.args)
+          ins.push_back(a < 0 ? step_tiles[static_cast<std::size_t>(-a - 1)] : ext_tiles[static_cast<std::size_t>(a)]);
         try {
           step.op->kernels[static_cast<int>(DeviceType::CPU)](Inputs(ins.data(), ins.size()), step.attrs,
-                                                               std::span<Tensor>(&dst, 1));
+                                                               std::span<Tensor>(&step_tiles[s], 1));
         } catch (const Error& e) {
+          scratch.give_back(std::move(buffers));
           throw Error(::nabla::detail::concat(e.what(), "\n  while running node ", step.node, " (fused into ",
                                               fused_chain_text(c), ")"));
         }
-        results[s] = dst;
       }
     }
-    return bytes;
+    scratch.give_back(std::move(buffers));
   };
-  // Chunks of tiles on the pool; each chunk has its own scratch.
-  std::mutex mu;
-  parallel_for(0, tiles, std::max<int64_t>(1, kParallelGrain / kFusedTile), [&](int64_t b, int64_t e) {
-    int64_t bytes = run_tiles(b, e);
-    std::lock_guard<std::mutex> lock(mu);
-    scratch_bytes += bytes;
-  });
-  *bytes_allocated += scratch_bytes;
-  return out;
+  // Chunks of tiles on the pool; each chunk takes its own scratch.
+  parallel_for(0, tiles, std::max<int64_t>(1, kParallelGrain / kFusedTile), run_tiles);
 }
 
 }  // namespace nabla::graph

@@ -14,6 +14,7 @@
 // change what it reads).
 #pragma once
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct FusedChain {
   std::vector<Step> steps;  // in run order; the last one's result is the node's output
 };
 
+// Whether op node `id` may join a fused chain (the rules above, except
+// those about its uses and neighbours).
+bool fusable_elementwise(const OptGraph& g, int id);
+
 // The op fused nodes carry (not in the op table: it has no kernel of its own).
 const OpDef& fused_elementwise_op();
 
@@ -46,8 +51,21 @@ std::string fused_chain_text(const FusedChain& c);
 // nodes fused away.
 int fuse_elementwise(OptGraph& g, const std::vector<ValueRef>& fetches);
 
-// Runs a fused node: `inputs` are its external inputs, `out` its output meta.
-// `bytes_allocated` grows by what it allocates (output + scratch).
-Tensor run_fused(const FusedChain& c, Inputs inputs, const OutputMeta& out, int64_t* bytes_allocated);
+// Tile-sized scratch buffers of a fused node, kept across runs: one set per
+// chunk running at once (one chunk per pool thread), handed out and back.
+class FusedScratch {
+ public:
+  TensorList take(const FusedChain& c, int64_t cap, int64_t* bytes_allocated);
+  void give_back(TensorList scratch);
+
+ private:
+  std::mutex mu_;
+  std::vector<TensorList> free_;
+};
+
+// Runs a fused node into `out` (contiguous, CPU, of the node's output meta):
+// `inputs` are its external inputs. Scratch comes from `scratch` (made on
+// first use); `bytes_allocated` grows by the scratch it had to allocate.
+void run_fused(const FusedChain& c, Inputs inputs, const Tensor& out, FusedScratch& scratch, int64_t* bytes_allocated);
 
 }  // namespace nabla::graph
