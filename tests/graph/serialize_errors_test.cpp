@@ -137,10 +137,10 @@ TEST_F(SavedGraphErrors, OtherVersions) {
   std::string b = bytes_;
   put_le(b, 8, 2, 2);
   fix_checksums(b);
-  expect_error(load_error(b), {"bad.nbg", "format version 2.0 is newer than what this nabla reads (version 1.x, up to 1.1)"});
+  expect_error(load_error(b), {"bad.nbg", "format version 2.1 is newer than what this nabla reads (version 1.x, up to 1.1)"});
   put_le(b, 8, 0, 2);
   fix_checksums(b);
-  expect_error(load_error(b), {"format version 0.0 is not what this nabla reads"});
+  expect_error(load_error(b), {"format version 0.1 is not what this nabla reads"});
   // A newer minor version without new fields reads fine.
   b = bytes_;
   put_le(b, 10, 7, 2);
