@@ -155,7 +155,8 @@ TEST_F(SavedControlFlowErrors, AControlFlowFileClaimingVersion1_0IsCorrupt) {
                                "corrupt"});
 }
 
-// A version 1.0 file as the 1.0 writer lays it out (docs/nbg-format.md): x, a
+// A version 1.0 file, byte for byte as the 1.0 writer wrote it (checked against
+// it when 1.1 was made; docs/nbg-format.md): x, a
 // float32[2] placeholder; c, the constant [1.5, 0.5]; y = add(x, c). Source
 // lines are left out to keep it short.
 constexpr unsigned char kVersion1_0File[] = {
