@@ -1,9 +1,7 @@
 // Saved graphs: a Graph with its variables in one `.nbg` file, loadable in
 // another process without the code that built it. The format is documented
 // in docs/nbg-format.md: a fixed header (magic, version, section sizes,
-// CRC-32s), a binary node table and a tensor data section. Control flow
-// (cond, while_loop and their gradients) is saved with its subgraphs as
-// nested node tables (format 1.1).
+// CRC-32s), a binary node table and a tensor data section.
 //
 //   graph::save(g, "model.nbg");            // variables with their initial values
 //   sess.save("model.nbg");                 // variables with the session's values (trained)
