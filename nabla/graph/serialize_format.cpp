@@ -16,6 +16,8 @@ constexpr KindCode kKinds[] = {
     {NodeKind::Op, 0, "op"},           {NodeKind::Placeholder, 1, "placeholder"}, {NodeKind::Constant, 2, "constant"},
     {NodeKind::Variable, 3, "variable"}, {NodeKind::Initializer, 4, "initializer"}, {NodeKind::Assign, 5, "assign"},
     {NodeKind::AssignAdd, 6, "assign_add"}, {NodeKind::AssignSub, 7, "assign_sub"}, {NodeKind::Group, 8, "group"},
+    // Since format 1.1.
+    {NodeKind::Cond, 9, "cond"},       {NodeKind::While, 10, "while"},            {NodeKind::WhileGrad, 11, "while_grad"},
 };
 
 constexpr DType kDTypeCodes[] = {kBool, kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64};
@@ -25,9 +27,7 @@ constexpr DType kDTypeCodes[] = {kBool, kUInt8, kInt32, kInt64, kFloat16, kBFloa
 uint8_t kind_code(NodeKind k, const std::string& where) {
   for (const KindCode& c : kKinds)
     if (c.kind == k) return c.code;
-  fail(where, ": node kind ", static_cast<int>(k), " has no code in format version ", kMajor, ".", kMinor,
-       " (format 1.0 stores neither control-flow nodes (cond, while_loop) nor the fused nodes of "
-       "optimized graphs; save a graph without control flow, before optimization)");
+  fail(where, ": node kind ", static_cast<int>(k), " has no code in format version ", kMajor, ".", kMinor);
 }
 
 bool kind_from_code(uint8_t code, NodeKind* k) {
@@ -43,6 +43,10 @@ const char* kind_name(NodeKind k) {
   for (const KindCode& c : kKinds)
     if (c.kind == k) return c.name;
   return "unknown";
+}
+
+uint16_t kind_minor(NodeKind k) {
+  return k == NodeKind::Cond || k == NodeKind::While || k == NodeKind::WhileGrad ? 1 : 0;
 }
 
 uint8_t dtype_code(DType t) {

@@ -16,9 +16,12 @@ namespace nabla::graph::nbg {
 
 inline constexpr char kMagic[8] = {'\x89', 'N', 'B', 'G', '\r', '\n', '\x1a', '\n'};
 inline constexpr uint16_t kMajor = 1;
-inline constexpr uint16_t kMinor = 0;
+inline constexpr uint16_t kMinor = 1;  // 1.1: control flow (subgraphs, kinds cond/while/while_grad)
 inline constexpr std::size_t kHeaderSize = 44;  // magic .. header CRC-32, see docs/nbg-format.md
 inline constexpr uint32_t kMaxDims = 64;
+// Subgraphs (cond branches, loop bodies) may nest this many levels below the
+// top-level graph: the reader recurses once per level.
+inline constexpr int kMaxNesting = 32;
 
 // Field tags of a node record. A tag with kCritical set must be understood:
 // a reader that does not know it refuses the file.
@@ -35,9 +38,15 @@ enum Tag : uint16_t {
   kTagTrainable = 10,
   kTagTarget = 11,
   kTagVariables = 12,
+  kTagSubgraphs = 13,  // since 1.1; always stored critical (kCritical | 13)
 };
 inline constexpr uint16_t kCritical = 0x8000;
-inline constexpr uint16_t kLastTag = kTagVariables;
+inline constexpr uint16_t kLastTag = kTagSubgraphs;
+// The version that introduced a tag, and whether it is stored marked critical.
+inline constexpr uint16_t tag_minor(uint16_t tag) { return tag == kTagSubgraphs ? 1 : 0; }
+inline constexpr bool tag_critical(uint16_t tag) { return tag == kTagSubgraphs; }
+// A `param` of a subgraph that binds no placeholder (docs/nbg-format.md).
+inline constexpr uint32_t kNoParam = 0xFFFFFFFFu;
 
 // Attribute value types (the alternatives of AttrValue, attrs.h).
 enum AttrType : uint8_t { kAttrNone = 0, kAttrInt = 1, kAttrDouble = 2, kAttrBool = 3, kAttrShape = 4, kAttrDType = 5, kAttrScalar = 6, kAttrString = 7 };
@@ -48,12 +57,22 @@ enum ScalarKind : uint8_t { kScalarBool = 0, kScalarInt = 1, kScalarFloat = 2 };
 uint8_t kind_code(NodeKind k, const std::string& where);
 bool kind_from_code(uint8_t c, NodeKind* k);
 const char* kind_name(NodeKind k);
+// The minor version that introduced a kind (control flow: 1).
+uint16_t kind_minor(NodeKind k);
+inline constexpr uint8_t kLastKindCode = 11;
 uint8_t dtype_code(DType t);
 bool dtype_from_code(uint8_t c, DType* t);
 
 // Range checks of a loaded op node's attributes by name (dims within the
 // input's rank, strides > 0, ...): serialize_attr_checks.cpp.
 void check_attrs(const OpDef& op, Inputs ins, const Attrs& attrs, const std::string& at);
+
+// A loaded Cond / While / WhileGrad node `n` of graph `g` (its inputs already
+// checked against g): its attributes, subgraph count, and each subgraph's
+// params and results against the node's inputs and outputs, so that the
+// runtime (control_flow_run.cpp) binds and returns values of the dtypes and
+// shapes the subgraphs were checked with: serialize_control_flow_checks.cpp.
+void check_control_flow(const Node& n, const GraphData& g, const std::string& at);
 
 // CRC-32 (zlib's, as in ZIP and PNG); crc32_update continues `crc` over more bytes.
 uint32_t crc32_update(uint32_t crc, const void* data, std::size_t n);

@@ -4,7 +4,9 @@
 // a node is checked against already-checked ones and the loaded graph is
 // topologically ordered like a built one. An op node's output metas are
 // recomputed by the op's own inference on its loaded inputs and must equal
-// the saved ones. Nothing from the file is ever executed.
+// the saved ones. Control-flow nodes carry their subgraphs (cond branches,
+// loop bodies) as nested node tables read the same way, one recursion per
+// level up to nbg::kMaxNesting. Nothing from the file is ever executed.
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -12,6 +14,7 @@
 #include <iterator>
 #include <variant>
 
+#include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/serialize.h"
 #include "nabla/graph/serialize_format.h"
 #include "nabla/ops/factory.h"
@@ -38,6 +41,7 @@ const char* tag_name(uint16_t tag) {
     case nbg::kTagTrainable: return "trainable";
     case nbg::kTagTarget: return "target";
     case nbg::kTagVariables: return "variables";
+    case nbg::kTagSubgraphs: return "subgraphs";
     default: return "?";
   }
 }
@@ -57,9 +61,10 @@ uint32_t allowed_fields(NodeKind k) {
     case NodeKind::AssignAdd:
     case NodeKind::AssignSub: return common | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagTarget);
     case NodeKind::Group: return common | bit(nbg::kTagInputs);
-    case NodeKind::Cond:  // control flow has no code in format 1.0: kind_from_code never yields these
+    case NodeKind::Cond: return common | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagSubgraphs);
     case NodeKind::While:
-    case NodeKind::WhileGrad: break;
+    case NodeKind::WhileGrad:
+      return common | bit(nbg::kTagAttrs) | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagSubgraphs);
   }
   return common;
 }
@@ -75,9 +80,10 @@ uint32_t required_fields(NodeKind k) {
     case NodeKind::AssignAdd:
     case NodeKind::AssignSub: return always | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagTarget);
     case NodeKind::Group: return always | bit(nbg::kTagInputs);
-    case NodeKind::Cond:  // control flow has no code in format 1.0: kind_from_code never yields these
+    case NodeKind::Cond: return always | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagSubgraphs);
     case NodeKind::While:
-    case NodeKind::WhileGrad: break;
+    case NodeKind::WhileGrad:
+      return always | bit(nbg::kTagAttrs) | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagSubgraphs);
   }
   return always;
 }
@@ -155,7 +161,17 @@ struct Record {
   Tensor value;
   bool trainable = true;
   int target = -1;
+  std::vector<Subgraph> subgraphs;
 };
+
+// What reading a node table needs besides its bytes.
+struct Context {
+  std::string_view data;  // the data section
+  uint16_t file_minor = 0;
+};
+
+void read_nodes(Reader& r, const Context& cx, const std::string& prefix, int depth,
+                const std::shared_ptr<GraphData>& g);
 
 // A node index that must name an earlier node.
 int earlier_node(Reader& r, std::size_t id, const char* what) {
@@ -187,16 +203,23 @@ Tensor read_value(Reader& r, std::string_view data) {
   return t;
 }
 
-Record read_record(Reader& table, std::size_t id, std::string_view data, uint16_t file_minor, const std::string& file) {
+std::vector<Subgraph> read_subgraphs(Reader& r, const Context& cx, int depth, const std::shared_ptr<GraphData>& g);
+
+// Node `id` of graph `g` (nested `depth` levels below the top-level graph).
+Record read_record(Reader& table, std::size_t id, const Context& cx, const std::string& prefix, int depth,
+                   const std::shared_ptr<GraphData>& g) {
+  const std::string_view data = cx.data;
+  const uint16_t file_minor = cx.file_minor;
   Record rec;
-  const std::string at = file + ": node " + std::to_string(id);
+  const std::string at = prefix + ": node " + std::to_string(id);
   uint32_t nfields = table.count(6);
   for (uint32_t f = 0; f < nfields; ++f) {
     uint16_t tag = table.u16();
     uint32_t len = table.u32();
     std::string_view payload = table.take(len);
     const uint16_t id_bits = tag & static_cast<uint16_t>(~nbg::kCritical);
-    const bool known = (tag & nbg::kCritical) == 0 && tag >= 1 && tag <= nbg::kLastTag;
+    const bool critical = (tag & nbg::kCritical) != 0;
+    const bool known = id_bits >= 1 && id_bits <= nbg::kLastTag && critical == nbg::tag_critical(id_bits);
     if (!known) {
       // Newer minor versions may add fields an older reader can skip; a field
       // marked critical must be understood (docs/nbg-format.md, "Versions").
@@ -207,13 +230,21 @@ Record read_record(Reader& table, std::size_t id, std::string_view data, uint16_
                   file_minor, " file (known tags: 1..", nbg::kLastTag, "); the file is corrupt");
       continue;
     }
+    tag = id_bits;
+    NABLA_CHECK(nbg::tag_minor(tag) <= file_minor, at, ": field '", tag_name(tag), "' is new in format ", nbg::kMajor,
+                ".", nbg::tag_minor(tag), " but the file says version ", nbg::kMajor, ".", file_minor,
+                "; the file is corrupt");
     NABLA_CHECK(!(rec.present & bit(tag)), at, ": field '", tag_name(tag), "' appears twice");
     rec.present |= bit(tag);
     Reader r(payload, at + " field '" + tag_name(tag) + "'");
     switch (tag) {
       case nbg::kTagKind: {
         uint8_t c = r.u8();
-        NABLA_CHECK(nbg::kind_from_code(c, &rec.kind), r.where(), ": unknown node kind ", int(c), "; expected 0..8");
+        NABLA_CHECK(nbg::kind_from_code(c, &rec.kind), r.where(), ": unknown node kind ", int(c), "; expected 0..",
+                    int(nbg::kLastKindCode));
+        NABLA_CHECK(nbg::kind_minor(rec.kind) <= file_minor, r.where(), ": kind '", nbg::kind_name(rec.kind),
+                    "' is new in format ", nbg::kMajor, ".", nbg::kind_minor(rec.kind), " but the file says version ",
+                    nbg::kMajor, ".", file_minor, "; the file is corrupt");
         break;
       }
       case nbg::kTagName: rec.name = std::string(r.take(r.left())); break;
@@ -257,10 +288,63 @@ Record read_record(Reader& table, std::size_t id, std::string_view data, uint16_
         for (uint32_t i = 0; i < n; ++i) rec.variables.push_back(earlier_node(r, id, "a variable"));
         break;
       }
+      case nbg::kTagSubgraphs: rec.subgraphs = read_subgraphs(r, cx, depth, g); break;
     }
     NABLA_CHECK(r.left() == 0, r.where(), ": ", r.left(), " unexpected bytes after the field's value");
   }
   return rec;
+}
+
+// The subgraphs field of a control-flow node of `g` (nested `depth` levels
+// down): each a region, its own node table (read recursively), params and
+// results. Their agreement with the owner node is checked by
+// nbg::check_control_flow once the owner's other fields are known.
+std::vector<Subgraph> read_subgraphs(Reader& r, const Context& cx, int depth, const std::shared_ptr<GraphData>& g) {
+  NABLA_CHECK(depth < nbg::kMaxNesting, r.where(), ": subgraphs nested more than ", nbg::kMaxNesting,
+              " levels deep (the format's limit)");
+  const uint32_t count = r.count(16);  // each: region length, node count, param count, result count
+  std::vector<Subgraph> subs;
+  for (uint32_t k = 0; k < count; ++k) {
+    const std::string at = r.where() + ": subgraph " + std::to_string(k);
+    auto sg = std::make_shared<GraphData>();
+    sg->parent = g;
+    sg->region = r.str();
+    read_nodes(r, cx, at, depth + 1, sg);
+    const std::size_t size = sg->nodes.size();
+    Subgraph s;
+    s.graph = sg;
+    std::vector<char> bound(size, 0);
+    const uint32_t np = r.count(4);
+    for (uint32_t i = 0; i < np; ++i) {
+      const uint32_t p = r.u32();
+      if (p == nbg::kNoParam) {
+        s.params.push_back(-1);
+        continue;
+      }
+      NABLA_CHECK(p < size && sg->nodes[p].kind == NodeKind::Placeholder, at, ": param ", i, " names node ", p,
+                  "; expected a placeholder of the subgraph's ", size, " nodes, or ", nbg::kNoParam, " (unbound)");
+      NABLA_CHECK(!bound[p], at, ": param ", i, " binds placeholder '", sg->nodes[p].name,
+                  "' again; each placeholder is bound at most once");
+      bound[p] = 1;
+      s.params.push_back(static_cast<int>(p));
+    }
+    // A subgraph's placeholders are its bound inputs (cond and while_loop make
+    // no others): an unbound one could never be given a value.
+    for (std::size_t i = 0; i < size; ++i)
+      NABLA_CHECK(bound[i] || sg->nodes[i].kind != NodeKind::Placeholder, at, ": placeholder '", sg->nodes[i].name,
+                  "' (node ", i, ") is bound by no param");
+    const uint32_t nr = r.count(8);
+    for (uint32_t i = 0; i < nr; ++i) {
+      const uint32_t node = r.u32(), out = r.u32();
+      NABLA_CHECK(node < size, at, ": result ", i, " refers to node ", node, "; the subgraph has ", size, " nodes");
+      const Node& n = sg->nodes[node];
+      NABLA_CHECK(out < n.metas.size(), at, ": result ", i, " is output ", out, " of node '", n.name, "', which has ",
+                  n.metas.size(), " output(s)");
+      s.results.push_back({static_cast<int>(node), static_cast<int>(out)});
+    }
+    subs.push_back(std::move(s));
+  }
+  return subs;
 }
 
 std::string metas_text(const OutputMetas& m) {
@@ -277,10 +361,12 @@ bool same_metas(const OutputMetas& a, const OutputMetas& b) {
   return true;
 }
 
-// Checks `rec` (node `id`) against the nodes before it and makes the Node.
-Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& g, const std::string& file) {
+// Checks `rec` (node `id` of `g`, nested `depth` levels down) against the
+// nodes before it and makes the Node.
+Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& g, const std::string& prefix,
+                  int depth) {
   const uint32_t required = required_fields(rec.kind), allowed = allowed_fields(rec.kind);
-  const std::string at = file + ": node " + std::to_string(id) + (rec.name.empty() ? "" : " '" + rec.name + "'") +
+  const std::string at = prefix + ": node " + std::to_string(id) + (rec.name.empty() ? "" : " '" + rec.name + "'") +
                          " (" + nbg::kind_name(rec.kind) + ")";
   for (uint16_t t = 1; t <= nbg::kLastTag; ++t) {
     NABLA_CHECK(!(required & bit(t)) || (rec.present & bit(t)), at, ": missing field '", tag_name(t), "'");
@@ -288,6 +374,12 @@ Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& 
                 nbg::kind_name(rec.kind), " node");
   }
   NABLA_CHECK(!rec.name.empty(), at, ": the name is empty");
+  // A subgraph runs ops, constants, its bound placeholders and nested control
+  // flow (control_flow_run.cpp); state and groups live in the top-level graph.
+  NABLA_CHECK(depth == 0 || rec.kind == NodeKind::Op || rec.kind == NodeKind::Placeholder ||
+                  rec.kind == NodeKind::Constant || detail::is_control_flow(rec.kind),
+              at, ": a ", nbg::kind_name(rec.kind),
+              " node cannot be inside a subgraph (a cond branch or while_loop body)");
   auto node_at = [&](int i) -> const Node& { return g->nodes[static_cast<std::size_t>(i)]; };
 
   // Inputs must be values of their nodes (output index in range); only a
@@ -326,15 +418,16 @@ Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& 
   n.target = rec.target;
   n.variables = rec.variables;
   n.attrs = rec.attrs;
+  n.subgraphs = std::move(rec.subgraphs);
 
   switch (rec.kind) {
     case NodeKind::Placeholder:
     case NodeKind::Constant:
     case NodeKind::Variable:
     case NodeKind::Group: break;
-    case NodeKind::Cond:  // no code in format 1.0: kind_from_code never yields these
+    case NodeKind::Cond:
     case NodeKind::While:
-    case NodeKind::WhileGrad: NABLA_CHECK(false, at, ": control-flow nodes are not part of format 1.0"); break;
+    case NodeKind::WhileGrad: nbg::check_control_flow(n, *g, at); break;
     case NodeKind::Initializer:
       for (int v : rec.variables)
         NABLA_CHECK(node_at(v).kind == NodeKind::Variable, at, ": initializes node '", node_at(v).name,
@@ -387,6 +480,22 @@ Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& 
   return n;
 }
 
+// u32 node count, then the records of `g`'s nodes, each checked against the
+// ones before it; names must be unique within `g`.
+void read_nodes(Reader& r, const Context& cx, const std::string& prefix, int depth,
+                const std::shared_ptr<GraphData>& g) {
+  const uint32_t count = r.count(4);
+  for (uint32_t id = 0; id < count; ++id) {
+    Record rec = read_record(r, id, cx, prefix, depth, g);
+    g->nodes.push_back(check_record(std::move(rec), id, g, prefix, depth));
+  }
+  for (const Node& n : g->nodes) g->used_names.push_back(n.name);
+  std::sort(g->used_names.begin(), g->used_names.end());
+  auto dup = std::adjacent_find(g->used_names.begin(), g->used_names.end());
+  NABLA_CHECK(dup == g->used_names.end(), prefix, ": two nodes are called '",
+              dup == g->used_names.end() ? "" : *dup, "'; names must be unique");
+}
+
 std::string read_file(const std::string& path, const std::string& file) {
   std::ifstream in(path, std::ios::binary);
   NABLA_CHECK(in, file, ": cannot open the file");
@@ -437,18 +546,8 @@ Graph load(const std::string& path) {
 
   auto g = std::make_shared<GraphData>();
   Reader r(table, file + ": node table");
-  const uint32_t count = r.count(4);
-  for (uint32_t id = 0; id < count; ++id) {
-    Record rec = read_record(r, id, data, minor, file);
-    Node n = check_record(std::move(rec), id, g, file);
-    g->nodes.push_back(std::move(n));
-  }
+  read_nodes(r, Context{data, minor}, file, 0, g);
   NABLA_CHECK(r.left() == 0, file, ": ", r.left(), " unexpected bytes after the last node record");
-  for (const Node& n : g->nodes) g->used_names.push_back(n.name);
-  std::sort(g->used_names.begin(), g->used_names.end());
-  auto dup = std::adjacent_find(g->used_names.begin(), g->used_names.end());
-  NABLA_CHECK(dup == g->used_names.end(), file, ": two nodes are called '", dup == g->used_names.end() ? "" : *dup,
-              "'; names must be unique");
   return Graph(std::move(g));
 }
 

@@ -1,13 +1,15 @@
 // Writing .nbg files (docs/nbg-format.md): the node table is built in
 // memory, the tensors' bytes are checksummed where they lie and then written
 // after it, all through AtomicFile.
+#include <algorithm>
 #include <bit>
 #include <variant>
 #include <vector>
 
+#include "nabla/core/atomic_file.h"
+#include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/serialize.h"
 #include "nabla/graph/serialize_format.h"
-#include "nabla/core/atomic_file.h"
 
 static_assert(std::endian::native == std::endian::little, ".nbg I/O assumes a little-endian host");
 
@@ -95,29 +97,53 @@ class Record {
 struct Blob {
   std::vector<Tensor> tensors;  // contiguous CPU tensors, in data-section order
   uint64_t size = 0;
+  uint32_t crc = nbg::crc32_update(0, nullptr, 0);  // over each tensor where it lies
 };
 
-}  // namespace
+void write_nodes(Writer& table, const GraphData& g, const std::unordered_map<int, Tensor>& values, Blob& blob,
+                 const std::string& where);
 
-namespace detail {
+// A control-flow node's subgraphs: each its region (text for errors), its own
+// node table (recursively), its params and its results.
+void write_subgraphs(Writer& w, const Node& n, Blob& blob, const std::string& node_where) {
+  w.u32(static_cast<uint32_t>(n.subgraphs.size()));
+  for (std::size_t k = 0; k < n.subgraphs.size(); ++k) {
+    const Subgraph& s = n.subgraphs[k];
+    NABLA_CHECK(s.graph, node_where, ": subgraph ", k, " has no graph");
+    w.str(s.graph->region);
+    write_nodes(w, *s.graph, {}, blob, node_where + ": subgraph " + std::to_string(k));
+    w.u32(static_cast<uint32_t>(s.params.size()));
+    for (int p : s.params) w.u32(p < 0 ? nbg::kNoParam : static_cast<uint32_t>(p));
+    w.u32(static_cast<uint32_t>(s.results.size()));
+    for (const ValueRef& r : s.results) {
+      w.u32(static_cast<uint32_t>(r.node));
+      w.u32(static_cast<uint32_t>(r.output));
+    }
+  }
+}
 
-void write_nbg(const GraphData& g, const std::unordered_map<int, Tensor>& values, const std::string& path) {
-  const std::string where = "graph::save: '" + path + "'";
-  Writer table;
+// u32 node count, then one record per node of `g`. `values` (node id ->
+// tensor) replaces the initial values of the variables it names.
+void write_nodes(Writer& table, const GraphData& g, const std::unordered_map<int, Tensor>& values, Blob& blob,
+                 const std::string& where) {
   table.u32(static_cast<uint32_t>(g.nodes.size()));
-  Blob blob;
-  uint32_t data_crc = nbg::crc32_update(0, nullptr, 0);  // over each tensor where it lies
   for (std::size_t id = 0; id < g.nodes.size(); ++id) {
     const Node& n = g.nodes[id];
     const std::string node_where = where + ": node " + std::to_string(id) + " '" + n.name + "'";
     NABLA_CHECK(n.kind != NodeKind::Effect, node_where, ": a step traced by compile() (an optimizer update) runs "
                 "C++ code and cannot be saved; save a graph trained with graph::optimizers (optimizers.h) instead");
     Record r;
+    // First, so that a 1.0 reader meets this critical field before the kind
+    // code it does not know and says the file needs a newer nabla.
+    if (detail::is_control_flow(n.kind))
+      r.field(nbg::kCritical | nbg::kTagSubgraphs, [&](Writer& w) { write_subgraphs(w, n, blob, node_where); });
     r.field(nbg::kTagKind, [&](Writer& w) { w.u8(nbg::kind_code(n.kind, node_where)); });
     r.field(nbg::kTagName, [&](Writer& w) { w.bytes(n.name); });
     if (n.kind == NodeKind::Op) {
       NABLA_CHECK(n.op, node_where, ": op node without an op");
       r.field(nbg::kTagOp, [&](Writer& w) { w.bytes(n.op->name); });
+    }
+    if (n.kind == NodeKind::Op || n.kind == NodeKind::While || n.kind == NodeKind::WhileGrad) {
       std::string a = attrs_bytes(n.attrs);
       r.field(nbg::kTagAttrs, [&](Writer& w) { w.bytes(a); });
     }
@@ -168,7 +194,7 @@ void write_nbg(const GraphData& g, const std::unordered_map<int, Tensor>& values
         w.u64(nbytes);
       });
       blob.size += nbytes;
-      if (nbytes > 0) data_crc = nbg::crc32_update(data_crc, c.raw_data(), nbytes);
+      if (nbytes > 0) blob.crc = nbg::crc32_update(blob.crc, c.raw_data(), nbytes);
       blob.tensors.push_back(std::move(c));
     }
     if (n.kind == NodeKind::Variable) r.field(nbg::kTagTrainable, [&](Writer& w) { w.u8(n.trainable ? 1 : 0); });
@@ -181,6 +207,33 @@ void write_nbg(const GraphData& g, const std::unordered_map<int, Tensor>& values
       });
     r.append_to(table);
   }
+}
+
+// Levels of subgraphs below `g` (0: no control flow).
+int nesting(const GraphData& g) {
+  int deepest = 0;
+  for (const Node& n : g.nodes)
+    for (const Subgraph& s : n.subgraphs)
+      if (s.graph) deepest = std::max(deepest, 1 + nesting(*s.graph));
+  return deepest;
+}
+
+// What the public saves refuse beyond write_nbg: files no reader would load.
+void check_savable(const GraphData& g, const std::string& path, const char* api) {
+  const int depth = nesting(g);
+  NABLA_CHECK(depth <= nbg::kMaxNesting, api, ": '", path, "': cond / while_loop subgraphs nest ", depth,
+              " levels deep; the .nbg format stores at most ", nbg::kMaxNesting);
+}
+
+}  // namespace
+
+namespace detail {
+
+void write_nbg(const GraphData& g, const std::unordered_map<int, Tensor>& values, const std::string& path) {
+  const std::string where = "graph::save: '" + path + "'";
+  Writer table;
+  Blob blob;
+  write_nodes(table, g, values, blob, where);
 
   Writer header;
   header.bytes(std::string_view(nbg::kMagic, sizeof nbg::kMagic));
@@ -190,7 +243,7 @@ void write_nbg(const GraphData& g, const std::unordered_map<int, Tensor>& values
   header.u64(table.size());
   header.u64(blob.size);
   header.u32(nbg::crc32(table.data().data(), table.size()));
-  header.u32(data_crc);
+  header.u32(blob.crc);
   header.u32(nbg::crc32(header.data().data(), header.size()));
 
   AtomicFile file(path, "graph::save");
@@ -205,10 +258,16 @@ void write_nbg(const GraphData& g, const std::unordered_map<int, Tensor>& values
 
 }  // namespace detail
 
-void save(const Graph& graph, const std::string& path) { detail::write_nbg(*graph.data(), {}, path); }
+void save(const Graph& graph, const std::string& path) {
+  check_savable(*graph.data(), path, "graph::save");
+  detail::write_nbg(*graph.data(), {}, path);
+}
 
 void save(const Session& session, const std::string& path) { session.save(path); }
 
-void Session::save(const std::string& path) const { detail::write_nbg(*graph_, variables_, path); }
+void Session::save(const std::string& path) const {
+  check_savable(*graph_, path, "Session::save");
+  detail::write_nbg(*graph_, variables_, path);
+}
 
 }  // namespace nabla::graph
