@@ -65,6 +65,7 @@ uint32_t allowed_fields(NodeKind k) {
     case NodeKind::While:
     case NodeKind::WhileGrad:
       return common | bit(nbg::kTagAttrs) | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagSubgraphs);
+    case NodeKind::Effect: break;  // compile() only: has no code in the format
   }
   return common;
 }
@@ -84,6 +85,7 @@ uint32_t required_fields(NodeKind k) {
     case NodeKind::While:
     case NodeKind::WhileGrad:
       return always | bit(nbg::kTagAttrs) | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagSubgraphs);
+    case NodeKind::Effect: break;  // compile() only: has no code in the format
   }
   return always;
 }
@@ -425,6 +427,7 @@ Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& 
     case NodeKind::Constant:
     case NodeKind::Variable:
     case NodeKind::Group: break;
+    case NodeKind::Effect: fail(at, ": an effect node cannot be loaded");  // no code in the format: unreachable
     case NodeKind::Cond:
     case NodeKind::While:
     case NodeKind::WhileGrad: nbg::check_control_flow(n, *g, at); break;
