@@ -6,7 +6,6 @@
 // hold, nesting beyond the format's limit. Each raises a nabla::Error naming
 // the file and the field. And the other way round: a 1.0 file still loads.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -14,11 +13,11 @@
 #include "nabla/nabla.h"
 #include "tests/support/error_message.h"
 #include "tests/support/nbg_bytes.h"
+#include "tests/support/nbg_file_test.h"
 
 namespace nabla::graph {
 namespace {
 
-namespace fs = std::filesystem;
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
 using nabla::testing::fix_checksums;
@@ -55,11 +54,9 @@ FieldSpan find_field(const std::string& b, uint16_t tag) {
   return {};
 }
 
-class SavedControlFlowErrors : public ::testing::Test {
+class SavedControlFlowErrors : public nabla::testing::NbgFileTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nabla_saved_control_flow_errors_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
     // A loop whose body holds a cond, and the loop's gradient: every kind of
     // control-flow node, subgraphs two levels deep.
     Graph g;
@@ -73,18 +70,8 @@ class SavedControlFlowErrors : public ::testing::Test {
                           },
                           {zeros({}, kInt64), h0})[1];
     gradients(sum(h), {w});
-    good_ = path("good.nbg");
-    save(g, good_);
-    bytes_ = read_bytes(good_);
+    save_good("nabla_saved_control_flow_errors", g);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::string load_error(const std::string& b, const std::string& name = "bad.nbg") {
-    write_bytes(path(name), b);
-    return error_of([&] { load(path(name)); });
-  }
-  fs::path dir_;
-  std::string good_, bytes_;
 };
 
 TEST_F(SavedControlFlowErrors, TheGoodFileLoadsAsVersion1_1) {

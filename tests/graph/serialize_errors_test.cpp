@@ -4,7 +4,6 @@
 // detail::write_nbg from a graph broken on purpose). Each raises a
 // nabla::Error that names the file and what is wrong.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -12,11 +11,11 @@
 #include "nabla/nabla.h"
 #include "tests/support/error_message.h"
 #include "tests/support/nbg_bytes.h"
+#include "tests/support/nbg_file_test.h"
 
 namespace nabla::graph {
 namespace {
 
-namespace fs = std::filesystem;
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
 using nabla::testing::kNoError;
@@ -28,11 +27,9 @@ using nabla::testing::read_bytes;
 using nabla::testing::write_bytes;
 constexpr std::size_t kHeader = nabla::testing::kNbgHeader;
 
-class SavedGraphErrors : public ::testing::Test {
+class SavedGraphErrors : public nabla::testing::NbgFileTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nabla_saved_graph_errors_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
     // A small trained-model-like graph: placeholder, variables, ops, an update, an initializer.
     Graph g;
     Tensor x = g.placeholder(kFloat32, {2, 3}, "x");
@@ -42,19 +39,8 @@ class SavedGraphErrors : public ::testing::Test {
     assign_sub(w, full({3, 4}, 0.5));
     g.global_variables_initializer();
     (void)y;
-    good_ = path("good.nbg");
-    save(g, good_);
-    bytes_ = read_bytes(good_);
+    save_good("nabla_saved_graph_errors", g);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  // The error loading `b` (written to a file) raises.
-  std::string load_error(const std::string& b, const std::string& name = "bad.nbg") {
-    write_bytes(path(name), b);
-    return error_of([&] { load(path(name)); });
-  }
-  fs::path dir_;
-  std::string good_, bytes_;
 };
 
 TEST_F(SavedGraphErrors, TheGoodFileLoads) {
