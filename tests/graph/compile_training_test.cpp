@@ -279,5 +279,33 @@ TEST(CompileTraining, TheTracedGraphHasOneStepNodeAndSteadyStateRunsDoNotAllocat
   EXPECT_EQ(after.bytes_reserved, before.bytes_reserved);
 }
 
+TEST(CompileTraining, ACondOnDataInsideATrainingStepPicksTheBranchAtEachRun) {
+  // The branch depends on the batch: graph::cond decides per run; gradients
+  // flow through the taken branch to the parameters it captured.
+  manual_seed(12);
+  Tensor w = randn({3}, kFloat64).requires_grad_();
+  Tensor w_twin = w.detach().clone().requires_grad_();
+  optim::SGD opt({w}, {{"lr", 0.1}});
+  optim::SGD twin_opt({w_twin}, {{"lr", 0.1}});
+  auto step = compile([&](const Tensor& x) {
+    opt.zero_grad();
+    Tensor loss = graph::cond(sum(x) > 0.0, [&] { return sum(x * w * w); }, [&] { return sum(exp(w) - x); });
+    loss.backward();
+    opt.step();
+    return loss;
+  });
+  for (int i = 0; i < 6; ++i) {
+    Tensor x = randn({3}, kFloat64) + (i % 2 ? 2.0 : -2.0);  // both branches
+    Tensor got = step(x);
+    twin_opt.zero_grad();
+    Tensor want = sum(x).item<double>() > 0 ? sum(x * w_twin * w_twin) : sum(exp(w_twin) - x);
+    want.backward();
+    twin_opt.step();
+    EXPECT_LE(max_abs_diff(got, want.detach()), 1e-12) << i;
+    EXPECT_LE(max_abs_diff(w.detach(), w_twin.detach()), 1e-12) << i;
+  }
+  EXPECT_EQ(step.num_traces(), 1);
+}
+
 }  // namespace
 }  // namespace nabla
