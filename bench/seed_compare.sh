@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # seed_compare.sh - the lecture's seed MLP training step (issue 4, acceptance 3):
-# nabla eager, the same step hand-written on OpenBLAS, and libtorch eager.
+# nabla eager, compiled (nabla::compile) and graph-mode, the same step
+# hand-written on OpenBLAS, and libtorch eager.
 #
-# Runs bench/seed_step_bench (--mode eager, --mode blas) and
+# Runs bench/seed_step_bench (every mode its --mode list names) and
 # bench/reference/torch_seed_step at each thread count, interleaved with the
 # order rotating every round, and prints per thread count the best-of-rounds
 # median step time of each and the ratios to libtorch.
@@ -37,7 +38,7 @@ done
 
 field() { sed -n "s/.*\<$2=\([^ ]*\).*/\1/p" <<<"$1"; }
 
-# The modes seed_step_bench knows (a later build adds "compiled").
+# The modes seed_step_bench knows (older builds: eager and blas only).
 modes=$("$nabla" --mode list 2>/dev/null || echo "eager blas")
 cmds=()
 for m in $modes; do cmds+=("$nabla --mode $m"); done
