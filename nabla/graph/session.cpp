@@ -7,7 +7,6 @@
 #include <algorithm>
 
 #include "nabla/core/grad_mode.h"
-#include "nabla/graph/contiguous_copy.h"
 #include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/node_kernel.h"
 #include "nabla/graph/passes/dead_code.h"
@@ -311,7 +310,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
               copy = make_empty(ins[k].sizes(), ins[k].dtype(), kCPU);
               stats_.bytes_allocated += nbytes_of(copy);
             }
-            copy_to_contiguous(copy, ins[k]);
+            copy.copy_(ins[k]);  // a transposed matrix goes in blocks (kernels/cpu/cast.cpp)
             bool views_variable = false;
             for (const auto& [var_id, var] : variables_)
               views_variable |= var.impl()->storage.get() == ins[k].impl()->storage.get();

@@ -34,6 +34,23 @@ TEST(Tensor, ViewsShareStorageWithoutCopy) {
   EXPECT_EQ(c.at<float>({3, 2, 1}), x.at<float>({1, 2, 3}));
 }
 
+TEST(Tensor, ContiguousCopiesOfTransposedMatricesKeepEveryElement) {
+  // The blocked copy (kernels/cpu/cast.cpp) for sizes around and beyond its
+  // 32x32 blocks, every dtype width, and a padded leading dimension.
+  for (DType dt : {kFloat32, kFloat64, kInt64, kFloat16, kBool}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{2, 3}, {33, 70}, {64, 31}}) {
+      Tensor base = remainder(arange(cols * (rows + 5), dtype(kFloat64)), full({}, 7.0, kFloat64)).view({cols, rows + 5}).to(dt);
+      Tensor t = base.narrow(1, 2, rows).t();  // [rows, cols], strides {1, rows + 5}
+      Tensor c = t.contiguous();
+      ASSERT_TRUE(c.is_contiguous());
+      Tensor want = t.to(kFloat64), got = c.to(kFloat64);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < cols; ++k)
+          ASSERT_EQ(got.at<double>({r, k}), want.at<double>({r, k})) << dt << " " << rows << "x" << cols;
+    }
+  }
+}
+
 TEST(Tensor, IndexWithRangesStepsNoneAndEllipsis) {
   Tensor x = arange(60).view({3, 4, 5});
   Tensor r = x.index({Slice(1, std::nullopt), None, Ellipsis, Slice(std::nullopt, std::nullopt, 2)});
