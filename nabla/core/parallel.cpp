@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -27,6 +28,28 @@ int default_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+// Spins for up to `budget` waiting for ready() before the caller blocks.
+// Kernels of one training step follow each other within microseconds; a
+// worker parked on a condition variable takes tens of microseconds to be
+// woken (a futex call and a reschedule), which at 2 threads cost more than
+// the second thread gained on the seed step. So workers and the caller poll
+// for a short while first and only then sleep.
+template <class Ready>
+bool spin_until(Ready&& ready, std::chrono::microseconds budget) {
+  auto deadline = std::chrono::steady_clock::now() + budget;
+  while (true) {
+    for (int i = 0; i < 64; ++i) {
+      if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return ready();
+  }
+}
+
+constexpr std::chrono::microseconds kSpin{100};
+
 class ThreadPool {
  public:
   explicit ThreadPool(int n) { resize(n); }
@@ -39,58 +62,76 @@ class ThreadPool {
     stopping_ = false;
     // Workers start from the current generation so they never run a task
     // that was handed out before they existed.
-    uint64_t start = generation_;
+    uint64_t start = work_.load();
     for (int i = 1; i < n; ++i) workers_.emplace_back([this, i, start] { loop(i, start); });
   }
 
   // Runs fn(chunk) for chunk in [0, chunks) on the pool; the caller takes chunk 0.
   void run(int chunks, const std::function<void(int)>& fn) {
-    std::unique_lock<std::mutex> lock(mu_);
-    task_ = &fn;
-    chunks_ = chunks;
-    pending_ = chunks - 1;
-    error_ = nullptr;
-    ++generation_;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      task_ = &fn;
+      pending_.store(chunks - 1);
+      error_ = nullptr;
+      // Generation and chunk count change together in one word, so a worker
+      // never pairs a new generation with an old count (or the reverse).
+      work_.store(pack(generation(work_.load()) + 1, chunks), std::memory_order_release);
+    }
     cv_.notify_all();
-    lock.unlock();
     try {
       fn(0);
     } catch (...) {
       std::lock_guard<std::mutex> g(mu_);
       if (!error_) error_ = std::current_exception();
     }
-    lock.lock();
-    done_cv_.wait(lock, [&] { return pending_ == 0; });
+    if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; }, kSpin)) {
+      std::unique_lock<std::mutex> lock(mu_);
+      done_cv_.wait(lock, [&] { return pending_.load() == 0; });
+    }
+    std::lock_guard<std::mutex> lock(mu_);
     task_ = nullptr;
     if (error_) std::rethrow_exception(error_);
   }
 
  private:
+  static uint64_t pack(uint64_t generation, int chunks) { return generation << 16 | static_cast<uint64_t>(chunks); }
+  static uint64_t generation(uint64_t work) { return work >> 16; }
+  static int chunks(uint64_t work) { return static_cast<int>(work & 0xffff); }
+
   void loop(int id, uint64_t seen) {
-    std::unique_lock<std::mutex> lock(mu_);
     while (true) {
-      cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
-      if (id >= chunks_) continue;
-      const auto* fn = task_;
-      lock.unlock();
+      auto changed = [&] { return stopping_.load() || work_.load(std::memory_order_acquire) != seen; };
+      if (!spin_until(changed, kSpin)) {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, changed);
+      }
+      if (stopping_.load()) return;
+      seen = work_.load(std::memory_order_acquire);
+      if (id >= chunks(seen)) continue;
+      // task_ stays valid: run() waits for this chunk before it returns.
+      const std::function<void(int)>* fn;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        fn = task_;
+      }
       try {
         (*fn)(id);
       } catch (...) {
         std::lock_guard<std::mutex> g(mu_);
         if (!error_) error_ = std::current_exception();
       }
-      lock.lock();
-      if (--pending_ == 0) done_cv_.notify_one();
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mu_);  // pairs with the check in run()'s wait
+        done_cv_.notify_one();
+      }
     }
   }
   void stop() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stopping_ = true;
-      cv_.notify_all();
     }
+    cv_.notify_all();
     for (auto& t : workers_) t.join();
     workers_.clear();
   }
@@ -98,12 +139,11 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable cv_, done_cv_;
-  const std::function<void(int)>* task_ = nullptr;
-  int chunks_ = 0;
-  int pending_ = 0;
-  uint64_t generation_ = 0;
-  bool stopping_ = false;
-  std::exception_ptr error_;
+  const std::function<void(int)>* task_ = nullptr;  // guarded by mu_
+  std::atomic<uint64_t> work_{0};                   // pack(generation, chunks)
+  std::atomic<int> pending_{0};
+  std::atomic<bool> stopping_{false};
+  std::exception_ptr error_;  // guarded by mu_
 };
 
 std::atomic<int> g_num_threads{0};
