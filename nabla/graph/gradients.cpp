@@ -16,6 +16,7 @@
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/graph/control_flow_detail.h"
+#include "nabla/graph/unknown_dims.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla::graph {
@@ -130,6 +131,9 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
                 node_at(*g, y_refs[i].node).name, "') is ", ys[i].dtype(), " of shape ", ys[i].sizes(),
                 "; expected the same shape and dtype");
   }
+
+  // With unknown dims the rules cannot run yet: they read sizes.
+  if (g->unknown_dims) return detail::deferred_gradients(g, ys, xs, grad_ys, loc);
 
   GradientsScope scope(*g);
   LocationScope at(loc);

@@ -127,9 +127,15 @@ Graph Graph::of(const Tensor& t) {
 
 Tensor Graph::placeholder(DType dtype, IntList shape, const std::string& name, std::source_location loc) {
   check_name("Graph::placeholder", name);
-  for (int64_t d : shape)
-    NABLA_CHECK(d >= 0, "Graph::placeholder '", name, "': shape ", shape,
-                " has an unknown (negative) dim; unknown dims are not supported yet, give every size");
+  bool unknown = false;
+  for (int64_t d : shape) {
+    NABLA_CHECK(d >= -1, "Graph::placeholder '", name, "': shape ", shape,
+                " has a negative dim; give each size, or -1 for a dim known only when fed");
+    unknown |= d == -1;
+  }
+  NABLA_CHECK(!unknown || (data_->parent.expired() && data_->open_subgraphs.empty()), "Graph::placeholder '", name,
+              "': a placeholder with unknown dims (-1) cannot be made while a cond branch or loop body is built");
+  data_->unknown_dims |= unknown;
   Node n;
   n.kind = NodeKind::Placeholder;
   n.metas.push_back({shape.shape(), dtype});

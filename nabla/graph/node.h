@@ -34,6 +34,10 @@ enum class NodeKind : uint8_t {
   // compile() only (cannot be saved): calls Node::effect on its input values,
   // which changes the bound variables `mutates` in place (an optimizer step).
   Effect,
+  // gradients() in a graph with unknown dims (specialize.h): inputs
+  // {ys..., xs..., grad_ys...}, one output per x; expanded into the gradient
+  // rules' nodes once the fed shapes are known.
+  Gradients,
 };
 
 // Kinds that change variables: passes keep the order of reads around them.
@@ -96,6 +100,10 @@ struct Node {
   // elementwise ops in one loop (op is then fused_elementwise_op()).
   std::shared_ptr<const FusedChain> fused;
   std::vector<Subgraph> subgraphs;  // Cond, While, WhileGrad (see NodeKind)
+  // Gradients: the first num_ys inputs are the ys, the next metas.size() the
+  // xs; input num_ys + xs + k is the gradient given for y grad_ys_of[k].
+  int num_ys = 0;
+  std::vector<int> grad_ys_of;
 };
 
 struct GraphData {
@@ -117,6 +125,9 @@ struct GraphData {
   // Root graph only: the subgraphs being built, innermost last; ops on
   // symbolic tensors add their nodes to the innermost one.
   std::vector<std::shared_ptr<GraphData>> open_subgraphs;
+  // Root graph only: a placeholder has an unknown dim (-1), so the graph is a
+  // recipe the Session specializes to the fed shapes (specialize.h).
+  bool unknown_dims = false;
 };
 
 // What TensorImpl::symbolic holds for a graph value.

@@ -31,6 +31,7 @@ const char* kind_name(const Node& n) {
     case NodeKind::While: return "while";
     case NodeKind::WhileGrad: return "while_grad";
     case NodeKind::Effect: return "effect";
+    case NodeKind::Gradients: return "gradients";
   }
   return "?";
 }

@@ -65,7 +65,8 @@ uint32_t allowed_fields(NodeKind k) {
     case NodeKind::While:
     case NodeKind::WhileGrad:
       return common | bit(nbg::kTagAttrs) | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagSubgraphs);
-    case NodeKind::Effect: break;  // compile() only: has no code in the format
+    case NodeKind::Effect:  // compile() only: has no code in the format
+    case NodeKind::Gradients: break;  // refused by the writer: has no code in the format
   }
   return common;
 }
@@ -85,7 +86,8 @@ uint32_t required_fields(NodeKind k) {
     case NodeKind::While:
     case NodeKind::WhileGrad:
       return always | bit(nbg::kTagAttrs) | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagSubgraphs);
-    case NodeKind::Effect: break;  // compile() only: has no code in the format
+    case NodeKind::Effect:  // compile() only: has no code in the format
+    case NodeKind::Gradients: break;  // refused by the writer: has no code in the format
   }
   return always;
 }
@@ -427,7 +429,8 @@ Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& 
     case NodeKind::Constant:
     case NodeKind::Variable:
     case NodeKind::Group: break;
-    case NodeKind::Effect: fail(at, ": an effect node cannot be loaded");  // no code in the format: unreachable
+    case NodeKind::Effect:  // no code in the format: unreachable
+    case NodeKind::Gradients: fail(at, ": an effect or gradients node cannot be loaded");
     case NodeKind::Cond:
     case NodeKind::While:
     case NodeKind::WhileGrad: nbg::check_control_flow(n, *g, at); break;

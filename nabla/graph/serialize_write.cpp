@@ -132,6 +132,8 @@ void write_nodes(Writer& table, const GraphData& g, const std::unordered_map<int
     const std::string node_where = where + ": node " + std::to_string(id) + " '" + n.name + "'";
     NABLA_CHECK(n.kind != NodeKind::Effect, node_where, ": a step traced by compile() (an optimizer update) runs "
                 "C++ code and cannot be saved; save a graph trained with graph::optimizers (optimizers.h) instead");
+    NABLA_CHECK(n.kind != NodeKind::Gradients, node_where, ": gradients() of a graph with unknown dims (-1) cannot "
+                "be saved yet; save the graph without them, or give the placeholders' full shapes");
     Record r;
     // First, so that a 1.0 reader meets this critical field before the kind
     // code it does not know and says the file needs a newer nabla.

@@ -17,6 +17,7 @@
 #include "nabla/graph/passes/variable_writes.h"
 #include "nabla/graph/print.h"
 #include "nabla/graph/run_op.h"
+#include "nabla/graph/specialize.h"
 
 namespace nabla::graph {
 
@@ -79,6 +80,37 @@ bool can_write_in_place(const Node& node, Inputs ins) {
   return x.dtype() == node.metas[0].dtype && x.sizes() == node.metas[0].sizes;
 }
 
+// The feeds checked against their placeholders (dtype, rank, known dims), as
+// user placeholder id -> value.
+std::unordered_map<int, Tensor> checked_feeds(const std::shared_ptr<GraphData>& graph, const Feeds& feeds) {
+  std::unordered_map<int, Tensor> fed;
+  for (std::size_t i = 0; i < feeds.size(); ++i) {
+    const auto& [key, value] = feeds[i];
+    ValueRef r = ref_in(graph, key, "feed", i);
+    const Node& p = node_at(*graph, r.node);
+    NABLA_CHECK(p.kind == NodeKind::Placeholder, "Session::run: feed ", i, " is node ", describe(p),
+                ", not a placeholder; only placeholders can be fed");
+    NABLA_CHECK(value.defined() && !value.is_symbolic(), "Session::run: the value fed to placeholder ", describe(p),
+                " must be a concrete tensor");
+    NABLA_CHECK(value.dtype() == p.metas[0].dtype, "Session::run: placeholder ", describe(p), " expects dtype ",
+                p.metas[0].dtype, " but was fed ", value.dtype());
+    const Shape& want = p.metas[0].sizes;
+    bool fits = value.dim() == static_cast<int64_t>(want.size());
+    for (std::size_t d = 0; fits && d < want.size(); ++d) fits = want[d] < 0 || want[d] == value.sizes()[d];
+    NABLA_CHECK(fits, "Session::run: placeholder ", describe(p), " expects shape ", want,
+                has_unknown_dims(want) ? " (-1: any size)" : "", " but was fed shape ", value.sizes());
+    NABLA_CHECK(fed.emplace(r.node, value).second, "Session::run: placeholder ", describe(p), " is fed twice");
+  }
+  return fed;
+}
+
+std::vector<int> ids_of(const std::unordered_map<int, Tensor>& fed) {
+  std::vector<int> ids;
+  for (const auto& [id, value] : fed) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
 }  // namespace
 
 Session::Session(const Graph& graph, SessionOptions options) : graph_(graph.data()), options_(options) {
@@ -90,37 +122,75 @@ Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
 
 void Session::ensure_optimized() {
-  bool stale = !opt_ || graph_->nodes.size() != optimized_nodes_;
-  if (!stale)
-    for (const auto& [t, version] : opt_->read_constants) stale |= t.version() != version;
+  bool stale = specializations_.empty() || graph_->nodes.size() != optimized_nodes_;
+  for (const auto& [key, spec] : specializations_)
+    for (const auto& [t, version] : spec.opt->read_constants) stale |= t.version() != version;
   if (!stale) return;
   // Nodes may be added to the graph after the Session is made: optimize again.
-  opt_ = std::make_unique<OptGraph>(options_.optimize ? optimize(*graph_) : copy_of_user_graph(*graph_));
+  specializations_.clear();
   optimized_nodes_ = graph_->nodes.size();
-  // compile()'s bound variables are the tensors they were made from.
-  for (std::size_t id = 0; id < graph_->nodes.size(); ++id)
-    if (const Node& n = graph_->nodes[id]; n.kind == NodeKind::Variable && n.bound)
-      variables_.try_emplace(static_cast<int>(id), n.value);
-  plans_.clear();
-  ++stats_.optimizations;
+  unknown_placeholders_.clear();
+  for (std::size_t id = 0; id < graph_->nodes.size(); ++id) {
+    const Node& n = graph_->nodes[id];
+    // compile()'s bound variables are the tensors they were made from.
+    if (n.kind == NodeKind::Variable && n.bound) variables_.try_emplace(static_cast<int>(id), n.value);
+    if (n.kind == NodeKind::Placeholder && has_unknown_dims(n.metas[0].sizes))
+      unknown_placeholders_.push_back(static_cast<int>(id));
+  }
+  // Without unknown dims there is one specialization, made now; otherwise
+  // one per set of fed shapes, made when first fed.
+  if (unknown_placeholders_.empty()) specialization({});
 }
 
-Session::Plan& Session::plan_for(const std::vector<ValueRef>& fetches, const std::vector<int>& fed) {
+std::vector<int64_t> Session::shape_key(const std::unordered_map<int, Tensor>& fed) const {
+  std::vector<int64_t> key;
+  for (int id : unknown_placeholders_) {
+    auto it = fed.find(id);
+    key.push_back(it == fed.end() ? -1 : it->second.dim());
+    if (it != fed.end()) key.insert(key.end(), it->second.sizes().begin(), it->second.sizes().end());
+  }
+  return key;
+}
+
+Session::Specialization& Session::specialization(const std::unordered_map<int, Tensor>& fed) {
+  Specialization& spec = specializations_[shape_key(fed)];
+  if (spec.opt) return spec;
+  OptGraph g = unknown_placeholders_.empty()
+                   ? copy_of_user_graph(*graph_)
+                   : specialize(*graph_, [&](int id) -> std::optional<Shape> {
+                       auto it = fed.find(id);
+                       if (it == fed.end()) return std::nullopt;
+                       return it->second.sizes();
+                     });
+  if (options_.optimize) optimize_in_place(g, static_cast<int>(graph_->nodes.size()));
+  spec.opt = std::make_unique<OptGraph>(std::move(g));
+  ++stats_.optimizations;
+  return spec;
+}
+
+Session::Plan& Session::plan_for(Specialization& spec, const std::vector<ValueRef>& fetches,
+                                 const std::vector<int>& fed) {
   std::vector<int> key;
   for (const ValueRef& f : fetches) key.insert(key.end(), {f.node, f.output});
   key.push_back(-1);
   key.insert(key.end(), fed.begin(), fed.end());
-  std::unique_ptr<Plan>& slot = plans_[key];
+  std::unique_ptr<Plan>& slot = spec.plans[key];
   if (slot) return *slot;
+  const OptGraph& opt = *spec.opt;
   auto plan = std::make_unique<Plan>();
-  plan->graph = copy_of_optimized(*opt_);
+  plan->graph = copy_of_optimized(opt);
   for (const ValueRef& f : fetches) {
-    ValueRef v = opt_->source_values[static_cast<std::size_t>(f.node)][static_cast<std::size_t>(f.output)];
+    ValueRef v = opt.source_values[static_cast<std::size_t>(f.node)][static_cast<std::size_t>(f.output)];
     NABLA_CHECK(v.node >= 0, "Session::run: internal error: fetch '", node_at(*graph_, f.node).name,
                 "' has no value in the optimized graph");
     plan->fetches.push_back(v);
   }
   prune_to_fetches(plan->graph, plan->fetches);
+  // A placeholder left with unknown dims in what the fetches need was not fed.
+  for (const Node& node : plan->graph.graph.nodes)
+    NABLA_CHECK(node.kind != NodeKind::Placeholder || !has_unknown_dims(node.metas[0].sizes),
+                "Session::run: the fetches need placeholder ", describe(node),
+                ", which was not fed; add {placeholder, value} to the feeds");
   if (options_.optimize && transpose_matmul_results(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
   if (options_.optimize && options_.fuse && fuse_elementwise(plan->graph, plan->fetches) > 0)
@@ -158,17 +228,15 @@ Session::Plan& Session::plan_for(const std::vector<ValueRef>& fetches, const std
 
 std::string Session::optimized_graph_text() {
   ensure_optimized();
-  return to_text(*opt_, *graph_);
+  return to_text(*specialization({}).opt, *graph_);  // unknown dims stay unknown (nothing fed)
 }
 
 std::string Session::plan_text(const std::vector<Tensor>& fetches, const Feeds& feeds) {
   ensure_optimized();
   std::vector<ValueRef> refs;
   for (std::size_t i = 0; i < fetches.size(); ++i) refs.push_back(ref_in(graph_, fetches[i], "fetch", i));
-  std::vector<int> fed;
-  for (std::size_t i = 0; i < feeds.size(); ++i) fed.push_back(ref_in(graph_, feeds[i].first, "feed", i).node);
-  std::sort(fed.begin(), fed.end());
-  return to_text(plan_for(refs, fed).graph.graph, graph_.get());
+  std::unordered_map<int, Tensor> fed = checked_feeds(graph_, feeds);
+  return to_text(plan_for(specialization(fed), refs, ids_of(fed)).graph.graph, graph_.get());
 }
 
 Tensor Session::run(const Tensor& fetch, const Feeds& feeds) { return run(std::vector<Tensor>{fetch}, feeds)[0]; }
@@ -176,29 +244,12 @@ Tensor Session::run(const Tensor& fetch, const Feeds& feeds) { return run(std::v
 std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds& feeds) {
   ensure_optimized();
   const GraphData& user = *graph_;
-
-  std::unordered_map<int, Tensor> fed;  // user placeholder id -> value
-  std::vector<int> fed_ids;
-  for (std::size_t i = 0; i < feeds.size(); ++i) {
-    const auto& [key, value] = feeds[i];
-    ValueRef r = ref_in(graph_, key, "feed", i);
-    const Node& p = node_at(user, r.node);
-    NABLA_CHECK(p.kind == NodeKind::Placeholder, "Session::run: feed ", i, " is node ", describe(p),
-                ", not a placeholder; only placeholders can be fed");
-    NABLA_CHECK(value.defined() && !value.is_symbolic(), "Session::run: the value fed to placeholder ", describe(p),
-                " must be a concrete tensor");
-    NABLA_CHECK(value.dtype() == p.metas[0].dtype, "Session::run: placeholder ", describe(p), " expects dtype ",
-                p.metas[0].dtype, " but was fed ", value.dtype());
-    NABLA_CHECK(value.sizes() == p.metas[0].sizes, "Session::run: placeholder ", describe(p), " expects shape ",
-                p.metas[0].sizes, " but was fed shape ", value.sizes());
-    NABLA_CHECK(fed.emplace(r.node, value).second, "Session::run: placeholder ", describe(p), " is fed twice");
-    fed_ids.push_back(r.node);
-  }
-  std::sort(fed_ids.begin(), fed_ids.end());
+  std::unordered_map<int, Tensor> fed = checked_feeds(graph_, feeds);  // user placeholder id -> value
+  std::vector<int> fed_ids = ids_of(fed);
   std::vector<ValueRef> fetch_refs;
   for (std::size_t i = 0; i < fetches.size(); ++i) fetch_refs.push_back(ref_in(graph_, fetches[i], "fetch", i));
 
-  Plan& plan = plan_for(fetch_refs, fed_ids);
+  Plan& plan = plan_for(specialization(fed), fetch_refs, fed_ids);
   const OptGraph& pg = plan.graph;
   const std::size_t n = pg.graph.nodes.size();
 
@@ -263,6 +314,8 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       }
       case NodeKind::Group:
         break;
+      case NodeKind::Gradients:  // only in graphs with unknown dims, which run specialized
+        fail("Session::run: internal error: node ", describe(node), " was not specialized to the fed shapes");
       case NodeKind::Effect: {  // compile(): an optimizer step on the bound variables
         std::vector<Tensor> ins;
         for (const ValueRef& r : node.inputs) ins.push_back(input(r));

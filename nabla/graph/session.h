@@ -7,7 +7,9 @@
 // kernels are resolved when the plan is built and called directly where
 // call() would add nothing but its checks (node_kernel.h); the others run
 // eagerly through the op table (no autograd). The user's Graph is never
-// modified. Variables live in the Session and persist across runs. See
+// modified. Variables live in the Session and persist across runs. A graph
+// whose placeholders have unknown dims (-1) is specialized to the shapes fed
+// (specialize.h) and optimized once per distinct set of them. See
 // docs/graph.md.
 #pragma once
 #include <cstdint>
@@ -86,24 +88,35 @@ class Session {
     // Bytes of fetched values handed back to the caller (on CPU, the fetched
     // tensors); what assigns write into variables stays in the Session.
     int64_t device_to_host_bytes = 0;
-    int64_t optimizations = 0;  // times the graph was optimized (once per graph version)
+    int64_t optimizations = 0;  // times the graph was optimized (once per graph version and set of fed shapes)
     int64_t plans_built = 0;    // execution plans made (once per fetch/feed set and graph version)
   };
   const Stats& stats() const { return stats_; }
 
  private:
   struct Plan;
+  // The graph optimized for one set of fed shapes, and its plans.
+  struct Specialization {
+    std::unique_ptr<OptGraph> opt;
+    std::map<std::vector<int>, std::unique_ptr<Plan>> plans;  // by fetches and fed placeholders
+  };
+  // Drops what was optimized when the graph has changed since.
   void ensure_optimized();
-  Plan& plan_for(const std::vector<ValueRef>& fetches, const std::vector<int>& fed);
+  // The placeholders with unknown dims, with the shapes fed to them (or -1:
+  // not fed), as the key of their specialization.
+  std::vector<int64_t> shape_key(const std::unordered_map<int, Tensor>& fed) const;
+  Specialization& specialization(const std::unordered_map<int, Tensor>& fed);
+  Plan& plan_for(Specialization& spec, const std::vector<ValueRef>& fetches, const std::vector<int>& fed);
   // The tensor op node `id` of `plan` writes output `o` into: its slot's
   // buffer when free, else a new one (counted in stats_.bytes_allocated).
   Tensor output_buffer(Plan& plan, std::size_t id, std::size_t o, Inputs ins);
 
   std::shared_ptr<GraphData> graph_;
   SessionOptions options_;
-  std::unique_ptr<OptGraph> opt_;
-  std::size_t optimized_nodes_ = 0;  // graph size when opt_ was made
-  std::map<std::vector<int>, std::unique_ptr<Plan>> plans_;
+  // By shape_key (a single one, empty, for a graph without unknown dims).
+  std::map<std::vector<int64_t>, Specialization> specializations_;
+  std::size_t optimized_nodes_ = 0;  // graph size when specializations_ were made
+  std::vector<int> unknown_placeholders_;  // ids of the placeholders with unknown dims
   std::unordered_map<int, Tensor> variables_;  // user graph node id -> current value
   Stats stats_;
 };

@@ -7,6 +7,7 @@
 #include "nabla/graph/compile_tracer.h"
 #include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/graph.h"
+#include "nabla/graph/unknown_dims.h"
 
 namespace nabla::graph::detail {
 
@@ -14,7 +15,8 @@ namespace {
 
 thread_local CompileTracer* t_lifting = nullptr;  // compile()'s trace on this thread
 
-TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, const OutputMetas& metas) {
+// One Op node for `op` on `inputs` with results `metas`.
+TensorList add_op_node(const OpDef& op, Inputs inputs, const Attrs& attrs, const OutputMetas& metas) {
   std::shared_ptr<GraphData> g;
   for (const Tensor& t : inputs) {
     Value* v = value_of(t);
@@ -60,6 +62,16 @@ TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, con
   return add_node(g, std::move(n), std::string(op.name));
 }
 
+TensorList symbolic_call(const OpDef& op, Inputs inputs, const Attrs& attrs, const OutputMetas& metas) {
+  return add_op_node(op, inputs, attrs, metas);
+}
+
+// An input has an unknown dim: the node is kept unexpanded and unpromoted,
+// its shape found with stand-ins (unknown_dims.h).
+TensorList unknown_dims_call(const OpDef& op, Inputs inputs, const Attrs& attrs) {
+  return add_op_node(op, inputs, attrs, infer_with_stand_ins(op, inputs, attrs));
+}
+
 }  // namespace
 
 LiftParametersScope::LiftParametersScope(CompileTracer& tracer) : prev_(t_lifting) { t_lifting = &tracer; }
@@ -67,7 +79,10 @@ LiftParametersScope::~LiftParametersScope() { t_lifting = prev_; }
 
 void install_symbolic_hook() {
   static std::once_flag once;
-  std::call_once(once, [] { set_symbolic_hook(&symbolic_call); });
+  std::call_once(once, [] {
+    set_symbolic_hook(&symbolic_call);
+    set_unknown_dims_hook(&unknown_dims_call);
+  });
 }
 
 }  // namespace nabla::graph::detail

@@ -22,6 +22,16 @@ std::vector<const OpDef*>& mutable_table() {
 }
 
 SymbolicHook g_symbolic_hook = nullptr;
+UnknownDimsHook g_unknown_dims_hook = nullptr;
+
+// Whether a graph value among the inputs has an unknown (-1) dim.
+bool has_unknown_dims(Inputs inputs) {
+  for (const Tensor& t : inputs)
+    if (t.is_symbolic())
+      for (int64_t d : t.sizes())
+        if (d < 0) return true;
+  return false;
+}
 AutogradHook g_autograd_hook = nullptr;
 
 bool any_requires_grad(Inputs inputs) {
@@ -118,6 +128,7 @@ const OpDef* find_op(std::string_view name) {
 }
 
 void set_symbolic_hook(SymbolicHook hook) { g_symbolic_hook = hook; }
+void set_unknown_dims_hook(UnknownDimsHook hook) { g_unknown_dims_hook = hook; }
 void set_autograd_hook(AutogradHook hook) { g_autograd_hook = hook; }
 
 DType result_type(Inputs inputs) {
@@ -173,6 +184,7 @@ bool check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) 
 }  // namespace
 
 TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) {
+  if (g_unknown_dims_hook && has_unknown_dims(inputs)) return g_unknown_dims_hook(op, inputs, attrs);
   if (op.composite) return op.composite(inputs, attrs);
   check_arity(op, inputs);
   TensorList promoted;

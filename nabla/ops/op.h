@@ -96,6 +96,11 @@ Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& 
 // Hook through which the graph layer takes over ops on symbolic tensors.
 using SymbolicHook = TensorList (*)(const OpDef& op, Inputs inputs, const Attrs& attrs, const OutputMetas& metas);
 void set_symbolic_hook(SymbolicHook hook);
+// Hook for ops on graph values with unknown dims (-1, a placeholder's batch,
+// say): called before promotion, composite expansion and inference, which
+// the graph layer does itself with stand-in sizes (graph/unknown_dims.h).
+using UnknownDimsHook = TensorList (*)(const OpDef& op, Inputs inputs, const Attrs& attrs);
+void set_unknown_dims_hook(UnknownDimsHook hook);
 
 // The dtype PyTorch's type promotion gives these tensors (0-dim tensors only
 // count when they are of a higher category than the dimensioned ones).

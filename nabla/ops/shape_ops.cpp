@@ -302,6 +302,8 @@ Tensor slice_backward(const Tensor& g, const Shape& input_sizes, int64_t dim, in
 
 Tensor view(const Tensor& x, IntList sizes) { return call1(view_op, {x}, {sizes.shape()}); }
 Tensor reshape(const Tensor& x, IntList sizes) {
+  // A graph value with unknown dims (-1): its size is known only when fed.
+  if (x.is_symbolic() && x.numel() < 0) return view(x, sizes);
   Shape s = infer_size(x, sizes, "reshape"), st;
   if (x.is_symbolic() || view_strides(x.sizes(), x.strides(), s, st)) return view(x, s);
   return view(clone(x), s);
@@ -390,7 +392,8 @@ Tensor flatten(const Tensor& x, int64_t start, int64_t end) {
   for (int64_t i = 0; i < start; ++i) s.push_back(x.sizes()[i]);
   int64_t m = 1;
   for (int64_t i = start; i <= end; ++i) m *= x.sizes()[i];
-  s.push_back(m);
+  // A graph value's unknown dim (-1) makes the flattened size unknown too.
+  s.push_back(m < 0 ? -1 : m);
   for (int64_t i = end + 1; i < x.dim(); ++i) s.push_back(x.sizes()[i]);
   return reshape(x, s);
 }

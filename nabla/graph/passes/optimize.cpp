@@ -12,6 +12,11 @@ namespace nabla::graph {
 
 OptGraph optimize(const GraphData& user, const OptimizeOptions& options, OptimizeReport* report) {
   OptGraph g = copy_of_user_graph(user);
+  optimize_in_place(g, static_cast<int>(user.nodes.size()), options, report);
+  return g;
+}
+
+void optimize_in_place(OptGraph& g, int source_nodes, const OptimizeOptions& options, OptimizeReport* report) {
   OptimizeReport r;
   for (int round = 0; round < 4; ++round) {
     int changed = 0;
@@ -33,9 +38,8 @@ OptGraph optimize(const GraphData& user, const OptimizeOptions& options, Optimiz
     eliminate_dead_code(g);
     if (changed == 0) break;
   }
-  r.removed = static_cast<int>(user.nodes.size()) - g.size();
+  r.removed = source_nodes - g.size();
   if (report) *report = r;
-  return g;
 }
 
 std::string to_text(const OptGraph& g, const GraphData& user) { return to_text(g.graph, &user); }

@@ -28,6 +28,10 @@ struct OptimizeReport {
 };
 
 OptGraph optimize(const GraphData& g, const OptimizeOptions& options = {}, OptimizeReport* report = nullptr);
+// The same passes on `g` in place (a graph specialized to fed shapes, say);
+// `source_nodes`: the node count of the graph it was made from, for the report.
+void optimize_in_place(OptGraph& g, int source_nodes, const OptimizeOptions& options = {},
+                       OptimizeReport* report = nullptr);
 inline OptGraph optimize(const Graph& g, const OptimizeOptions& options = {}, OptimizeReport* report = nullptr) {
   return optimize(*g.data(), options, report);
 }

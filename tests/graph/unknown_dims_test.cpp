@@ -1,0 +1,238 @@
+// Placeholders with unknown dims (-1): the graph is built once and run with
+// any batch size; results, gradients and training steps equal those of eager
+// mode (or of a graph built with the batch size given) for each size fed.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "nabla/nabla.h"
+#include "tests/support/error_message.h"
+
+namespace nabla::graph {
+namespace {
+
+using nabla::testing::error_of;
+using nabla::testing::expect_error;
+
+void expect_close(const Tensor& got, const Tensor& want, double tol = 1e-12) {
+  ASSERT_FALSE(got.is_symbolic());
+  ASSERT_EQ(got.sizes(), want.sizes());
+  ASSERT_EQ(got.dtype(), want.dtype());
+  auto g = got.to(kFloat64).to_vector<double>();
+  auto w = want.to(kFloat64).to_vector<double>();
+  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], w[i], tol) << "element " << i;
+}
+
+TEST(GraphUnknownDims, ShapesAtBuildTimeKeepTheBatchUnknown) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {-1, 4}, "x");
+  Tensor w = g.constant(randn({4, 3}), "w");
+  Tensor h = relu(matmul(x, w) + randn({3}));
+  EXPECT_EQ(h.sizes(), (Shape{-1, 3}));
+  EXPECT_EQ(sum(h, {0}).sizes(), (Shape{3}));  // reduced away: known again
+  EXPECT_EQ(mean(h).sizes(), (Shape{}));
+  EXPECT_EQ(h.reshape({-1}).sizes(), (Shape{-1}));
+  EXPECT_EQ(cat({h, h}, 0).sizes(), (Shape{-1, 3}));
+  EXPECT_EQ(cat({h, h}, 1).sizes(), (Shape{-1, 6}));
+  EXPECT_EQ(h.to(kFloat64).dtype(), kFloat64);
+}
+
+TEST(GraphUnknownDims, OneGraphRunsEveryBatchSizeLikeEager) {
+  Tensor wv = randn({4, 3}, kFloat64), bv = randn({3}, kFloat64);
+  Graph g;
+  Tensor x = g.placeholder(kFloat64, {-1, 4}, "x");
+  Tensor y = g.placeholder(kFloat64, {-1, 3}, "y");
+  Tensor pred = tanh(matmul(x, g.constant(wv, "w")) + bv);
+  // mean() and mse_loss divide by the batch size: a composite expanded per size.
+  Tensor loss = mse_loss(pred, y);
+  Tensor row_mean = mean(pred, {0});
+  Session sess(g);
+  for (int64_t n : {1, 5, 2, 5}) {
+    Tensor xv = randn({n, 4}, kFloat64), yv = randn({n, 3}, kFloat64);
+    auto out = sess.run({pred, loss, row_mean}, {{x, xv}, {y, yv}});
+    Tensor epred = tanh(matmul(xv, wv) + bv);
+    expect_close(out[0], epred);
+    expect_close(out[1], mse_loss(epred, yv));
+    expect_close(out[2], mean(epred, {0}));
+  }
+  // One specialization per batch size, reused when a size comes back.
+  EXPECT_EQ(sess.stats().optimizations, 3);
+}
+
+TEST(GraphUnknownDims, GradientsMatchEagerAutogradForEachBatchSize) {
+  Tensor wv = randn({4, 3}, kFloat64), bv = randn({3}, kFloat64);
+  Graph g;
+  Tensor x = g.placeholder(kFloat64, {-1, 4}, "x");
+  Tensor w = g.variable(wv, "w");
+  Tensor b = g.variable(bv, "b");
+  Tensor loss = sum(square(sigmoid(matmul(x, w) + b))) / 7.0;
+  auto grads = gradients(loss, {w, b, x});
+  ASSERT_EQ(grads.size(), 3u);
+  EXPECT_EQ(grads[0].sizes(), (Shape{4, 3}));
+  EXPECT_EQ(grads[2].sizes(), (Shape{-1, 4}));
+  Session sess(g);
+  sess.run(g.global_variables_initializer());
+  for (int64_t n : {3, 8}) {
+    Tensor xv = randn({n, 4}, kFloat64);
+    auto out = sess.run({grads[0], grads[1], grads[2]}, {{x, xv}});
+    Tensor ew = wv.detach().requires_grad_(true), eb = bv.detach().requires_grad_(true);
+    Tensor ex = xv.detach().requires_grad_(true);
+    (sum(square(sigmoid(matmul(ex, ew) + eb))) / 7.0).backward();
+    expect_close(out[0], ew.grad());
+    expect_close(out[1], eb.grad());  // the broadcast bias: summed over the fed batch
+    expect_close(out[2], ex.grad());
+  }
+}
+
+TEST(GraphUnknownDims, XsThatNothingDependsOnGetNoGradient) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat64, {-1, 2}, "x");
+  Tensor a = g.variable(ones({2}, kFloat64), "a");
+  Tensor unused = g.variable(ones({2}, kFloat64), "unused");
+  auto grads = gradients(sum(x * a), {a, unused});
+  EXPECT_TRUE(grads[0].defined());
+  EXPECT_FALSE(grads[1].defined());
+}
+
+TEST(GraphUnknownDims, SecondDerivativesMatchAGraphWithTheBatchGiven) {
+  Tensor xv = randn({6, 3}, kFloat64), wv = randn({3, 1}, kFloat64);
+  auto hessian_vector = [&](Graph& g, Tensor x) {
+    Tensor w = g.variable(wv, "w");
+    Tensor loss = sum(exp(matmul(x, w) * 0.3));
+    Tensor gw = gradients(loss, {w})[0];
+    Tensor hv = gradients(sum(gw * gw), {w})[0];
+    Session sess(g);
+    sess.run(g.global_variables_initializer());
+    return sess.run(hv, {{x, xv}});
+  };
+  Graph unknown, known;
+  Tensor got = hessian_vector(unknown, unknown.placeholder(kFloat64, {-1, 3}, "x"));
+  Tensor want = hessian_vector(known, known.placeholder(kFloat64, {6, 3}, "x"));
+  expect_close(got, want, 1e-10);
+}
+
+// Two layers, MSE and an optimizer: built once with batch -1, or (the
+// reference) once per batch size met, sharing the variables. Returns the
+// trained variables after 3 epochs over the batches.
+Tensor train_dense(bool unknown_batch, const std::vector<Tensor>& xs, const std::vector<Tensor>& ys, bool adam) {
+  manual_seed(11);
+  Graph g;
+  Tensor kernel1 = g.variable(randn({5, 8}, kFloat64) * 0.3, "kernel1");
+  Tensor kernel2 = g.variable(randn({8, 2}, kFloat64) * 0.3, "kernel2");
+  Tensor bias = g.variable(zeros({8}, kFloat64), "bias");
+  struct Step {
+    Tensor x, y, loss, update;
+  };
+  std::map<int64_t, Step> steps;  // by batch size (-1: any)
+  for (const Tensor& xv : xs) {
+    int64_t n = unknown_batch ? -1 : xv.size(0);
+    if (steps.count(n)) continue;
+    Step s;
+    s.x = g.placeholder(kFloat64, {n, 5}, "x");
+    s.y = g.placeholder(kFloat64, {n, 2}, "y");
+    Tensor pred = matmul(relu(matmul(s.x, kernel1) + bias), kernel2);
+    s.loss = losses::mean_squared_error(s.y, pred);
+    s.update = adam ? AdamOptimizer(0.05).minimize(s.loss) : GradientDescentOptimizer(0.1).minimize(s.loss);
+    steps[n] = s;
+  }
+  Session sess(g);
+  sess.run(g.global_variables_initializer());
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const Step& s = steps.at(unknown_batch ? -1 : xs[i].size(0));
+      sess.run({s.loss, s.update}, {{s.x, xs[i]}, {s.y, ys[i]}});
+    }
+  }
+  return cat({sess.variable_value(kernel1).reshape({-1}), sess.variable_value(kernel2).reshape({-1}),
+              sess.variable_value(bias)});
+}
+
+TEST(GraphUnknownDims, TrainingWithTheBatchUnknownEqualsAGraphPerBatchSize) {
+  std::vector<Tensor> xs = {randn({4, 5}, kFloat64), randn({7, 5}, kFloat64)};
+  std::vector<Tensor> ys = {randn({4, 2}, kFloat64), randn({7, 2}, kFloat64)};
+  // Gradient descent keeps no state, so graphs per size sharing variables are exact.
+  expect_close(train_dense(true, xs, ys, false), train_dense(false, xs, ys, false), 1e-10);
+  // Adam's slots and step count belong to one minimize(): one batch size, twice.
+  std::vector<Tensor> xs4 = {xs[0], randn({4, 5}, kFloat64)}, ys4 = {ys[0], randn({4, 2}, kFloat64)};
+  expect_close(train_dense(true, xs4, ys4, true), train_dense(false, xs4, ys4, true), 1e-10);
+}
+
+TEST(GraphUnknownDims, DenseLayerHelperTakesAnUnknownBatch) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {-1, 6}, "x");
+  Tensor y = layers::dense(layers::dense(x, 4, relu), 2);
+  EXPECT_EQ(y.sizes(), (Shape{-1, 2}));
+  Session sess(g);
+  sess.run(g.global_variables_initializer());
+  EXPECT_EQ(sess.run(y, {{x, randn({9, 6})}}).sizes(), (Shape{9, 2}));
+  EXPECT_EQ(sess.run(y, {{x, randn({1, 6})}}).sizes(), (Shape{1, 2}));
+}
+
+TEST(GraphUnknownDims, FeedsAreCheckedAgainstTheKnownDimsAndRank) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {-1, 4}, "x");
+  Tensor y = sum(x * 2.0f);
+  Session sess(g);
+  expect_error(error_of([&] {
+                 sess.run(y, {{x, randn({3, 5})}});
+               }),
+               {"placeholder 'x'", "[-1, 4]", "(-1: any size)", "[3, 5]"});
+  expect_error(error_of([&] { sess.run(y, {{x, randn({3, 4, 1})}}); }), {"placeholder 'x'", "[3, 4, 1]"});
+  expect_error(error_of([&] { sess.run(y); }), {"placeholder 'x'", "not fed"});
+  EXPECT_EQ(sess.run(y, {{x, zeros({0, 4})}}).item<float>(), 0.0f);  // an empty batch is a batch
+}
+
+TEST(GraphUnknownDims, ShapesThatCannotFitFailAtBuildTimeNamingTheOp) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {-1, 4}, "x");
+  expect_error(error_of([&] { matmul(x, g.constant(randn({5, 2}), "w")); }), {"mm:", "unknown dims (-1)", "[5, 2]"});
+  // Two unknown dims meet as equal: both are taken as the same stand-in.
+  Tensor w = g.placeholder(kFloat32, {4, -1}, "w");
+  EXPECT_EQ(matmul(x, w).sizes(), (Shape{-1, -1}));
+  expect_error(error_of([&] { g.placeholder(kFloat32, {-2, 4}, "bad"); }), {"Graph::placeholder 'bad'", "-1"});
+}
+
+TEST(GraphUnknownDims, FetchesThatDoNotNeedTheUnknownPlaceholderRunWithoutIt) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat64, {-1, 2}, "x");
+  Tensor v = g.variable(full({2}, 3.0, kFloat64), "v");
+  Tensor y = sum(x * v, {1});
+  Tensor doubled = v * 2.0;
+  Session sess(g);
+  sess.run(g.global_variables_initializer());
+  expect_close(sess.run(doubled), full({2}, 6.0, kFloat64));
+  expect_close(sess.run(y, {{x, ones({3, 2}, kFloat64)}}), full({3}, 6.0, kFloat64));
+}
+
+TEST(GraphUnknownDims, ErrorsAtRunTimeNameTheUsersLine) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {-1, 3}, "x");
+  Tensor w = g.placeholder(kFloat32, {-1, 3}, "w");
+  Tensor y;
+  const int line = __LINE__ + 2;
+  {
+    LocationScope here;  // ops record this line
+    y = x * w;           // fits only if both are fed the same batch (or one of 1)
+  }
+  Session sess(g);
+  EXPECT_EQ(sess.run(y, {{x, randn({4, 3})}, {w, randn({1, 3})}}).sizes(), (Shape{4, 3}));
+  std::string msg = error_of([&] { sess.run(y, {{x, randn({4, 3})}, {w, randn({5, 3})}}); });
+  expect_error(msg, {"mul", "unknown_dims_test.cpp:"});
+  EXPECT_NE(msg.find(std::to_string(line)), std::string::npos) << msg;
+}
+
+TEST(GraphUnknownDims, GradientsOfAGraphWithUnknownDimsCannotBeSavedYet) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {-1, 3}, "x");
+  Tensor w = g.variable(randn({3, 2}), "w");
+  Tensor y = matmul(x, w);
+  gradients(sum(y), {w});
+  Session sess(g);
+  sess.run(g.global_variables_initializer());
+  std::string path = ::testing::TempDir() + "/unknown_dims_grad.nbg";
+  expect_error(error_of([&] { sess.save(path); }), {"gradients", "unknown dims (-1)", "cannot be saved"});
+}
+
+}  // namespace
+}  // namespace nabla::graph
