@@ -16,7 +16,10 @@ namespace nabla::graph::nbg {
 
 inline constexpr char kMagic[8] = {'\x89', 'N', 'B', 'G', '\r', '\n', '\x1a', '\n'};
 inline constexpr uint16_t kMajor = 1;
-inline constexpr uint16_t kMinor = 1;  // 1.1: control flow (subgraphs, kinds cond/while/while_grad)
+// 1.1: control flow (subgraphs, kinds cond/while/while_grad); 1.2: unknown
+// dims (-1) in metas, and op nodes on such values kept unexpanded (composite
+// ops, inputs not yet promoted) as graphs with unknown dims are built.
+inline constexpr uint16_t kMinor = 2;
 inline constexpr std::size_t kHeaderSize = 44;  // magic .. header CRC-32, see docs/nbg-format.md
 inline constexpr uint32_t kMaxDims = 64;
 // Subgraphs (cond branches, loop bodies) may nest this many levels below the

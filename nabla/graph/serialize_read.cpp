@@ -17,6 +17,8 @@
 #include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/serialize.h"
 #include "nabla/graph/serialize_format.h"
+#include "nabla/graph/specialize.h"
+#include "nabla/graph/unknown_dims.h"
 #include "nabla/ops/factory.h"
 
 static_assert(std::endian::native == std::endian::little, ".nbg I/O assumes a little-endian host");
@@ -99,13 +101,19 @@ DType read_dtype(Reader& r) {
   return t;
 }
 
-Shape read_shape(Reader& r, bool sizes) {
+// `sizes`: a tensor's or value's sizes (>= 0; -1 also when `unknown_ok`, an
+// unknown dim of a graph value), not an attribute.
+Shape read_shape(Reader& r, bool sizes, bool unknown_ok = false) {
   uint32_t ndim = r.u32();
   NABLA_CHECK(ndim <= nbg::kMaxDims, r.where(), ": ", ndim, " dims, more than the format's ", nbg::kMaxDims);
   Shape s;
   int64_t numel = 1;
   for (uint32_t i = 0; i < ndim; ++i) {
     int64_t d = r.i64();
+    if (sizes && unknown_ok && d == -1) {
+      s.push_back(d);
+      continue;
+    }
     if (sizes) {
       NABLA_CHECK(d >= 0, r.where(), ": size ", d, " at dim ", i, "; sizes must be >= 0");
       NABLA_CHECK(!__builtin_mul_overflow(numel, d, &numel), r.where(), ": the sizes overflow int64");
@@ -273,7 +281,7 @@ Record read_record(Reader& table, std::size_t id, const Context& cx, const std::
         uint32_t n = r.count(5);
         for (uint32_t i = 0; i < n; ++i) {
           DType dt = read_dtype(r);
-          rec.metas.push_back({read_shape(r, true), dt});
+          rec.metas.push_back({read_shape(r, true, cx.file_minor >= 2), dt});
         }
         break;
       }
@@ -454,13 +462,28 @@ Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& 
     case NodeKind::Op: {
       const OpDef* op = find_op(rec.op);
       NABLA_CHECK(op, at, ": unknown op '", rec.op, "' (not in this nabla's op table)");
-      NABLA_CHECK(!op->composite && op->infer, at, ": op '", rec.op,
-                  "' is a composite op; graphs hold only the table ops it expands into");
       n.op = op;
-      NABLA_CHECK(op->num_inputs < 0 || static_cast<int>(rec.inputs.size()) == op->num_inputs, at, ": op '", rec.op,
-                  "' takes ", op->num_inputs, " inputs, the node has ", rec.inputs.size());
       TensorList ins;
       for (const ValueRef& r : rec.inputs) ins.push_back(detail::output_tensor(g, r));
+      // On values with unknown dims a node stays as built: the op as called,
+      // composite or not, inputs unpromoted; its metas come from stand-ins.
+      bool unknown = false;
+      for (const Tensor& t : ins) unknown |= has_unknown_dims(t.sizes());
+      if (unknown) {
+        OutputMetas inferred;
+        try {
+          inferred = detail::infer_with_stand_ins(*op, Inputs(ins.data(), ins.size()), rec.attrs);
+        } catch (const std::exception& e) {
+          fail(at, ": the op rejects the saved inputs and attributes: ", e.what());
+        }
+        NABLA_CHECK(same_metas(inferred, rec.metas), at, ": op '", rec.op, "' infers outputs ", metas_text(inferred),
+                    " from the saved inputs, but the file says ", metas_text(rec.metas));
+        break;
+      }
+      NABLA_CHECK(!op->composite && op->infer, at, ": op '", rec.op,
+                  "' is a composite op; graphs hold only the table ops it expands into");
+      NABLA_CHECK(op->num_inputs < 0 || static_cast<int>(rec.inputs.size()) == op->num_inputs, at, ": op '", rec.op,
+                  "' takes ", op->num_inputs, " inputs, the node has ", rec.inputs.size());
       // A built graph holds its dtype promotions as cast nodes: an op's inputs
       // already have the dtype it computes in.
       if (op->promote != Promote::None && ins.size() > static_cast<std::size_t>(op->promote_from)) {
@@ -554,6 +577,8 @@ Graph load(const std::string& path) {
   Reader r(table, file + ": node table");
   read_nodes(r, Context{data, minor}, file, 0, g);
   NABLA_CHECK(r.left() == 0, file, ": ", r.left(), " unexpected bytes after the last node record");
+  for (const Node& n : g->nodes)
+    g->unknown_dims |= n.kind == NodeKind::Placeholder && has_unknown_dims(n.metas[0].sizes);
   return Graph(std::move(g));
 }
 

@@ -10,6 +10,7 @@
 #include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/serialize.h"
 #include "nabla/graph/serialize_format.h"
+#include "nabla/graph/specialize.h"
 
 static_assert(std::endian::native == std::endian::little, ".nbg I/O assumes a little-endian host");
 
@@ -120,6 +121,17 @@ void write_subgraphs(Writer& w, const Node& n, Blob& blob, const std::string& no
       w.u32(static_cast<uint32_t>(r.output));
     }
   }
+}
+
+// Whether a value of `g` or of its subgraphs has an unknown dim (-1).
+bool has_unknown_dims(const GraphData& g) {
+  for (const Node& n : g.nodes) {
+    for (const OutputMeta& m : n.metas)
+      if (graph::has_unknown_dims(m.sizes)) return true;
+    for (const Subgraph& s : n.subgraphs)
+      if (has_unknown_dims(*s.graph)) return true;
+  }
+  return false;
 }
 
 // u32 node count, then one record per node of `g`. `values` (node id ->
@@ -240,7 +252,10 @@ void write_nbg(const GraphData& g, const std::unordered_map<int, Tensor>& values
   Writer header;
   header.bytes(std::string_view(nbg::kMagic, sizeof nbg::kMagic));
   header.u16(nbg::kMajor);
-  header.u16(nbg::kMinor);
+  // The oldest minor version that holds the graph, so older readers read
+  // what they can: 1.2 only for unknown dims (1.1 adds nothing to graphs
+  // without control flow and is what 1.1 readers expect).
+  header.u16(has_unknown_dims(g) ? 2 : 1);
   header.u32(0);  // flags, none defined
   header.u64(table.size());
   header.u64(blob.size);
