@@ -113,7 +113,12 @@ std::vector<int> ids_of(const std::unordered_map<int, Tensor>& fed) {
 
 }  // namespace
 
-Session::Session(const Graph& graph, SessionOptions options) : graph_(graph.data()), options_(options) {
+Session::Session(const Graph& graph, SessionOptions options) : Session(graph, kCPU, options) {}
+
+Session::Session(const Graph& graph, Device device, SessionOptions options)
+    : graph_(graph.data()), device_(device), options_(options) {
+  NABLA_CHECK(device.is_cpu(), "graph::Session: device ", device,
+              " has no kernels in this nabla (only the CPU backend is built so far); use kCPU");
   ensure_optimized();
 }
 

@@ -43,6 +43,9 @@ struct SessionOptions {
 class Session {
  public:
   explicit Session(const Graph& graph, SessionOptions options = {});
+  // A session on `device`, where its variables live and its ops run. Only
+  // the CPU has kernels so far: another device is a clear error.
+  Session(const Graph& graph, Device device, SessionOptions options = {});
   ~Session();
   Session(const Session&) = delete;  // variables and plans belong to one Session
   Session& operator=(const Session&) = delete;
@@ -56,6 +59,8 @@ class Session {
   Tensor run(const Tensor& fetch, const Feeds& feeds = {});
   // The same with values named ("y_pred", "split:1"; see Graph::tensor).
   std::vector<Tensor> run(const std::vector<std::string>& fetches, const NamedFeeds& feeds = {});
+
+  Device device() const { return device_; }
 
   // The graph this session runs (a handle: find a loaded graph's values by name).
   Graph graph() const { return Graph(graph_); }
@@ -112,6 +117,7 @@ class Session {
   Tensor output_buffer(Plan& plan, std::size_t id, std::size_t o, Inputs ins);
 
   std::shared_ptr<GraphData> graph_;
+  Device device_ = kCPU;
   SessionOptions options_;
   // By shape_key (a single one, empty, for a graph without unknown dims).
   std::map<std::vector<int64_t>, Specialization> specializations_;

@@ -133,6 +133,22 @@ TEST(GraphSession, UnfedPlaceholderIsNamed) {
   EXPECT_NE(msg.find("session_test.cpp:" + std::to_string(line)), std::string::npos) << msg;
 }
 
+TEST(GraphSession, RunsOnTheDeviceItIsGiven) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {2}, "x");
+  Tensor v = g.variable(ones({2}), "v");
+  Tensor y = x * v;
+  Session cpu(g, kCPU);
+  EXPECT_TRUE(cpu.device().is_cpu());
+  cpu.run(g.global_variables_initializer());
+  Tensor out = cpu.run(y, {{x, full({2}, 3.0f)}});
+  EXPECT_TRUE(out.device().is_cpu());
+  EXPECT_TRUE(cpu.variable_value(v).device().is_cpu());
+  EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{3.0f, 3.0f}));
+  std::string msg = error_of([&] { Session gpu(g, Device(DeviceType::CUDA, 0)); });
+  EXPECT_NE(msg.find("graph::Session: device cuda:0 has no kernels"), std::string::npos) << msg;
+}
+
 TEST(GraphSession, NamesAreUniqueAndScoped) {
   Graph g;
   Tensor x = g.placeholder(kFloat32, {2}, "x");
