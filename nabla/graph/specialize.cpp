@@ -34,8 +34,11 @@ void take_name(GraphData& g, int id, const std::string& name) {
 
 class Replayer {
  public:
-  Replayer(const GraphData& user, const PlaceholderShapes& shapes) : user_(user), shapes_(shapes) {
-    r_.graph = std::make_shared<GraphData>();
+  // Replays into `target`: a new, empty graph (for a subgraph, one that is
+  // open while it is replayed into).
+  Replayer(const GraphData& user, const PlaceholderShapes& shapes, std::shared_ptr<GraphData> target)
+      : user_(user), shapes_(shapes) {
+    r_.graph = std::move(target);
     r_.values.resize(user.nodes.size());
     node_of_.assign(user.nodes.size(), -1);
   }
@@ -88,15 +91,17 @@ class Replayer {
         return call_gradients(u);
       case NodeKind::Cond:
       case NodeKind::While:
-      case NodeKind::WhileGrad:
+      case NodeKind::WhileGrad: {
+        bool unknown = false;
         for (const ValueRef& r : u.inputs)
-          NABLA_CHECK(
-              !has_unknown_dims(
-                  user_.nodes[static_cast<std::size_t>(r.node)].metas[static_cast<std::size_t>(r.output)].sizes),
-              "graph: ", describe(u),
-              " takes a value with unknown dims (-1); cond and while_loop on values "
-              "of unknown shape are not supported yet: give the placeholder's full shape");
-        return copy(u);
+          unknown |= has_unknown_dims(
+              user_.nodes[static_cast<std::size_t>(r.node)].metas[static_cast<std::size_t>(r.output)].sizes);
+        if (!unknown) return copy(u);  // its subgraphs hold for any feed
+        NABLA_CHECK(u.kind != NodeKind::WhileGrad, "graph: ", describe(u),
+                    " differentiates a loop over values with unknown dims, made before they were unknown; "
+                    "not supported: build the graph with the unknown-dim placeholder first");
+        return control_flow(u);
+      }
       default:
         return copy(u);  // constants, variables, assigns, groups, initializers, effects
     }
@@ -116,6 +121,59 @@ class Replayer {
     } pop{*r_.graph};
     std::vector<Tensor> ins = inputs(u);
     return call(*u.op, Inputs(ins.data(), ins.size()), u.attrs);
+  }
+
+  // A cond or while_loop on values with unknown dims: its subgraphs are
+  // replayed too, their parameters shaped like the replayed inputs.
+  TensorList control_flow(const Node& u) {
+    std::vector<Tensor> ins = inputs(u);
+    Node n = u;
+    for (ValueRef& r : n.inputs) r = ref(r, u);
+    n.control_inputs = control_inputs(u);
+    n.subgraphs.clear();
+    std::vector<OutputMetas> results;  // per subgraph
+    for (const Subgraph& s : u.subgraphs) {
+      auto sub = std::make_shared<GraphData>();
+      sub->parent = r_.graph;
+      sub->region = s.graph->region;
+      detail::OpenSubgraph open(sub);
+      auto shapes = [&](int id) -> std::optional<Shape> {
+        for (std::size_t k = 0; k < s.params.size(); ++k)
+          if (s.params[k] == id) return ins[k].sizes();
+        return std::nullopt;
+      };
+      Replay body = Replayer(*s.graph, shapes, sub).run();
+      auto new_ref = [&](const ValueRef& old) {
+        return value_of(body.values[static_cast<std::size_t>(old.node)][static_cast<std::size_t>(old.output)])->ref;
+      };
+      Subgraph out;
+      out.graph = sub;
+      for (int p : s.params) out.params.push_back(p < 0 ? -1 : new_ref({p, 0}).node);
+      OutputMetas metas;
+      for (const ValueRef& r : s.results) {
+        out.results.push_back(new_ref(r));
+        const ValueRef& nr = out.results.back();
+        metas.push_back(sub->nodes[static_cast<std::size_t>(nr.node)].metas[static_cast<std::size_t>(nr.output)]);
+      }
+      results.push_back(std::move(metas));
+      n.subgraphs.push_back(std::move(out));
+    }
+    auto same = [](const OutputMetas& a, const OutputMetas& b) {
+      if (a.size() != b.size()) return false;
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].dtype != b[i].dtype || !(a[i].sizes == b[i].sizes)) return false;
+      return true;
+    };
+    if (u.kind == NodeKind::Cond) {
+      NABLA_CHECK(same(results[0], results[1]), "graph: the branches of ", describe(u),
+                  " return values of different shapes for the shapes fed");
+      n.metas = results[0];
+    } else {  // While: subgraphs {cond, body}; the body keeps the loop variables' shapes
+      for (std::size_t i = 0; i < n.metas.size(); ++i) n.metas[i] = {ins[i].sizes(), ins[i].dtype()};
+      NABLA_CHECK(same(results[1], n.metas), "graph: the body of ", describe(u),
+                  " changes the shape of a loop variable for the shapes fed; it must keep them");
+    }
+    return detail::add_node(r_.graph, std::move(n), u.name);
   }
 
   TensorList call_gradients(const Node& u) {
@@ -176,7 +234,9 @@ class Replayer {
 
 }  // namespace
 
-Replay replay(const GraphData& user, const PlaceholderShapes& shapes) { return Replayer(user, shapes).run(); }
+Replay replay(const GraphData& user, const PlaceholderShapes& shapes) {
+  return Replayer(user, shapes, std::make_shared<GraphData>()).run();
+}
 
 OptGraph specialize(const GraphData& user, const PlaceholderShapes& shapes) {
   Replay r = replay(user, shapes);
