@@ -18,6 +18,8 @@ constexpr KindCode kKinds[] = {
     {NodeKind::AssignAdd, 6, "assign_add"}, {NodeKind::AssignSub, 7, "assign_sub"}, {NodeKind::Group, 8, "group"},
     // Since format 1.1.
     {NodeKind::Cond, 9, "cond"},       {NodeKind::While, 10, "while"},            {NodeKind::WhileGrad, 11, "while_grad"},
+    // Since format 1.2.
+    {NodeKind::Gradients, 12, "gradients"},
 };
 
 constexpr DType kDTypeCodes[] = {kBool, kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64};
@@ -46,6 +48,7 @@ const char* kind_name(NodeKind k) {
 }
 
 uint16_t kind_minor(NodeKind k) {
+  if (k == NodeKind::Gradients) return 2;
   return k == NodeKind::Cond || k == NodeKind::While || k == NodeKind::WhileGrad ? 1 : 0;
 }
 

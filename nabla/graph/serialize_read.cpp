@@ -67,8 +67,8 @@ uint32_t allowed_fields(NodeKind k) {
     case NodeKind::While:
     case NodeKind::WhileGrad:
       return common | bit(nbg::kTagAttrs) | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagSubgraphs);
-    case NodeKind::Effect:  // compile() only: has no code in the format
-    case NodeKind::Gradients: break;  // refused by the writer: has no code in the format
+    case NodeKind::Gradients: return common | bit(nbg::kTagAttrs) | bit(nbg::kTagInputs) | bit(nbg::kTagMetas);
+    case NodeKind::Effect: break;  // compile() only: has no code in the format
   }
   return common;
 }
@@ -88,8 +88,8 @@ uint32_t required_fields(NodeKind k) {
     case NodeKind::While:
     case NodeKind::WhileGrad:
       return always | bit(nbg::kTagAttrs) | bit(nbg::kTagInputs) | bit(nbg::kTagMetas) | bit(nbg::kTagSubgraphs);
-    case NodeKind::Effect:  // compile() only: has no code in the format
-    case NodeKind::Gradients: break;  // refused by the writer: has no code in the format
+    case NodeKind::Gradients: return always | bit(nbg::kTagAttrs) | bit(nbg::kTagInputs) | bit(nbg::kTagMetas);
+    case NodeKind::Effect: break;  // compile() only: has no code in the format
   }
   return always;
 }
@@ -373,6 +373,31 @@ bool same_metas(const OutputMetas& a, const OutputMetas& b) {
   return true;
 }
 
+// A gradients node (graphs with unknown dims): attrs {number of ys, the ys
+// given a gradient, increasing}; inputs {ys, xs, the given grad_ys}; one meta
+// per x, of its shape. Sets the node's fields from the attrs.
+void check_gradients(const Record& rec, Node& n, const GraphData& g, const std::string& at) {
+  NABLA_CHECK(rec.attrs.size() == 2 && std::holds_alternative<int64_t>(rec.attrs[0]) &&
+                  std::holds_alternative<Shape>(rec.attrs[1]),
+              at, ": expected attributes (number of ys: int, ys given a gradient: ints)");
+  const int64_t ny = rec.attrs.i(0), nx = static_cast<int64_t>(rec.metas.size());
+  const Shape& given = rec.attrs.ints(1);
+  NABLA_CHECK(ny >= 1 && nx >= 1, at, ": needs at least one y and one x, got ", ny, " and ", nx);
+  NABLA_CHECK(static_cast<int64_t>(rec.inputs.size()) == ny + nx + static_cast<int64_t>(given.size()), at, ": ",
+              rec.inputs.size(), " inputs, but ", ny, " ys, ", nx, " xs and ", given.size(), " grad_ys");
+  for (std::size_t k = 0; k < given.size(); ++k)
+    NABLA_CHECK(given[k] >= 0 && given[k] < ny && (k == 0 || given[k] > given[k - 1]), at,
+                ": the ys given a gradient must be increasing indices below ", ny, ", got ", given);
+  for (int64_t i = 0; i < nx; ++i) {
+    const ValueRef& x = rec.inputs[static_cast<std::size_t>(ny + i)];
+    const OutputMeta& xm = g.nodes[static_cast<std::size_t>(x.node)].metas[static_cast<std::size_t>(x.output)];
+    NABLA_CHECK(xm.sizes == rec.metas[static_cast<std::size_t>(i)].sizes, at, ": gradient ", i, " has shape ",
+                rec.metas[static_cast<std::size_t>(i)].sizes, " but its x has shape ", xm.sizes);
+  }
+  n.num_ys = static_cast<int>(ny);
+  n.grad_ys_of.assign(given.begin(), given.end());
+}
+
 // Checks `rec` (node `id` of `g`, nested `depth` levels down) against the
 // nodes before it and makes the Node.
 Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& g, const std::string& prefix,
@@ -437,8 +462,8 @@ Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& 
     case NodeKind::Constant:
     case NodeKind::Variable:
     case NodeKind::Group: break;
-    case NodeKind::Effect:  // no code in the format: unreachable
-    case NodeKind::Gradients: fail(at, ": an effect or gradients node cannot be loaded");
+    case NodeKind::Effect: fail(at, ": an effect node cannot be loaded");  // no code in the format: unreachable
+    case NodeKind::Gradients: check_gradients(rec, n, *g, at); break;
     case NodeKind::Cond:
     case NodeKind::While:
     case NodeKind::WhileGrad: nbg::check_control_flow(n, *g, at); break;
@@ -579,6 +604,9 @@ Graph load(const std::string& path) {
   NABLA_CHECK(r.left() == 0, file, ": ", r.left(), " unexpected bytes after the last node record");
   for (const Node& n : g->nodes)
     g->unknown_dims |= n.kind == NodeKind::Placeholder && has_unknown_dims(n.metas[0].sizes);
+  for (std::size_t id = 0; id < g->nodes.size(); ++id)
+    NABLA_CHECK(g->nodes[id].kind != NodeKind::Gradients || g->unknown_dims, file, ": node ", id, " '",
+                g->nodes[id].name, "' (gradients) is in a graph without unknown dims, where gradients are expanded");
   return Graph(std::move(g));
 }
 

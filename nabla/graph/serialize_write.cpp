@@ -144,8 +144,6 @@ void write_nodes(Writer& table, const GraphData& g, const std::unordered_map<int
     const std::string node_where = where + ": node " + std::to_string(id) + " '" + n.name + "'";
     NABLA_CHECK(n.kind != NodeKind::Effect, node_where, ": a step traced by compile() (an optimizer update) runs "
                 "C++ code and cannot be saved; save a graph trained with graph::optimizers (optimizers.h) instead");
-    NABLA_CHECK(n.kind != NodeKind::Gradients, node_where, ": gradients() of a graph with unknown dims (-1) cannot "
-                "be saved yet; save the graph without them, or give the placeholders' full shapes");
     Record r;
     // First, so that a 1.0 reader meets this critical field before the kind
     // code it does not know and says the file needs a newer nabla.
@@ -156,6 +154,11 @@ void write_nodes(Writer& table, const GraphData& g, const std::unordered_map<int
     if (n.kind == NodeKind::Op) {
       NABLA_CHECK(n.op, node_where, ": op node without an op");
       r.field(nbg::kTagOp, [&](Writer& w) { w.bytes(n.op->name); });
+    }
+    if (n.kind == NodeKind::Gradients) {  // (number of ys, the ys given a gradient) as attributes
+      std::string a = attrs_bytes(Attrs{AttrValue(static_cast<int64_t>(n.num_ys)),
+                                        AttrValue(Shape(n.grad_ys_of.begin(), n.grad_ys_of.end()))});
+      r.field(nbg::kTagAttrs, [&](Writer& w) { w.bytes(a); });
     }
     if (n.kind == NodeKind::Op || n.kind == NodeKind::While || n.kind == NodeKind::WhileGrad) {
       std::string a = attrs_bytes(n.attrs);

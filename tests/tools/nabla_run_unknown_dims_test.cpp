@@ -61,8 +61,8 @@ TEST(NablaRunUnknownDims, AnyBatchSizeRunsToTheSameBitsInAFreshProcess) {
     data::write_npy(path("labels.npy"), lv);
     nabla::testing::ProgramRun r = nabla::testing::run_program(
         std::string(NABLA_TOOLS_DIR) + "/nabla run " + path("classifier.nbg") + " --feed x=" + path("x.npy") +
-        " --feed labels=" + path("labels.npy") + " --fetch probs --fetch loss --out " + path("probs.npy") +
-        " --out " + path("loss.npy") + " 2>&1");
+        " --feed labels=" + path("labels.npy") + " --fetch probs --fetch loss --out " + path("probs.npy") + " --out " +
+        path("loss.npy") + " 2>&1");
     ASSERT_EQ(r.code, 0) << r.out;
     EXPECT_TRUE(same_bits(data::read_npy(path("probs.npy")), want[0]));
     EXPECT_TRUE(same_bits(data::read_npy(path("loss.npy")), want[1]));
