@@ -16,6 +16,7 @@
 #include "nabla/nabla.h"
 #include "support/op_info.h"
 #include "tests/support/error_message.h"
+#include "support/same_bits.h"
 
 namespace nabla::graph {
 namespace {
@@ -29,11 +30,7 @@ using nabla::testing::sample;
 Tensor f64(IntList shape, uint64_t seed) { return sample(shape, -1.0, 1.0, seed); }
 Tensor flag(bool b) { return full({}, b, TensorOptions().dtype(kBool)); }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;
-  Tensor x = a.contiguous(), y = b.contiguous();
-  return std::memcmp(x.raw_data(), y.raw_data(), static_cast<std::size_t>(x.numel()) * itemsize(x.dtype())) == 0;
-}
+using nabla::testing::same_bits;
 
 // "name:output" of a value of `g`, what Graph::tensor finds in the loaded graph.
 std::string name_of(const Graph& g, const Tensor& t) {

@@ -15,6 +15,7 @@
 
 #include "nabla/nabla.h"
 #include "tests/support/error_message.h"
+#include "tests/support/same_bits.h"
 
 namespace nabla::graph {
 namespace {
@@ -57,11 +58,7 @@ bool same_attr(const AttrValue& a, const AttrValue& b) {
 }
 
 // Same dtype, shape and bytes.
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;
-  Tensor x = a.contiguous(), y = b.contiguous();
-  return std::memcmp(x.raw_data(), y.raw_data(), static_cast<std::size_t>(x.numel()) * itemsize(x.dtype())) == 0;
-}
+using nabla::testing::same_bits;
 
 void expect_same_nodes(const Graph& a, const Graph& b) {
   ASSERT_EQ(a.num_nodes(), b.num_nodes());

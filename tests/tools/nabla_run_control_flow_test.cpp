@@ -11,17 +11,14 @@
 
 #include "nabla/nabla.h"
 #include "support/run_program.h"
+#include "support/same_bits.h"
 
 namespace nabla::tool {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;
-  Tensor x = a.contiguous(), y = b.contiguous();
-  return std::memcmp(x.raw_data(), y.raw_data(), static_cast<std::size_t>(x.numel()) * itemsize(x.dtype())) == 0;
-}
+using nabla::testing::same_bits;
 
 TEST(NablaRunControlFlow, AFreshProcessComputesTheSameBits) {
   const fs::path dir = fs::temp_directory_path() / ("nabla_run_control_flow_test_" + std::to_string(::getpid()));

@@ -14,6 +14,7 @@
 
 #include "nabla/nabla.h"
 #include "support/run_program.h"
+#include "support/same_bits.h"
 
 namespace nabla::tool {
 namespace {
@@ -27,11 +28,7 @@ ProgramRun run_nabla(const std::string& args) {
   return nabla::testing::run_program(std::string(NABLA_TOOLS_DIR) + "/nabla " + args + " 2>&1");
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;
-  Tensor x = a.contiguous(), y = b.contiguous();
-  return std::memcmp(x.raw_data(), y.raw_data(), static_cast<std::size_t>(x.numel()) * itemsize(x.dtype())) == 0;
-}
+using nabla::testing::same_bits;
 
 class NablaRun : public ::testing::Test {
  protected:

@@ -13,17 +13,14 @@
 
 #include "nabla/nabla.h"
 #include "support/run_program.h"
+#include "support/same_bits.h"
 
 namespace nabla::tool {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;
-  Tensor x = a.contiguous(), y = b.contiguous();
-  return std::memcmp(x.raw_data(), y.raw_data(), static_cast<std::size_t>(x.numel()) * itemsize(x.dtype())) == 0;
-}
+using nabla::testing::same_bits;
 
 uint16_t file_minor(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
