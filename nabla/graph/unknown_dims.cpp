@@ -2,6 +2,8 @@
 // dims (unknown_dims.h).
 #include "nabla/graph/unknown_dims.h"
 
+#include <algorithm>
+
 #include "nabla/graph/gradients.h"
 #include "nabla/graph/graph.h"
 #include "nabla/graph/specialize.h"
@@ -15,8 +17,12 @@ namespace {
 constexpr int64_t kStandIns[2] = {1009, 1013};
 
 Shape with_stand_in(Shape s, int64_t size) {
-  for (int64_t& d : s)
+  int64_t numel = 1;
+  for (int64_t& d : s) {
     if (d < 0) d = size;
+    NABLA_CHECK(!__builtin_mul_overflow(numel, std::max<int64_t>(d, 1), &numel), "graph: a value of shape ", s,
+                " (its unknown dims taken as ", size, ") has more elements than int64 can count");
+  }
   return s;
 }
 
