@@ -57,7 +57,9 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("nabla_threads", std::to_string(nabla::get_num_threads()));
   benchmark::RegisterBenchmark("add_scalar_tensor/no_grad", add_no_grad)->UseRealTime();
   benchmark::RegisterBenchmark("add_scalar_tensor/requires_grad_fwd_bwd", add_fwd_bwd)->UseRealTime();
-  for (auto [M, K, N] : {std::tuple<int64_t, int64_t, int64_t>{64, 1000, 100},
+  // 64x1000x100 and 100x64x1000: the seed step's forward GEMM and its
+  // first layer's weight gradient (bench/README.md, compile()).
+  for (auto [M, K, N] : {std::tuple<int64_t, int64_t, int64_t>{64, 1000, 100}, {100, 64, 1000},
                          {256, 256, 256}, {1024, 1024, 1024}, {2048, 2048, 2048}}) {
     std::string name = "matmul/" + std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N);
     benchmark::RegisterBenchmark(name.c_str(), matmul, M, K, N)->UseRealTime()->Unit(benchmark::kMicrosecond);
