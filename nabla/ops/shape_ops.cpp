@@ -1,5 +1,6 @@
 // View ops: their kernels only compute sizes/strides/offset, on every device.
 // Each gradient rule maps the gradient back to the input's layout.
+#include <algorithm>
 #include <cstring>
 
 #include "nabla/ops/elementwise_common.h"
@@ -303,7 +304,8 @@ Tensor slice_backward(const Tensor& g, const Shape& input_sizes, int64_t dim, in
 Tensor view(const Tensor& x, IntList sizes) { return call1(view_op, {x}, {sizes.shape()}); }
 Tensor reshape(const Tensor& x, IntList sizes) {
   // A graph value with unknown dims (-1): its size is known only when fed.
-  if (x.is_symbolic() && x.numel() < 0) return view(x, sizes);
+  if (x.is_symbolic() && std::any_of(x.sizes().begin(), x.sizes().end(), [](int64_t d) { return d < 0; }))
+    return view(x, sizes);
   Shape s = infer_size(x, sizes, "reshape"), st;
   if (x.is_symbolic() || view_strides(x.sizes(), x.strides(), s, st)) return view(x, s);
   return view(clone(x), s);
@@ -391,9 +393,12 @@ Tensor flatten(const Tensor& x, int64_t start, int64_t end) {
   Shape s;
   for (int64_t i = 0; i < start; ++i) s.push_back(x.sizes()[i]);
   int64_t m = 1;
-  for (int64_t i = start; i <= end; ++i) m *= x.sizes()[i];
-  // A graph value's unknown dim (-1) makes the flattened size unknown too.
-  s.push_back(m < 0 ? -1 : m);
+  bool unknown = false;  // a graph value's unknown dim (-1) makes the flattened size unknown too
+  for (int64_t i = start; i <= end; ++i) {
+    m *= x.sizes()[i];
+    unknown |= x.sizes()[i] < 0;
+  }
+  s.push_back(unknown ? -1 : m);
   for (int64_t i = end + 1; i < x.dim(); ++i) s.push_back(x.sizes()[i]);
   return reshape(x, s);
 }

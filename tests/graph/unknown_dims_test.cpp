@@ -37,6 +37,12 @@ TEST(GraphUnknownDims, ShapesAtBuildTimeKeepTheBatchUnknown) {
   EXPECT_EQ(cat({h, h}, 0).sizes(), (Shape{-1, 3}));
   EXPECT_EQ(cat({h, h}, 1).sizes(), (Shape{-1, 6}));
   EXPECT_EQ(h.to(kFloat64).dtype(), kFloat64);
+  // Two unknown dims: their product is positive, still unknown.
+  Tensor z = g.placeholder(kFloat32, {-1, -1, 3}, "z");
+  EXPECT_EQ(z.reshape({-1, 3}).sizes(), (Shape{-1, 3}));
+  EXPECT_EQ(z.flatten(0, 1).sizes(), (Shape{-1, 3}));
+  Session sess(g);
+  EXPECT_EQ(sess.run(z.flatten(0, 1), {{z, randn({2, 5, 3})}}).sizes(), (Shape{10, 3}));
 }
 
 TEST(GraphUnknownDims, OneGraphRunsEveryBatchSizeLikeEager) {
