@@ -158,8 +158,18 @@ std::vector<int64_t> Session::shape_key(const std::unordered_map<int, Tensor>& f
 }
 
 Session::Specialization& Session::specialization(const std::unordered_map<int, Tensor>& fed) {
-  Specialization& spec = specializations_[shape_key(fed)];
+  const std::vector<int64_t> key = shape_key(fed);
+  Specialization& spec = specializations_[key];
+  spec.last_used = ++uses_;
   if (spec.opt) return spec;
+  // A new one: drop the least recently used past the limit (never this one).
+  if (static_cast<int>(specializations_.size()) > std::max(1, options_.max_specializations)) {
+    auto oldest = specializations_.end();
+    for (auto it = specializations_.begin(); it != specializations_.end(); ++it)
+      if (it->first != key && (oldest == specializations_.end() || it->second.last_used < oldest->second.last_used))
+        oldest = it;
+    specializations_.erase(oldest);
+  }
   OptGraph g = unknown_placeholders_.empty()
                    ? copy_of_user_graph(*graph_)
                    : specialize(*graph_, [&](int id) -> std::optional<Shape> {

@@ -38,6 +38,10 @@ struct SessionOptions {
   bool optimize = true;
   bool fuse = true;         // fuse elementwise chains (needs optimize)
   bool plan_memory = true;  // release values after their last use, run in place where safe (needs optimize)
+  // Graphs with unknown dims: how many specializations (one per set of fed
+  // shapes, each with its plans and buffers) are kept; past it the least
+  // recently used is dropped and made again if those shapes come back.
+  int max_specializations = 16;
 };
 
 class Session {
@@ -104,6 +108,7 @@ class Session {
   struct Specialization {
     std::unique_ptr<OptGraph> opt;
     std::map<std::vector<int>, std::unique_ptr<Plan>> plans;  // by fetches and fed placeholders
+    uint64_t last_used = 0;  // Session::uses_ at its last run
   };
   // Drops what was optimized when the graph has changed since.
   void ensure_optimized();
@@ -123,6 +128,7 @@ class Session {
   std::map<std::vector<int64_t>, Specialization> specializations_;
   std::size_t optimized_nodes_ = 0;  // graph size when specializations_ were made
   std::vector<int> unknown_placeholders_;  // ids of the placeholders with unknown dims
+  uint64_t uses_ = 0;                      // specializations handed out, for least-recently-used
   std::unordered_map<int, Tensor> variables_;  // user graph node id -> current value
   Stats stats_;
 };

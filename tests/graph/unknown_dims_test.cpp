@@ -67,6 +67,26 @@ TEST(GraphUnknownDims, OneGraphRunsEveryBatchSizeLikeEager) {
   EXPECT_EQ(sess.stats().optimizations, 3);
 }
 
+TEST(GraphUnknownDims, TheLeastRecentlyUsedSpecializationIsDroppedPastTheLimit) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat64, {-1, 2}, "x");
+  Tensor y = sum(x * 2.0, {1});
+  SessionOptions options;
+  options.max_specializations = 2;
+  Session sess(g, options);
+  auto run = [&](int64_t n) {
+    Tensor xv = randn({n, 2}, kFloat64);
+    expect_close(sess.run(y, {{x, xv}}), sum(xv * 2.0, {1}));
+    return sess.stats().optimizations;
+  };
+  EXPECT_EQ(run(1), 1);
+  EXPECT_EQ(run(2), 2);
+  EXPECT_EQ(run(1), 2);  // kept
+  EXPECT_EQ(run(3), 3);  // drops 2, the least recently used
+  EXPECT_EQ(run(1), 3);  // still kept
+  EXPECT_EQ(run(2), 4);  // made again
+}
+
 TEST(GraphUnknownDims, GradientsMatchEagerAutogradForEachBatchSize) {
   Tensor wv = randn({4, 3}, kFloat64), bv = randn({3}, kFloat64);
   Graph g;
