@@ -51,6 +51,25 @@ TEST(Tensor, ContiguousCopiesOfTransposedMatricesKeepEveryElement) {
   }
 }
 
+TEST(Tensor, BoolsCastToZeroAndOneInEveryFloatingLayout) {
+  // Contiguous bools to float32/float64 take a loop of their own (kernels/cpu/
+  // cast.cpp); small, odd and multi-chunk sizes, and a strided mask.
+  for (int64_t n : {1, 7, 33, 6400, 100001}) {
+    Tensor x = remainder(arange(n, dtype(kFloat64)), full({}, 3.0, kFloat64));
+    Tensor mask = x > 0.5;  // 0, 1, 1, 0, 1, 1, ...
+    for (DType dt : {kFloat32, kFloat64, kFloat16}) {
+      Tensor f = mask.to(dt).to(kFloat64);
+      for (int64_t i = 0; i < n; i += (n > 100 ? 997 : 1))
+        ASSERT_EQ(f.at<double>({i}), i % 3 == 0 ? 0.0 : 1.0) << dt << " n=" << n << " i=" << i;
+      ASSERT_EQ(f.sum().item<double>(), static_cast<double>(n - (n + 2) / 3)) << dt << " n=" << n;
+    }
+  }
+  Tensor grid = arange(12, dtype(kFloat64)).view({3, 4}) > 5.5;  // rows 0, 1: false...; the rest true
+  Tensor t = grid.t().to(kFloat32);                                // strided input
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t c = 0; c < 3; ++c) ASSERT_EQ(t.at<float>({r, c}), c * 4 + r > 5 ? 1.0f : 0.0f);
+}
+
 TEST(Tensor, IndexWithRangesStepsNoneAndEllipsis) {
   Tensor x = arange(60).view({3, 4, 5});
   Tensor r = x.index({Slice(1, std::nullopt), None, Ellipsis, Slice(std::nullopt, std::nullopt, 2)});

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 
 #include "nabla/kernels/cpu/elementwise.h"
 
@@ -36,6 +37,14 @@ void copy_transposed(T* dst, const T* src, int64_t rows, int64_t cols, int64_t l
   }
 }
 
+// A bool mask to 0/1 floats (a ReLU's gradient mask): read as bytes in a
+// function of its own, the loop vectorizes; as bools inside map1 it ran one
+// element at a time (4x slower).
+template <class To>
+__attribute__((noinline)) void bools_to_floating(To* out, const uint8_t* in, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<To>(in[i] != 0);
+}
+
 }  // namespace
 
 void cast_kernel(std::span<const Tensor> in, const Attrs&, std::span<Tensor> out) {
@@ -48,6 +57,15 @@ void cast_kernel(std::span<const Tensor> in, const Attrs&, std::span<Tensor> out
   }
   visit_dtype(out[0].dtype(), [&]<class To>() {
     visit_dtype(in[0].dtype(), [&]<class From>() {
+      if constexpr (std::is_same_v<From, bool> && (std::is_same_v<To, float> || std::is_same_v<To, double>)) {
+        if (out[0].is_contiguous() && in[0].is_contiguous() && in[0].sizes() == out[0].sizes()) {
+          To* o = out[0].data_ptr<To>();
+          const auto* x = static_cast<const uint8_t*>(in[0].raw_data());
+          parallel_for(0, out[0].numel(), kParallelGrain,
+                       [&](int64_t b, int64_t e) { bools_to_floating(o + b, x + b, e - b); });
+          return;
+        }
+      }
       map1<To, From>(out[0], in[0], [](From v) { return convert<To, From>(v); });
     });
   });
