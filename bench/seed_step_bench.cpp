@@ -16,7 +16,11 @@
 // bench/seed_compare.sh runs them all and prints the ratio table.
 //
 // Usage: seed_step_bench [--mode eager|compiled|graph|blas] [--threads N] [--warmup W] [--steps S] [--print-plan 1]
+//                        [--profile 1]
 // Prints one line: impl=nabla-<mode> threads=.. median_ms=.. best_ms=.. cpu_ms=.. final_loss=..
+// --profile 1 (compiled and graph modes): the Session profiles the timed
+// steps and its table (per node, slowest first) goes to stderr. Profiling
+// reads the clock twice per node, so leave it off for the timings.
 #include <cblas.h>
 #include <time.h>
 
@@ -51,6 +55,7 @@ struct Args {
   std::string mode = "eager";
   int threads = 1, warmup = 20, steps = 200;
   bool print_plan = false;  // graph mode: print the Session's execution plan to stderr
+  bool profile = false;     // compiled and graph modes: print the Session's profile of the timed steps
 };
 
 Args parse(int argc, char** argv) {
@@ -70,8 +75,10 @@ Args parse(int argc, char** argv) {
       a.steps = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--print-plan"))
       a.print_plan = std::atoi(argv[i + 1]) != 0;
+    else if (!std::strcmp(argv[i], "--profile"))
+      a.profile = std::atoi(argv[i + 1]) != 0;
     else {
-      std::fprintf(stderr, "usage: %s [--mode eager|compiled|graph|blas] [--threads N] [--warmup W] [--steps S] [--print-plan 1]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--mode eager|compiled|graph|blas] [--threads N] [--warmup W] [--steps S] [--print-plan 1] [--profile 1]\n", argv[0]);
       std::exit(2);
     }
   }
@@ -95,22 +102,30 @@ struct NablaStep {
   }
 };
 
+// Profiling of the modes that run a Session: switched on for the timed
+// steps, reported after them (--profile 1).
+struct Profiler {
+  std::function<void()> start;
+  std::function<std::string()> report;
+};
+
 std::function<float()> eager_step(const Tensor& x, const Tensor& y) {
   auto step = std::make_shared<NablaStep>();
   return [=] { return (*step)(x, y).item<float>(); };
 }
 
-std::function<float()> compiled_step(const Tensor& x, const Tensor& y) {
+std::function<float()> compiled_step(const Tensor& x, const Tensor& y, Profiler& profiler) {
   auto step = std::make_shared<NablaStep>();
   CompiledFunction f = compile([step](const std::vector<Tensor>& in) -> std::vector<Tensor> {
     return {(*step)(in[0], in[1])};
   });
+  profiler = {[=] { f.set_profiling(true); }, [=] { return f.profile_text({x, y}); }};
   return [=] { return f({x, y})[0].item<float>(); };
 }
 
 // The step as a static graph run by a Session. The model is the eager mode's
 // (same seed, same initial parameters); its parameters become graph variables.
-std::function<float()> graph_step(const Tensor& xv, const Tensor& yv, bool print_plan) {
+std::function<float()> graph_step(const Tensor& xv, const Tensor& yv, bool print_plan, Profiler& profiler) {
   nn::Sequential model(nn::Linear(D_in, H), nn::ReLU(), nn::Linear(H, D_out));
   auto g = std::make_shared<graph::Graph>();
   Tensor x = g->placeholder(kFloat32, {N, D_in}, "x");
@@ -126,6 +141,7 @@ std::function<float()> graph_step(const Tensor& xv, const Tensor& yv, bool print
   const std::vector<Tensor> fetches{loss, train};
   const graph::Feeds feeds{{x, xv}, {y, yv}};
   if (print_plan) std::fprintf(stderr, "%s\n", sess->plan_text(fetches, feeds).c_str());
+  profiler = {[=] { sess->set_profiling(true); }, [=] { return sess->profile_text(fetches, feeds); }};
   return [=] { return sess->run(fetches, feeds)[0].item<float>(); };
 }
 
@@ -223,23 +239,31 @@ int main(int argc, char** argv) {
   manual_seed(0);
   Tensor x = randn({N, D_in}), y = randn({N, D_out});
   std::function<float()> step;
+  Profiler profiler;
   if (a.mode == "eager") {
     step = eager_step(x, y);
   } else if (a.mode == "compiled") {
-    step = compiled_step(x, y);
+    step = compiled_step(x, y, profiler);
   } else if (a.mode == "blas") {
     step = BlasStep(x, y);
   } else if (a.mode == "graph") {
-    step = graph_step(x, y, a.print_plan);
+    step = graph_step(x, y, a.print_plan, profiler);
   } else {
     std::fprintf(stderr, "unknown --mode %s (eager|compiled|graph|blas)\n", a.mode.c_str());
+    return 2;
+  }
+  if (a.profile && !profiler.start) {
+    std::fprintf(stderr, "--profile: mode %s runs no Session (use compiled or graph)\n", a.mode.c_str());
     return 2;
   }
   std::vector<double> times, cpu_times;
   float loss = 0, first_loss = 0;
   AllocatorStats timed_from{};
   for (int s = 0; s < a.warmup + a.steps; ++s) {
-    if (s == a.warmup) timed_from = cpu_allocator_stats();
+    if (s == a.warmup) {
+      timed_from = cpu_allocator_stats();
+      if (a.profile) profiler.start();
+    }
     auto t0 = Clock::now();
     double c0 = cpu_ms();
     loss = step();
@@ -253,6 +277,7 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "%s: system allocations during the timed steps: %llu\n", a.mode.c_str(),
                static_cast<unsigned long long>(cpu_allocator_stats().system_allocations -
                                                timed_from.system_allocations));
+  if (a.profile) std::fprintf(stderr, "%s", profiler.report().c_str());
   std::sort(times.begin(), times.end());
   std::sort(cpu_times.begin(), cpu_times.end());
   std::printf("impl=nabla-%s threads=%d steps=%d median_ms=%.4f best_ms=%.4f cpu_ms=%.4f first_loss=%.4f final_loss=%.4f\n",

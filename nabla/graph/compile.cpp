@@ -42,6 +42,18 @@ std::string signature_of(const std::vector<Tensor>& inputs) {
   return os.str();
 }
 
+// What a call with `inputs` feeds and fetches: its outputs, then its effects.
+graph::Feeds feeds_of(const Trace& t, const std::vector<Tensor>& inputs) {
+  graph::Feeds feeds;
+  for (std::size_t i = 0; i < inputs.size(); ++i) feeds.emplace_back(t.placeholders[i], inputs[i]);
+  return feeds;
+}
+std::vector<Tensor> fetches_of(const Trace& t) {
+  std::vector<Tensor> fetches = t.outputs;
+  fetches.insert(fetches.end(), t.effects.begin(), t.effects.end());
+  return fetches;
+}
+
 }  // namespace
 
 struct CompiledFunction::State {
@@ -56,6 +68,7 @@ struct CompiledFunction::State {
   bool tracing = false;
   std::map<std::string, Trace> traces;
   int64_t calls = 0;
+  bool profiling = false;  // set_profiling: every trace's Session profiles its runs
 
   Trace trace(const std::vector<Tensor>& inputs, const std::string& sig) const;
   const Trace& traced(const std::vector<Tensor>& inputs, const char* api) const;
@@ -102,6 +115,7 @@ Trace CompiledFunction::State::trace(const std::vector<Tensor>& inputs, const st
   }
   t.outputs = std::move(outs);
   t.session = std::make_unique<graph::Session>(t.graph);
+  t.session->set_profiling(profiling);
   return t;
 }
 
@@ -146,12 +160,9 @@ std::vector<Tensor> CompiledFunction::operator()(const std::vector<Tensor>& inpu
               ": the function uses tensors that require grad (module parameters) but neither calls backward() nor "
               "updates them, and its results have no autograd history, so no gradient would reach them later; "
               "call it under NoGradGuard (inference), or put backward() and the optimizer step inside it");
-  graph::Feeds feeds;
-  for (std::size_t i = 0; i < inputs.size(); ++i) feeds.emplace_back(t.placeholders[i], inputs[i]);
+  graph::Feeds feeds = feeds_of(t, inputs);
   if (t.effects.empty()) return t.session->run(t.outputs, feeds);
-  std::vector<Tensor> fetches = t.outputs;
-  fetches.insert(fetches.end(), t.effects.begin(), t.effects.end());
-  std::vector<Tensor> results = t.session->run(fetches, feeds);
+  std::vector<Tensor> results = t.session->run(fetches_of(t), feeds);
   results.resize(t.outputs.size());
   return results;
 }
@@ -187,6 +198,24 @@ std::string CompiledFunction::graph_text(const std::vector<Tensor>& inputs) cons
 std::string CompiledFunction::optimized_graph_text(const std::vector<Tensor>& inputs) const {
   std::lock_guard<std::recursive_mutex> lock(state_->mutex);
   return state_->traced(inputs, "optimized_graph_text").session->optimized_graph_text();
+}
+
+std::string CompiledFunction::plan_text(const std::vector<Tensor>& inputs) const {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
+  const Trace& t = state_->traced(inputs, "plan_text");
+  return t.session->plan_text(fetches_of(t), feeds_of(t, inputs));
+}
+
+void CompiledFunction::set_profiling(bool on) const {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
+  state_->profiling = on;
+  for (auto& [sig, t] : state_->traces) t.session->set_profiling(on);
+}
+
+std::string CompiledFunction::profile_text(const std::vector<Tensor>& inputs) const {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
+  const Trace& t = state_->traced(inputs, "profile_text");
+  return t.session->profile_text(fetches_of(t), feeds_of(t, inputs));
 }
 
 CompiledFunction compile(TensorsFn fn, std::source_location loc) {

@@ -48,6 +48,14 @@ class CompiledFunction {
   // passes (Session::optimized_graph_text).
   std::string graph_text(const std::vector<Tensor>& inputs) const;
   std::string optimized_graph_text(const std::vector<Tensor>& inputs) const;
+  // The execution plan a call with `inputs` runs (Session::plan_text): the
+  // nodes left after pruning, fusion and the per-plan rewrites, in run order.
+  std::string plan_text(const std::vector<Tensor>& inputs) const;
+  // Profiling (graph::Session's): when on, calls time every node of the
+  // graph they run, for every signature; profile_text() gives the table of
+  // Session::profile_text for the signature of `inputs` (slowest node first).
+  void set_profiling(bool on) const;
+  std::string profile_text(const std::vector<Tensor>& inputs) const;
 
  private:
   friend CompiledFunction compile(TensorsFn fn, std::source_location loc);

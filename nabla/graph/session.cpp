@@ -5,6 +5,8 @@
 #include "nabla/graph/session.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/graph/control_flow_detail.h"
@@ -17,24 +19,10 @@
 #include "nabla/graph/passes/variable_writes.h"
 #include "nabla/graph/print.h"
 #include "nabla/graph/run_op.h"
+#include "nabla/graph/session_plan.h"
 #include "nabla/graph/specialize.h"
 
 namespace nabla::graph {
-
-struct Session::Plan {
-  OptGraph graph;                // pruned (and fused); origins are user node ids
-  std::vector<ValueRef> fetches;  // values of `graph`, one per fetch
-  MemoryPlan memory;
-  // Resolved once (node_kernel.h): per node, the CPU kernel to call directly
-  // into given outputs, or nullptr (run through call()).
-  std::vector<KernelFn> direct;
-  std::vector<Tensor> slots;  // the buffers of memory.slot, made on first use, reused by later runs
-  std::vector<std::unique_ptr<FusedScratch>> scratch;  // per fused node
-  VariableWrites variable_writes;  // chains that write straight into a variable (passes/variable_writes.h)
-  // Per node, per output: a contiguous copy of the value when it is a strided
-  // view that fused chains read (made once per run, kept across runs).
-  std::vector<std::vector<Tensor>> dense;
-};
 
 namespace {
 
@@ -246,17 +234,24 @@ std::string Session::optimized_graph_text() {
   return to_text(*specialization({}).opt, *graph_);  // unknown dims stay unknown (nothing fed)
 }
 
-std::string Session::plan_text(const std::vector<Tensor>& fetches, const Feeds& feeds) {
+Session::Plan& Session::plan_for(const std::vector<Tensor>& fetches, const Feeds& feeds) {
   ensure_optimized();
   std::vector<ValueRef> refs;
   for (std::size_t i = 0; i < fetches.size(); ++i) refs.push_back(ref_in(graph_, fetches[i], "fetch", i));
   std::unordered_map<int, Tensor> fed = checked_feeds(graph_, feeds);
-  return to_text(plan_for(specialization(fed), refs, ids_of(fed)).graph.graph, graph_.get());
+  return plan_for(specialization(fed), refs, ids_of(fed));
+}
+
+std::string Session::plan_text(const std::vector<Tensor>& fetches, const Feeds& feeds) {
+  return to_text(plan_for(fetches, feeds).graph.graph, graph_.get());
 }
 
 Tensor Session::run(const Tensor& fetch, const Feeds& feeds) { return run(std::vector<Tensor>{fetch}, feeds)[0]; }
 
 std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds& feeds) {
+  using Clock = std::chrono::steady_clock;
+  const bool profiling = options_.profile;
+  const Clock::time_point run_start = profiling ? Clock::now() : Clock::time_point{};
   ensure_optimized();
   const GraphData& user = *graph_;
   std::unordered_map<int, Tensor> fed = checked_feeds(graph_, feeds);  // user placeholder id -> value
@@ -269,6 +264,8 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
   const std::size_t n = pg.graph.nodes.size();
 
   NoGradGuard no_grad;
+  if (profiling && plan.node_ns.size() != n) plan.node_ns.assign(n, 0);
+  Clock::time_point node_start = profiling ? Clock::now() : Clock::time_point{};
   std::vector<TensorList> values(n);
   auto input = [&](const ValueRef& r) -> const Tensor& {
     return values[static_cast<std::size_t>(r.node)][static_cast<std::size_t>(r.output)];
@@ -437,6 +434,11 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       TensorList& vals = values[static_cast<std::size_t>(r.node)];
       if (static_cast<std::size_t>(r.output) < vals.size()) vals[static_cast<std::size_t>(r.output)] = Tensor();
     }
+    if (profiling) {
+      const Clock::time_point now = Clock::now();
+      plan.node_ns[id] += std::chrono::duration_cast<std::chrono::nanoseconds>(now - node_start).count();
+      node_start = now;
+    }
   }
   ++stats_.runs;
 
@@ -453,6 +455,10 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
     for (const auto& [id, v] : variables_) aliases |= t.impl()->storage.get() == v.impl()->storage.get();
     result.push_back(aliases ? t.clone() : t);
     stats_.device_to_host_bytes += nbytes_of(result.back());
+  }
+  if (profiling) {
+    plan.run_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - run_start).count();
+    ++plan.profiled_runs;
   }
   return result;
 }

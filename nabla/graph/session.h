@@ -42,6 +42,10 @@ struct SessionOptions {
   // shapes, each with its plans and buffers) are kept; past it the least
   // recently used is dropped and made again if those shapes come back.
   int max_specializations = 16;
+  // Time each node of each run (two clock reads per node, tens of
+  // nanoseconds): profile() and profile_text() say where a run's time goes.
+  // Also switched by Session::set_profiling.
+  bool profile = false;
 };
 
 class Session {
@@ -83,6 +87,30 @@ class Session {
   std::string optimized_graph_text();
   std::string plan_text(const std::vector<Tensor>& fetches, const Feeds& feeds = {});
 
+  // Profiling (SessionOptions::profile). Per plan, that is per set of
+  // fetches and feeds (and fed shapes, for unknown dims): the runs made
+  // while profiling was on, their wall time from the call to the return,
+  // and each node's share. A cond or while_loop counts as one node.
+  struct NodeTime {
+    std::string node;  // the node's line of plan_text()
+    double ms = 0;     // over all profiled runs
+  };
+  struct Profile {
+    int64_t runs = 0;
+    double ms = 0;                // whole run() calls, over all profiled runs
+    std::vector<NodeTime> nodes;  // in run order
+  };
+  void set_profiling(bool on) { options_.profile = on; }
+  bool profiling() const { return options_.profile; }
+  // Forgets the times of every plan's profiled runs.
+  void reset_profile();
+  Profile profile(const std::vector<Tensor>& fetches, const Feeds& feeds = {});
+  // The profile as a table, slowest node first:
+  //   profile of 300 runs: 0.391 ms per run (nodes 0.385, session 0.006)
+  //        us/run      %  node
+  //         164.2   42.0  mm = mm(input_0, permute) : float32[64, 100]  @ step.cpp:14
+  std::string profile_text(const std::vector<Tensor>& fetches, const Feeds& feeds = {});
+
   struct Stats {
     int64_t runs = 0;
     int64_t nodes_executed = 0;  // all kinds of node, over all runs
@@ -117,6 +145,8 @@ class Session {
   std::vector<int64_t> shape_key(const std::unordered_map<int, Tensor>& fed) const;
   Specialization& specialization(const std::unordered_map<int, Tensor>& fed);
   Plan& plan_for(Specialization& spec, const std::vector<ValueRef>& fetches, const std::vector<int>& fed);
+  // The plan run(fetches, feeds) would run (made if new), without running it.
+  Plan& plan_for(const std::vector<Tensor>& fetches, const Feeds& feeds);
   // The tensor op node `id` of `plan` writes output `o` into: its slot's
   // buffer when free, else a new one (counted in stats_.bytes_allocated).
   Tensor output_buffer(Plan& plan, std::size_t id, std::size_t o, Inputs ins);

@@ -1,0 +1,36 @@
+// Session::Plan, shared by the files that implement graph::Session
+// (session.cpp runs plans, session_profile.cpp reports their profiles).
+// Internal: not installed for users.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "nabla/graph/node_kernel.h"
+#include "nabla/graph/passes/fuse_elementwise.h"
+#include "nabla/graph/passes/memory_plan.h"
+#include "nabla/graph/passes/opt_graph.h"
+#include "nabla/graph/passes/variable_writes.h"
+#include "nabla/graph/session.h"
+
+namespace nabla::graph {
+
+struct Session::Plan {
+  OptGraph graph;                 // pruned (and fused); origins are user node ids
+  std::vector<ValueRef> fetches;  // values of `graph`, one per fetch
+  MemoryPlan memory;
+  // Resolved once (node_kernel.h): per node, the CPU kernel to call directly
+  // into given outputs, or nullptr (run through call()).
+  std::vector<KernelFn> direct;
+  std::vector<Tensor> slots;  // the buffers of memory.slot, made on first use, reused by later runs
+  std::vector<std::unique_ptr<FusedScratch>> scratch;  // per fused node
+  VariableWrites variable_writes;  // chains that write straight into a variable (passes/variable_writes.h)
+  // Per node, per output: a contiguous copy of the value when it is a strided
+  // view that fused chains read (made once per run, kept across runs).
+  std::vector<std::vector<Tensor>> dense;
+  // Profiling: nanoseconds per node and of whole runs, over `profiled_runs`.
+  std::vector<int64_t> node_ns;
+  int64_t run_ns = 0;
+  int64_t profiled_runs = 0;
+};
+
+}  // namespace nabla::graph
