@@ -242,6 +242,7 @@ OptGraph specialize(const GraphData& user, const PlaceholderShapes& shapes) {
   Replay r = replay(user, shapes);
   OptGraph o;
   o.graph.nodes = std::move(r.graph->nodes);
+  no_value_inputs_as_control(o.graph);
   o.origin = std::move(r.origin);
   o.source_values.resize(r.values.size());
   for (std::size_t id = 0; id < r.values.size(); ++id) {

@@ -88,6 +88,36 @@ TEST(GraphVariables, AssignSubAndGroup) {
   EXPECT_THROW(relu(updates), Error);
 }
 
+TEST(GraphVariables, GroupsOfGroupsAndInitializersRunAndSave) {
+  // A group's inputs may be nodes without a value (another group, an
+  // initializer); every pass and plan must take them (they used to be
+  // indexed as values).
+  Graph g;
+  Tensor a = g.variable(full({2}, 10.0), "a");
+  Tensor b = g.variable(full({2}, 1.0), "b");
+  Tensor init = g.global_variables_initializer();
+  Tensor inner = group({assign_sub(a, full({2}, 2.0)), assign_add(b, b)});
+  Tensor outer = group({inner, assign_add(a, full({2}, 0.5))});
+  Tensor init_group = group({init});
+  for (SessionOptions options : {SessionOptions{}, SessionOptions{.fuse = false}, SessionOptions{.optimize = false}}) {
+    Session sess(g, options);
+    sess.run(init_group);
+    sess.run(inner);  // a 8, b 2
+    sess.run(outer);  // a 8 - 2 + 0.5, b 4
+    EXPECT_EQ(sess.run(a).to_vector<float>(), (std::vector<float>{6.5, 6.5}));
+    EXPECT_EQ(sess.run(b).to_vector<float>(), (std::vector<float>{4, 4}));
+  }
+  std::string path = ::testing::TempDir() + "/groups_of_groups.nbg";
+  Session sess(g);
+  sess.run(init);
+  sess.save(path);
+  Session loaded = Session::load(path);
+  Graph lg = loaded.graph();
+  loaded.run(lg.tensor(g.node_of(outer).name));  // a 10 - 2 + 0.5, b 2
+  EXPECT_EQ(loaded.run(lg.tensor("a")).to_vector<float>(), (std::vector<float>{8.5, 8.5}));
+  EXPECT_EQ(loaded.run(lg.tensor("b")).to_vector<float>(), (std::vector<float>{2, 2}));
+}
+
 TEST(GraphVariables, AssignChecksShapeDtypeAndTarget) {
   Graph g;
   Tensor w = g.variable(zeros({2, 2}), "w");

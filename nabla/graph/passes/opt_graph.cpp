@@ -1,6 +1,8 @@
 // OptGraph bookkeeping: forwarding values and compacting after a pass.
 #include "nabla/graph/passes/opt_graph.h"
 
+#include <algorithm>
+
 namespace nabla::graph {
 
 namespace {
@@ -16,9 +18,25 @@ std::vector<std::vector<ValueRef>> identity_values(const GraphData& g) {
 
 }  // namespace
 
+void no_value_inputs_as_control(GraphData& g) {
+  for (Node& n : g.nodes) {
+    if (n.kind != NodeKind::Group) continue;
+    std::vector<ValueRef> kept;
+    for (const ValueRef& r : n.inputs) {
+      if (!g.nodes[static_cast<std::size_t>(r.node)].metas.empty()) {
+        kept.push_back(r);
+      } else if (std::find(n.control_inputs.begin(), n.control_inputs.end(), r.node) == n.control_inputs.end()) {
+        n.control_inputs.push_back(r.node);
+      }
+    }
+    n.inputs = std::move(kept);
+  }
+}
+
 OptGraph copy_of_user_graph(const GraphData& g) {
   OptGraph o;
   o.graph.nodes = g.nodes;
+  no_value_inputs_as_control(o.graph);
   for (std::size_t i = 0; i < g.nodes.size(); ++i) o.origin.push_back(static_cast<int>(i));
   o.source_values = identity_values(g);
   return o;

@@ -43,6 +43,11 @@ struct OptGraph {
 
 // A copy of the user's graph `g` to optimize (origins: identity).
 OptGraph copy_of_user_graph(const GraphData& g);
+// A group may name a node without a value (an initializer, another group) as
+// an input (a graph's API and the .nbg format allow it); passes and plans
+// index values by output, so in a copy to optimize such inputs become control
+// inputs, which mean the same for a group: it runs after them.
+void no_value_inputs_as_control(GraphData& g);
 // A copy of an optimized graph, whose source values are its nodes.
 OptGraph copy_of_optimized(const OptGraph& g);
 
