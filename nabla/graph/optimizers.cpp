@@ -205,12 +205,13 @@ Tensor AdamOptimizer::apply_dense(Graph& g, const Tensor& grad, const Tensor& va
   Tensor m = zeros_slot(g, var, loc);
   Tensor v = zeros_slot(g, var, loc);
   LocationScope at(loc);
-  Tensor m_t = assign(m, m * beta1_ + grad * (1.0 - beta1_), loc);
-  Tensor v_t = assign(v, v * beta2_ + grad * grad * (1.0 - beta2_), loc);
   Tensor bias_correction2_sqrt = sqrt(1.0 - beta2_power_);
   Tensor step_size = lr_ / (1.0 - beta1_power_);
-  Tensor denom = sqrt(v_t) / bias_correction2_sqrt + eps_;
-  return assign_sub(var, m_t / denom * step_size, loc);
+  // One adam_update node (TensorFlow's ApplyAdam): the same arithmetic as the
+  // tensor expressions m * b1 + g * (1 - b1), ..., in one pass; the Session
+  // writes its three results straight into the variables.
+  TensorList next = adam_update(var, grad, m, v, step_size, bias_correction2_sqrt, beta1_, beta2_, eps_);
+  return group({assign(m, next[1], loc), assign(v, next[2], loc), assign(var, next[0], loc)}, loc);
 }
 
 std::vector<Tensor> AdamOptimizer::finish(Graph&, std::source_location loc) {

@@ -57,6 +57,16 @@ bool shares_storage(const Tensor& t, Inputs ins) {
 
 // Whether `x`, about to be overwritten by `node` in place, is ours alone:
 // no other handle, no view of its buffer, a plain CPU layout.
+// Whether an op may compute output meta `m` straight into `t` (a variable
+// it updates): a contiguous CPU tensor of that shape and dtype.
+bool updatable_in_place(const Tensor& t, const OutputMeta& m) {
+  return t.device().is_cpu() && t.is_contiguous() && t.dtype() == m.dtype && t.sizes() == m.sizes;
+}
+
+bool same_buffer(const Tensor& a, const Tensor& b) {
+  return a.impl()->storage.get() == b.impl()->storage.get() && a.impl()->offset == b.impl()->offset;
+}
+
 bool can_write_in_place(const Node& node, Inputs ins) {
   const Tensor& x = ins[0];
   if (!x.defined() || x.impl()->use_count() != 1 || !x.impl()->storage ||
@@ -205,6 +215,7 @@ Session::Plan& Session::plan_for(Specialization& spec, const std::vector<ValueRe
   } else {
     plan->variable_writes.into_input.assign(n, -1);
     plan->variable_writes.written.assign(n, 0);
+    plan->variable_writes.outputs_into_inputs.assign(n, {});
   }
   std::vector<char> writes_into_slots(n, 0);
   plan->direct.assign(n, nullptr);
@@ -391,6 +402,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
               target.sizes() == node.metas[0].sizes) {
             run_fused(*node.fused, in_span, target, *plan.scratch[id], &stats_.bytes_allocated);
             target.impl()->storage->bump_version();
+            ++stats_.variable_writes;
           } else {
             Tensor result = output_buffer(plan, id, 0, in_span);
             run_fused(*node.fused, in_span, result, *plan.scratch[id], &stats_.bytes_allocated);
@@ -405,9 +417,17 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
           ++stats_.fused_ops_executed;
         } else {
           try {
+            const std::vector<int>& into = plan.variable_writes.outputs_into_inputs[id];
             if (plan.direct[id] && inputs_match(pg.graph, node, in_span)) {
-              // Resolved when the plan was built: straight to the kernel.
-              for (std::size_t o = 0; o < node.metas.size(); ++o) out.push_back(output_buffer(plan, id, o, in_span));
+              // Resolved when the plan was built: straight to the kernel,
+              // into the variables it updates (see below) or into slots.
+              for (std::size_t o = 0; o < node.metas.size(); ++o) {
+                const int j = into.empty() ? -1 : into[o];
+                if (j >= 0 && updatable_in_place(ins[static_cast<std::size_t>(j)], node.metas[o]))
+                  out.push_back(ins[static_cast<std::size_t>(j)]);
+                else
+                  out.push_back(output_buffer(plan, id, o, in_span));
+              }
               plan.direct[id](in_span, node.attrs, std::span<Tensor>(out.data(), out.size()));
               ++stats_.direct_ops_executed;
             } else if (plan.memory.inplace[id] && can_write_in_place(node, in_span)) {
@@ -419,6 +439,20 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
               out = run_op_node(node, in_span);
               for (const Tensor& o : out)
                 if (o.defined() && !shares_storage(o, in_span)) stats_.bytes_allocated += nbytes_of(o);
+            }
+            // Outputs planned to update a variable (passes/variable_writes.h)
+            // that were not computed in it: copied in, since the assign that
+            // follows only hands the variable on.
+            for (std::size_t o = 0; o < into.size(); ++o) {
+              if (into[o] < 0) continue;
+              Tensor& variable = ins[static_cast<std::size_t>(into[o])];
+              if (same_buffer(out[o], variable)) {
+                variable.impl()->storage->bump_version();
+                ++stats_.variable_writes;
+              } else {
+                variable.copy_(out[o]);
+              }
+              out[o] = variable;
             }
           } catch (const Error& e) {
             throw Error(::nabla::detail::concat(e.what(), "\n  while running node ", describe(node)));

@@ -118,6 +118,10 @@ class Session {
     int64_t fused_ops_executed = 0;    // fused chain nodes among ops_executed
     int64_t direct_ops_executed = 0;   // ops whose kernel the plan resolved, called without call()
     int64_t inplace_ops_executed = 0;  // ops that wrote into their input's buffer
+    // Results computed straight into the variable an assign updates (an
+    // elementwise chain, or an output of an updating op such as
+    // adam_update; passes/variable_writes.h), instead of copied into it.
+    int64_t variable_writes = 0;
     // Bytes of op results the Session allocated (fused scratch included; a
     // result written in place or into a buffer kept from an earlier run
     // allocates none), over all runs.

@@ -5,6 +5,7 @@
 // Tests, graph passes and serializers enumerate `op_table()`.
 // See DESIGN.md, "One source of truth per op".
 #pragma once
+#include <array>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,12 @@ struct OpDef {
   int8_t promote_from = 0;
   uint32_t save_inputs = kSaveAllInputs;  // bit i: the rule reads input i
   int8_t num_differentiable_outputs = -1;  // -1: all floating outputs
+  // Per output (up to 4): the input whose memory it may be computed in (-1:
+  // none). The kernel reads each element of that input before writing the
+  // same element of the output. Sessions use it to update variables in place
+  // (graph/passes/variable_writes.h); adam_update's outputs 0, 1, 2 update
+  // its inputs 0, 2, 3.
+  std::array<int8_t, 4> updates_input = {-1, -1, -1, -1};
 
   bool has(OpFlags f) const { return (flags & f) != 0; }
 };

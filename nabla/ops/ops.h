@@ -8,6 +8,7 @@
 #include "nabla/ops/linalg.h"
 #include "nabla/ops/loss.h"
 #include "nabla/ops/nn_functional.h"
+#include "nabla/ops/optimizer_update.h"
 #include "nabla/ops/reduction.h"
 #include "nabla/ops/shape.h"
 

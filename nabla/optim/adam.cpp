@@ -7,9 +7,9 @@
 
 #include <cmath>
 
-#include "nabla/core/parallel.h"
 #include "nabla/core/storage.h"
 #include "nabla/core/tensor_impl.h"
+#include "nabla/kernels/cpu/adam_update.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla::optim {
@@ -19,68 +19,10 @@ Options adam_defaults(double weight_decay) {
   return {{"lr", 1e-3},          {"beta1", 0.9},    {"beta2", 0.999},   {"eps", 1e-8},
           {"weight_decay", weight_decay}, {"amsgrad", 0.0}, {"maximize", 0.0}};
 }
-// Float32 hyper-parameters and constants of one fused update, each rounded
-// from double exactly as the tensor expressions below round their scalars.
-struct FusedAdam {
-  float beta1, one_minus_beta1, beta2, one_minus_beta2, weight_decay, decay_factor, bias_correction2_sqrt, eps,
-      step_size;
-  bool decoupled, weight_decay_on, maximize;
-};
-
-// The whole update in one pass over float32 memory, with the operations of
-// the tensor expressions in the same order and each result rounded to float
-// (no contraction into FMAs), so it gives bit-identical results, without the
-// seven temporaries and ten passes the tensor expressions make. The options
-// are template parameters and this file is built with -fno-math-errno (sqrt
-// of a negative v cannot happen; a NaN propagates as in the tensor
-// expression), so the loop has no branch or libm call and vectorizes: IEEE sqrt and division give the same bits in
-// vector lanes as in scalar code.
-template <bool Maximize, bool Decoupled, bool WeightDecay>
-__attribute__((optimize("fp-contract=off"))) void fused_adam_loop(
-    const FusedAdam& h, float* __restrict p, const float* __restrict grad, float* __restrict m,
-    float* __restrict v, int64_t begin, int64_t end) {
-  const float beta1 = h.beta1, one_minus_beta1 = h.one_minus_beta1, beta2 = h.beta2,
-              one_minus_beta2 = h.one_minus_beta2, weight_decay = h.weight_decay, decay_factor = h.decay_factor,
-              bias_correction2_sqrt = h.bias_correction2_sqrt, eps = h.eps, step_size = h.step_size;
-  for (int64_t i = begin; i < end; ++i) {
-    float g = Maximize ? -grad[i] : grad[i];
-    float pi = p[i];
-    if constexpr (Decoupled) pi = pi * decay_factor;
-    else if constexpr (WeightDecay) g = g + pi * weight_decay;
-    float mi = m[i] * beta1;
-    mi = mi + g * one_minus_beta1;
-    float gg = g * g;
-    float vi = v[i] * beta2;
-    vi = vi + gg * one_minus_beta2;
-    float denom = std::sqrt(vi) / bias_correction2_sqrt;
-    denom = denom + eps;
-    float u = mi / denom;
-    u = u * step_size;
-    p[i] = pi - u;
-    m[i] = mi;
-    v[i] = vi;
-  }
-}
-
-void fused_adam_range(const FusedAdam& h, float* p, const float* grad, float* m, float* v, int64_t begin,
-                      int64_t end) {
-  auto run = [&]<bool Maximize>() {
-    if (h.decoupled)
-      fused_adam_loop<Maximize, true, false>(h, p, grad, m, v, begin, end);
-    else if (h.weight_decay_on)
-      fused_adam_loop<Maximize, false, true>(h, p, grad, m, v, begin, end);
-    else
-      fused_adam_loop<Maximize, false, false>(h, p, grad, m, v, begin, end);
-  };
-  if (h.maximize)
-    run.template operator()<true>();
-  else
-    run.template operator()<false>();
-}
-
+// What cpu::adam_update takes: contiguous float32 or float64 on the CPU.
 bool fusable(const Tensor& t, const Tensor& p) {
-  return t.defined() && t.dtype() == kFloat32 && t.is_contiguous() && t.sizes() == p.sizes() &&
-         t.device() == p.device();
+  return t.defined() && (t.dtype() == kFloat32 || t.dtype() == kFloat64) && t.dtype() == p.dtype() &&
+         t.is_contiguous() && t.sizes() == p.sizes() && t.device() == p.device() && t.device().is_cpu();
 }
 
 }  // namespace
@@ -127,26 +69,28 @@ void Adam::update(const ParamGroup& g, Tensor& p, const Tensor& grad_arg, ParamS
   const double step_size = lr / bias_correction1;
   Tensor& exp_avg = s.buffers["exp_avg"];
   Tensor& exp_avg_sq = s.buffers["exp_avg_sq"];
-  // Contiguous float32 without amsgrad (the usual case): one fused pass.
-  if (!amsgrad && p.device().is_cpu() && fusable(p, p) && fusable(grad_in, p) && fusable(exp_avg, p) &&
-      fusable(exp_avg_sq, p)) {
-    FusedAdam h{static_cast<float>(beta1),
-                static_cast<float>(1.0 - beta1),
-                static_cast<float>(beta2),
-                static_cast<float>(1.0 - beta2),
-                static_cast<float>(weight_decay),
-                static_cast<float>(1.0 - lr * weight_decay),
-                static_cast<float>(bias_correction2_sqrt),
-                static_cast<float>(eps),
-                static_cast<float>(step_size),
-                decoupled_,
-                weight_decay != 0.0,
-                g.get("maximize") != 0.0};
-    float* pp = static_cast<float*>(p.raw_data());
-    const float* pg = static_cast<const float*>(grad_in.raw_data());
-    float* pm = static_cast<float*>(exp_avg.raw_data());
-    float* pv = static_cast<float*>(exp_avg_sq.raw_data());
-    parallel_for(0, p.numel(), kParallelGrain, [&](int64_t b, int64_t e) { fused_adam_range(h, pp, pg, pm, pv, b, e); });
+  // Contiguous float32/float64 without amsgrad (the usual case): one fused
+  // pass (kernels/cpu/adam_update.h), the same numbers as the tensor
+  // expressions below.
+  if (!amsgrad && fusable(p, p) && fusable(grad_in, p) && fusable(exp_avg, p) && fusable(exp_avg_sq, p)) {
+    cpu::AdamConstants c;
+    c.beta1 = beta1;
+    c.one_minus_beta1 = 1.0 - beta1;
+    c.beta2 = beta2;
+    c.one_minus_beta2 = 1.0 - beta2;
+    c.weight_decay = weight_decay;
+    c.decay_factor = 1.0 - lr * weight_decay;
+    c.bias_correction2_sqrt = bias_correction2_sqrt;
+    c.eps = eps;
+    c.step_size = step_size;
+    c.decoupled = decoupled_;
+    c.weight_decay_on = weight_decay != 0.0;
+    c.maximize = g.get("maximize") != 0.0;
+    visit_dtype(p.dtype(), [&]<class T>() {
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+        cpu::adam_update<T>(c, static_cast<T*>(p.raw_data()), static_cast<const T*>(grad_in.raw_data()),
+                            static_cast<T*>(exp_avg.raw_data()), static_cast<T*>(exp_avg_sq.raw_data()), p.numel());
+    });
     // What the in-place tensor ops would have done, for autograd's checks.
     for (Tensor* t : {&p, &exp_avg, &exp_avg_sq}) t->impl()->storage->bump_version();
     return;

@@ -25,6 +25,60 @@ std::shared_ptr<FusedChain> chain_of_op(const Node& node) {
   return c;
 }
 
+// The per-output rewrite for ops with OpDef::updates_input (see the header).
+template <class MayAlias, class IsReadOf, class Untouched>
+void plan_updating_ops(const OptGraph& g, const std::vector<ValueRef>& fetches, MayAlias may_alias,
+                       IsReadOf is_read_of, Untouched untouched_between, VariableWrites& w) {
+  const int n = g.size();
+  // Per value: how many inputs read it, fetches counted, and its last reader.
+  std::vector<std::vector<int>> uses(static_cast<std::size_t>(n)), reader(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    uses[static_cast<std::size_t>(i)].assign(g.node(i).metas.size(), 0);
+    reader[static_cast<std::size_t>(i)].assign(g.node(i).metas.size(), -1);
+  }
+  // (Group inputs and fetches may name nodes without a value: not counted.)
+  auto has_value = [&](const ValueRef& r) {
+    return static_cast<std::size_t>(r.output) < uses[static_cast<std::size_t>(r.node)].size();
+  };
+  for (int i = 0; i < n; ++i)
+    for (const ValueRef& r : g.node(i).inputs) {
+      if (!has_value(r)) continue;
+      ++uses[static_cast<std::size_t>(r.node)][static_cast<std::size_t>(r.output)];
+      reader[static_cast<std::size_t>(r.node)][static_cast<std::size_t>(r.output)] = i;
+    }
+  for (const ValueRef& f : fetches)
+    if (has_value(f)) ++uses[static_cast<std::size_t>(f.node)][static_cast<std::size_t>(f.output)];
+  for (int p = 0; p < n; ++p) {
+    const Node& op = g.node(p);
+    if (op.kind != NodeKind::Op || op.fused || !op.control_inputs.empty() || op.metas.size() > 4) continue;
+    std::vector<int> into(op.metas.size(), -1);
+    bool any = false;
+    for (std::size_t o = 0; o < op.metas.size(); ++o) {
+      const int j = op.op->updates_input[o];
+      if (j < 0 || static_cast<std::size_t>(j) >= op.inputs.size()) continue;
+      const int a = reader[static_cast<std::size_t>(p)][o];
+      if (uses[static_cast<std::size_t>(p)][o] != 1 || a < 0) continue;
+      const Node& assign = g.node(a);
+      if (assign.kind != NodeKind::Assign || assign.inputs.size() != 1 || !assign.control_inputs.empty()) continue;
+      const int var = assign.target;
+      const ValueRef read = op.inputs[static_cast<std::size_t>(j)];
+      if (!is_read_of(read, var)) continue;
+      const OutputMeta& rm = g.node(read.node).metas[static_cast<std::size_t>(read.output)];
+      if (!(rm.sizes == op.metas[o].sizes) || rm.dtype != op.metas[o].dtype) continue;
+      // The op's other inputs must not see the variable, and nothing between
+      // the op and the assign.
+      bool safe = true;
+      for (std::size_t k = 0; k < op.inputs.size(); ++k)
+        if (static_cast<int>(k) != j && may_alias(op.inputs[k], var)) safe = false;
+      if (!safe || !untouched_between(p, a, var)) continue;
+      into[o] = j;
+      w.written[static_cast<std::size_t>(a)] = 1;
+      any = true;
+    }
+    if (any) w.outputs_into_inputs[static_cast<std::size_t>(p)] = std::move(into);
+  }
+}
+
 }  // namespace
 
 VariableWrites plan_variable_writes(OptGraph& g, const std::vector<ValueRef>& fetches) {
@@ -32,6 +86,7 @@ VariableWrites plan_variable_writes(OptGraph& g, const std::vector<ValueRef>& fe
   VariableWrites w;
   w.into_input.assign(static_cast<std::size_t>(n), -1);
   w.written.assign(static_cast<std::size_t>(n), 0);
+  w.outputs_into_inputs.assign(static_cast<std::size_t>(n), {});
   for (int i = 0; i < n; ++i) {
     NodeKind k = g.node(i).kind;
     if (k == NodeKind::Initializer || is_control_flow(k)) return w;
@@ -64,6 +119,16 @@ VariableWrites plan_variable_writes(OptGraph& g, const std::vector<ValueRef>& fe
   auto is_read_of = [&](const ValueRef& r, int var) {
     return g.node(r.node).kind == NodeKind::Variable && g.origin[static_cast<std::size_t>(r.node)] == var;
   };
+  // Nothing between the producer p and the assign a may see or change var.
+  auto untouched_between = [&](int p, int a, int var) {
+    for (int i = p + 1; i < a; ++i) {
+      const Node& between = g.node(i);
+      if (is_assign(between.kind) && between.target == var) return false;
+      for (const ValueRef& r : between.inputs)
+        if (may_alias(r, var)) return false;
+    }
+    return true;
+  };
 
   for (int a = 0; a < n; ++a) {
     const Node& assign = g.node(a);
@@ -83,14 +148,7 @@ VariableWrites plan_variable_writes(OptGraph& g, const std::vector<ValueRef>& fe
     if (read < 0 || !(g.node(read).metas[0].sizes == producer.metas[0].sizes) ||
         g.node(read).metas[0].dtype != producer.metas[0].dtype)
       continue;
-    // Nothing between the chain and the assign may see or change the variable.
-    bool clear = true;
-    for (int i = p + 1; i < a && clear; ++i) {
-      const Node& between = g.node(i);
-      if (is_assign(between.kind) && between.target == var) clear = false;
-      for (const ValueRef& r : between.inputs) clear &= !may_alias(r, var);
-    }
-    if (!clear) continue;
+    if (!untouched_between(p, a, var)) continue;
     std::shared_ptr<FusedChain> chain =
         producer.fused ? std::make_shared<FusedChain>(*producer.fused) : chain_of_op(producer);
     std::vector<ValueRef> inputs = producer.inputs;
@@ -124,6 +182,7 @@ VariableWrites plan_variable_writes(OptGraph& g, const std::vector<ValueRef>& fe
     w.into_input[static_cast<std::size_t>(p)] = var_input;
     w.written[static_cast<std::size_t>(a)] = 1;
   }
+  plan_updating_ops(g, fetches, may_alias, is_read_of, untouched_between, w);
   return w;
 }
 

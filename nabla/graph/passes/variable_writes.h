@@ -16,6 +16,12 @@
 // Nothing is done when another value may alias the variable (a view of it)
 // or when the plan has an initializer or control flow (which may replace or
 // read variables out of sight).
+//
+// Ops that update inputs (OpDef::updates_input: adam_update) get the same
+// treatment per output: an output whose only use is an Assign of the
+// variable the op reads as that input is computed in the variable's buffer,
+// under the same conditions. Graph-mode Adam then updates each variable and
+// its two slots in one pass with no copy.
 #pragma once
 #include <vector>
 
@@ -30,6 +36,9 @@ namespace nabla::graph {
 struct VariableWrites {
   std::vector<int> into_input;
   std::vector<char> written;
+  // Per node: empty, or per output of an updating op the input whose
+  // variable it is computed in (-1: a new buffer).
+  std::vector<std::vector<int>> outputs_into_inputs;
 };
 VariableWrites plan_variable_writes(OptGraph& g, const std::vector<ValueRef>& fetches);
 
