@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/graph/control_flow_detail.h"
