@@ -67,6 +67,7 @@ TensorList run(const TensorList& outputs, const TensorList& grad_outputs, bool k
   TensorList root_grads;
   SmallVector<Edge, 2> root_edges;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
+    NABLA_CHECK(outputs[i].defined(), api, ": output ", i, " is an undefined tensor (a default-constructed Tensor)");
     check_not_symbolic(outputs[i], api, "output", i);
     if (i < grad_outputs.size()) check_not_symbolic(grad_outputs[i], api, "gradient", i);
   }
@@ -173,6 +174,7 @@ TensorList grad(const TensorList& outputs, const TensorList& inputs, const Tenso
   std::vector<Capture> captures;
   std::vector<std::shared_ptr<Node>> keep;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
+    NABLA_CHECK(inputs[i].defined(), "grad: input ", i, " is an undefined tensor (a default-constructed Tensor)");
     Edge e = autograd::gradient_edge(inputs[i]);
     NABLA_CHECK(e.valid(), "grad: input ", i, " does not require grad");
     keep.push_back(e.node);

@@ -109,12 +109,14 @@ TensorList AccumulateGrad::apply(TensorList& grads) {
 }
 
 AutogradMeta& autograd_meta(const Tensor& t) {
+  NABLA_CHECK(t.defined(), "autograd: an undefined tensor has no autograd state");
   auto& m = t.impl()->autograd;
   if (!m) m = std::make_shared<AutogradMeta>();
   return *m;
 }
 
 Edge gradient_edge(const Tensor& t) {
+  if (!t.defined()) return {};  // no history: callers name what they were given
   auto& m = t.impl()->autograd;
   if (!m) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};

@@ -6,12 +6,12 @@
 namespace nabla {
 
 bool Tensor::requires_grad() const {
-  const auto& m = checked()->autograd;
+  const auto& m = checked("Tensor::requires_grad")->autograd;
   return m && m->requires_grad;
 }
 
 Tensor& Tensor::requires_grad_(bool r) {
-  const auto& m = checked()->autograd;
+  const auto& m = checked("Tensor::requires_grad_")->autograd;
   if (m && m->grad_fn) {
     NABLA_CHECK(r, "requires_grad_: can only change the flag of leaf tensors; this one was computed by ",
                 m->grad_fn->name(), " (use detach() to get a leaf)");
@@ -24,48 +24,50 @@ Tensor& Tensor::requires_grad_(bool r) {
 }
 
 Tensor Tensor::grad() const {
-  const auto& m = checked()->autograd;
+  const auto& m = checked("Tensor::grad")->autograd;
   return m ? m->grad : Tensor();
 }
 
-Tensor& Tensor::mutable_grad() { return autograd::autograd_meta(*this).grad; }
+Tensor& Tensor::mutable_grad() { return autograd::autograd_meta(self("Tensor::mutable_grad")).grad; }
 
 void Tensor::set_grad(const Tensor& g) {
+  checked("Tensor::set_grad");
   NABLA_CHECK(!g.defined() || g.sizes() == sizes(), "set_grad: gradient of shape ", g.defined() ? g.sizes() : Shape{},
               " does not match the tensor's shape ", sizes());
   autograd::autograd_meta(*this).grad = g;
 }
 
 bool Tensor::is_leaf() const {
-  const auto& m = checked()->autograd;
+  const auto& m = checked("Tensor::is_leaf")->autograd;
   return !m || !m->grad_fn;
 }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
-  const auto& m = checked()->autograd;
+  const auto& m = checked("Tensor::grad_fn")->autograd;
   return m ? m->grad_fn : nullptr;
 }
 
 uint32_t Tensor::output_nr() const {
-  const auto& m = checked()->autograd;
+  const auto& m = checked("Tensor::output_nr")->autograd;
   return m ? m->output_nr : 0;
 }
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
+  checked("Tensor::backward");
   TensorList grads;
   if (gradient.defined()) grads.push_back(gradient);
   nabla::backward(TensorList{*this}, grads, retain_graph || create_graph, create_graph);
 }
 
 Tensor Tensor::detach() const {
-  const TensorImpl* p = checked();
+  const TensorImpl* p = checked("Tensor::detach");
   Tensor t(make_ref<TensorImpl>(p->storage, p->sizes, p->strides, p->offset, p->dtype, p->device));
   t.impl()->symbolic = p->symbolic;
   return t;
 }
 
 Tensor& Tensor::detach_() {
-  auto& m = checked()->autograd;
+  auto& m = checked("Tensor::detach_")->autograd;
   if (m) {
     m->grad_fn.reset();
     m->requires_grad = false;
@@ -74,6 +76,7 @@ Tensor& Tensor::detach_() {
 }
 
 void Tensor::retain_grad() const {
+  checked("Tensor::retain_grad");
   if (is_leaf()) return;  // leaves keep their grad anyway
   auto& m = autograd::autograd_meta(*this);
   if (m.retains_grad) return;
@@ -87,6 +90,7 @@ void Tensor::retain_grad() const {
 }
 
 void Tensor::register_hook(TensorHook hook) const {
+  checked("Tensor::register_hook");
   NABLA_CHECK(requires_grad(), "register_hook: cannot register a hook on a tensor that doesn't require grad");
   auto& m = autograd::autograd_meta(*this);
   if (m.grad_fn) m.grad_fn->pre_hooks.push_back({m.output_nr, std::move(hook)});

@@ -55,25 +55,31 @@ Tensor make_empty(IntList sizes, DType dtype, Device device, const char* api) {
 }
 
 Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset) {
+  NABLA_CHECK(base.defined(), "make_view: the base is an undefined tensor");
   TensorImpl* b = base.impl();
   return Tensor(make_ref<TensorImpl>(b->storage, std::move(sizes), std::move(strides), offset, b->dtype, b->device));
 }
 
+void Tensor::fail_undefined(const char* method) {
+  fail(method, ": called on an undefined tensor (a default-constructed or moved-from Tensor has no data); "
+       "check defined() first");
+}
+
 int64_t Tensor::size(int64_t d) const {
-  int64_t n = dim();
+  int64_t n = static_cast<int64_t>(checked("Tensor::size")->sizes.size());
   NABLA_CHECK(d >= -n && d < n, "Tensor::size: dim ", d, " is out of range for a tensor of ", n,
               " dims (expected in [", -n, ", ", n - 1, "])");
   return sizes()[static_cast<std::size_t>(d < 0 ? d + n : d)];
 }
 
 int64_t Tensor::stride(int64_t d) const {
-  int64_t n = dim();
+  int64_t n = static_cast<int64_t>(checked("Tensor::stride")->sizes.size());
   NABLA_CHECK(d >= -n && d < n, "Tensor::stride: dim ", d, " is out of range for a tensor of ", n, " dims");
   return strides()[static_cast<std::size_t>(d < 0 ? d + n : d)];
 }
 
 void* Tensor::raw_data() const {
-  TensorImpl* p = checked();
+  TensorImpl* p = checked("Tensor::raw_data");
   if (!p->storage) [[unlikely]] {
     // Inside compile()'s trace the symbolic tensor is the user's own input or
     // a value computed from it: say so, and what replaces a branch on data.
@@ -90,7 +96,7 @@ void* Tensor::raw_data() const {
 }
 
 uint32_t Tensor::version() const {
-  TensorImpl* p = checked();
+  TensorImpl* p = checked("Tensor::version");
   return p->storage ? p->storage->version() : 0;
 }
 

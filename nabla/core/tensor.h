@@ -85,18 +85,18 @@ class Tensor {
   // ---- metadata -------------------------------------------------------
   bool defined() const { return static_cast<bool>(impl_); }
   TensorImpl* impl() const { return impl_.get(); }
-  const Shape& sizes() const { return checked()->sizes; }
-  const Shape& shape() const { return sizes(); }
-  const Shape& strides() const { return checked()->strides; }
+  const Shape& sizes() const { return checked("Tensor::sizes")->sizes; }
+  const Shape& shape() const { return checked("Tensor::shape")->sizes; }
+  const Shape& strides() const { return checked("Tensor::strides")->strides; }
   int64_t size(int64_t dim) const;
   int64_t stride(int64_t dim) const;
-  int64_t dim() const { return static_cast<int64_t>(sizes().size()); }
-  int64_t numel() const { return checked()->numel; }
-  int64_t storage_offset() const { return checked()->offset; }
-  DType dtype() const { return checked()->dtype; }
-  Device device() const { return checked()->device; }
-  bool is_contiguous() const { return checked()->is_contiguous(); }
-  bool is_floating_point() const { return is_floating(dtype()); }
+  int64_t dim() const { return static_cast<int64_t>(checked("Tensor::dim")->sizes.size()); }
+  int64_t numel() const { return checked("Tensor::numel")->numel; }
+  int64_t storage_offset() const { return checked("Tensor::storage_offset")->offset; }
+  DType dtype() const { return checked("Tensor::dtype")->dtype; }
+  Device device() const { return checked("Tensor::device")->device; }
+  bool is_contiguous() const { return checked("Tensor::is_contiguous")->is_contiguous(); }
+  bool is_floating_point() const { return is_floating(checked("Tensor::is_floating_point")->dtype); }
   bool is_symbolic() const { return defined() && !impl_->storage; }
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
   std::string str() const;  // printed like PyTorch
@@ -134,7 +134,7 @@ class Tensor {
   // ---- conversion -----------------------------------------------------
   Tensor to(DType t, bool copy = false) const;
   Tensor to(Device d, bool copy = false) const;
-  Tensor cpu() const { return to(kCPU); }
+  Tensor cpu() const { return self("Tensor::cpu").to(kCPU); }
   Tensor clone() const;
   Tensor contiguous() const;
 
@@ -147,7 +147,7 @@ class Tensor {
   Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step = 1) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor select(int64_t dim, int64_t index) const;
-  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor operator[](int64_t index) const { return self("Tensor::operator[]").select(0, index); }
   Tensor index(std::initializer_list<TensorIndex> indices) const;
   Tensor index(const std::vector<TensorIndex>& indices) const;
   Tensor expand(IntList sizes) const;
@@ -158,7 +158,7 @@ class Tensor {
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor unflatten(int64_t dim, IntList sizes) const;
   Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
-  Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
+  Tensor view_as(const Tensor& other) const { return self("Tensor::view_as").view(other.sizes()); }
 
   // ---- elementwise ----------------------------------------------------
   Tensor neg() const;
@@ -224,10 +224,20 @@ class Tensor {
   Tensor matmul(const Tensor& o) const;
 
  private:
-  TensorImpl* checked() const {
-    NABLA_CHECK(impl_, "Tensor: operation on an undefined tensor (default-constructed or moved-from)");
+  // The one way methods reach the impl: an undefined tensor (default-constructed
+  // or moved-from) is a nabla::Error naming `method`, never a null dereference.
+  // The branch is predicted; the message is built out of line.
+  TensorImpl* checked(const char* method) const {
+    if (!impl_) [[unlikely]] fail_undefined(method);
     return impl_.get();
   }
+  // *this, checked: for the methods that hand the tensor to an op, so that the
+  // error names the method called rather than what the op reads first.
+  const Tensor& self(const char* method) const {
+    checked(method);
+    return *this;
+  }
+  [[noreturn]] static void fail_undefined(const char* method);
   Ref<TensorImpl> impl_;
 };
 
@@ -253,6 +263,7 @@ Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset)
 
 template <class T>
 T* Tensor::data_ptr() const {
+  checked("Tensor::data_ptr");
   NABLA_CHECK(dtype() == dtype_v<T>, "Tensor::data_ptr: tensor has dtype ", dtype(), " but ",
               dtype_name(dtype_v<T>), " was requested");
   return static_cast<T*>(raw_data());
@@ -260,7 +271,7 @@ T* Tensor::data_ptr() const {
 
 template <class T>
 std::vector<T> Tensor::to_vector() const {
-  Tensor c = to(kCPU).contiguous();
+  Tensor c = self("Tensor::to_vector").to(kCPU).contiguous();
   std::vector<T> out(static_cast<std::size_t>(c.numel()));
   visit_dtype(c.dtype(), [&]<class S>() {
     const S* p = static_cast<const S*>(c.raw_data());
@@ -276,6 +287,7 @@ std::vector<T> Tensor::to_vector() const {
 
 template <class T>
 T Tensor::item() const {
+  checked("Tensor::item");
   NABLA_CHECK(numel() == 1, "Tensor::item: the tensor has ", numel(), " elements (shape ", sizes(),
               "), expected exactly one");
   return to_vector<T>()[0];
@@ -283,6 +295,7 @@ T Tensor::item() const {
 
 template <class T>
 T Tensor::at(IntList index) const {
+  checked("Tensor::at");
   NABLA_CHECK(static_cast<int64_t>(index.size()) == dim(), "Tensor::at: got ", index.size(),
               " indices for a tensor of ", dim(), " dims");
   Tensor v = *this;

@@ -202,14 +202,41 @@ Tensor& inplace(const OpDef& op, Tensor& self, const Tensor& other) {
   return call_inplace(op, self, ins);
 }
 }  // namespace
-Tensor& Tensor::add_(const Tensor& o) { return inplace(add_op, *this, o); }
-Tensor& Tensor::add_(const Scalar& o) { return inplace(add_op, *this, scalar_tensor_like(o, *this)); }
-Tensor& Tensor::sub_(const Tensor& o) { return inplace(sub_op, *this, o); }
-Tensor& Tensor::sub_(const Scalar& o) { return inplace(sub_op, *this, scalar_tensor_like(o, *this)); }
-Tensor& Tensor::mul_(const Tensor& o) { return inplace(mul_op, *this, o); }
-Tensor& Tensor::mul_(const Scalar& o) { return inplace(mul_op, *this, scalar_tensor_like(o, *this)); }
-Tensor& Tensor::div_(const Tensor& o) { return inplace(div_op, *this, o); }
-Tensor& Tensor::div_(const Scalar& o) { return inplace(div_op, *this, scalar_tensor_like(o, *this)); }
-Tensor& Tensor::copy_(const Tensor& src) { return inplace(copy_op, *this, src); }
+Tensor& Tensor::add_(const Tensor& o) {
+  checked("Tensor::add_");
+  return inplace(add_op, *this, o);
+}
+Tensor& Tensor::add_(const Scalar& o) {
+  checked("Tensor::add_");
+  return inplace(add_op, *this, scalar_tensor_like(o, *this));
+}
+Tensor& Tensor::sub_(const Tensor& o) {
+  checked("Tensor::sub_");
+  return inplace(sub_op, *this, o);
+}
+Tensor& Tensor::sub_(const Scalar& o) {
+  checked("Tensor::sub_");
+  return inplace(sub_op, *this, scalar_tensor_like(o, *this));
+}
+Tensor& Tensor::mul_(const Tensor& o) {
+  checked("Tensor::mul_");
+  return inplace(mul_op, *this, o);
+}
+Tensor& Tensor::mul_(const Scalar& o) {
+  checked("Tensor::mul_");
+  return inplace(mul_op, *this, scalar_tensor_like(o, *this));
+}
+Tensor& Tensor::div_(const Tensor& o) {
+  checked("Tensor::div_");
+  return inplace(div_op, *this, o);
+}
+Tensor& Tensor::div_(const Scalar& o) {
+  checked("Tensor::div_");
+  return inplace(div_op, *this, scalar_tensor_like(o, *this));
+}
+Tensor& Tensor::copy_(const Tensor& src) {
+  checked("Tensor::copy_");
+  return inplace(copy_op, *this, src);
+}
 
 }  // namespace nabla
