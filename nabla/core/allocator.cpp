@@ -3,11 +3,16 @@
 // free list. Blocks above 1 GiB are not cached.
 #include "nabla/core/allocator.h"
 
+#include <unistd.h>
+
 #include <bit>
 #include <cstdlib>
 #include <mutex>
 #include <array>
 #include <atomic>
+#include <limits>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "nabla/core/error.h"
@@ -17,6 +22,38 @@ namespace {
 
 constexpr std::size_t kAlignment = 64;
 constexpr std::size_t kMaxCached = std::size_t(1) << 30;
+// No machine addresses more (x86-64 and AArch64 user space are 128 to 256
+// TiB); refusing larger requests up front also keeps size_class() from
+// overflowing near 2^64.
+constexpr std::size_t kMaxBlock = std::size_t(1) << 48;
+
+thread_local MemoryBudgetScope* t_budget = nullptr;
+
+std::string human_bytes(std::size_t n) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 6) v /= 1024, ++u;
+  std::ostringstream os;
+  os.precision(u == 0 ? 0 : 1);
+  os << std::fixed << v << ' ' << units[u];
+  return os.str();
+}
+
+[[noreturn]] void out_of_memory(std::size_t nbytes, const std::string& why) {
+  throw OutOfMemoryError(detail::concat("cannot allocate ", nbytes, " bytes (", human_bytes(nbytes), ") on cpu: ", why),
+                         nbytes);
+}
+
+// Charges a block to the innermost budget scope of this thread.
+void charge(MemoryBudgetScope& b, std::size_t nbytes, std::size_t cls) {
+  const int64_t c = static_cast<int64_t>(cls);
+  if (b.used + c > b.limit)
+    out_of_memory(nbytes, detail::concat("it would take ", b.what, " past its limit of ", b.limit, " bytes (",
+                                         human_bytes(static_cast<std::size_t>(b.limit)), "; ", std::max<int64_t>(b.used, 0),
+                                         " bytes in use by it)"));
+  b.used += c;
+}
 
 // Size classes: powers of two from 64 B to 4 KiB, then four per power of two.
 struct SizeClass {
@@ -68,8 +105,11 @@ void activate_thread_cache() {
 class CachingCpuAllocator final : public Allocator {
  public:
   void* allocate(std::size_t nbytes) override {
+    if (nbytes > kMaxBlock) [[unlikely]]
+      out_of_memory(nbytes, detail::concat("more than any address space holds (the limit is ", kMaxBlock, " bytes)"));
     SizeClass sc = size_class(nbytes == 0 ? 1 : nbytes);
     std::size_t cls = sc.bytes;
+    if (t_budget) [[unlikely]] charge(*t_budget, nbytes, cls);
     if (sc.index < kThreadCachedClasses && t_cache_alive && t_cache.count[sc.index] > 0)
       return t_cache.blocks[sc.index][--t_cache.count[sc.index]];
     {
@@ -82,18 +122,25 @@ class CachingCpuAllocator final : public Allocator {
       }
     }
     void* p = std::aligned_alloc(kAlignment, cls);
-    if (!p) fail("CPU allocator: out of memory allocating ", nbytes, " bytes");
+    if (!p) {
+      empty_cache();  // cached blocks of other sizes may make room
+      p = std::aligned_alloc(kAlignment, cls);
+    }
+    if (!p) {
+      if (t_budget) t_budget->used -= static_cast<int64_t>(cls);
+      out_of_memory(nbytes, "the system has no memory left for it");
+    }
     system_allocations_.fetch_add(1, std::memory_order_relaxed);
     note_reserved(cls);
     return p;
   }
-  void deallocate(void* p, std::size_t nbytes) override {
+  void deallocate(void* p, std::size_t nbytes) noexcept override {
     if (!p) return;
     SizeClass sc = size_class(nbytes == 0 ? 1 : nbytes);
     std::size_t cls = sc.bytes;
+    if (t_budget) [[unlikely]] t_budget->used -= static_cast<int64_t>(cls);
     if (cls > kMaxCached) {
-      std::free(p);
-      reserved_.fetch_sub(cls, std::memory_order_relaxed);
+      release(p, cls);
       return;
     }
     if (sc.index < kThreadCachedClasses) {
@@ -104,13 +151,13 @@ class CachingCpuAllocator final : public Allocator {
       }
     }
     std::lock_guard<std::mutex> lock(mu_);
-    free_[sc.index].push_back(p);
+    cache_locked(sc.index, p, cls);
   }
   // Returns a thread's cached blocks to the shared lists (at thread exit).
-  void take_back(ThreadCache& c) {
+  void take_back(ThreadCache& c) noexcept {
     std::lock_guard<std::mutex> lock(mu_);
     for (std::size_t k = 0; k < kThreadCachedClasses; ++k) {
-      for (uint8_t i = 0; i < c.count[k]; ++i) free_[k].push_back(c.blocks[k][i]);
+      for (uint8_t i = 0; i < c.count[k]; ++i) cache_locked(k, c.blocks[k][i], class_bytes(k));
       c.count[k] = 0;
     }
   }
@@ -140,6 +187,20 @@ class CachingCpuAllocator final : public Allocator {
     if (index < 7) return std::size_t(64) << index;
     std::size_t e = 12 + (index - 7) / 4, k = (index - 7) % 4;
     return (std::size_t(1) << e) + k * (std::size_t(1) << (e - 2));
+  }
+  // Puts a free block on its class's list (mu_ held). Growing the list can
+  // fail when memory is short, and this runs in destructors, maybe during
+  // unwinding: then the block goes back to the system instead.
+  void cache_locked(std::size_t index, void* p, std::size_t cls) noexcept {
+    try {
+      free_[index].push_back(p);
+    } catch (...) {
+      release(p, cls);
+    }
+  }
+  void release(void* p, std::size_t cls) noexcept {
+    std::free(p);
+    reserved_.fetch_sub(cls, std::memory_order_relaxed);
   }
   void note_reserved(std::size_t cls) {
     uint64_t now = reserved_.fetch_add(cls, std::memory_order_relaxed) + cls;
@@ -178,6 +239,17 @@ Allocator* allocator_for(Device d) {
 void register_allocator(DeviceType t, Allocator* a) { g_allocators[static_cast<int>(t)] = a; }
 
 AllocatorStats cpu_allocator_stats() { return cpu_allocator().stats(); }
+
+MemoryBudgetScope::MemoryBudgetScope(int64_t limit, const char* what) : limit(limit), what(what), prev_(t_budget) {
+  t_budget = this;
+}
+MemoryBudgetScope::~MemoryBudgetScope() { t_budget = prev_; }
+
+int64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(pages) * static_cast<int64_t>(page);
+}
 
 void* allocate_small_object(std::size_t nbytes) { return cpu_allocator().allocate(nbytes); }
 void deallocate_small_object(void* p, std::size_t nbytes) { cpu_allocator().deallocate(p, nbytes); }

@@ -3,6 +3,7 @@
 #include "nabla/core/trace_context.h"
 
 #include <limits>
+#include <new>
 
 namespace nabla {
 
@@ -48,10 +49,21 @@ int64_t checked_numel(IntList sizes, const char* api) {
 Tensor make_empty(IntList sizes, DType dtype, Device device, const char* api) {
   int64_t n = checked_numel(sizes, api);
   std::size_t bytes = static_cast<std::size_t>(n) * itemsize(dtype);
-  NABLA_CHECK(n == 0 || bytes / itemsize(dtype) == static_cast<std::size_t>(n), api, ": size ", sizes,
-              " overflows the addressable memory");
-  auto storage = make_ref<Storage>(bytes, device);
-  return Tensor(make_ref<TensorImpl>(std::move(storage), sizes.shape(), contiguous_strides(sizes), 0, dtype, device));
+  NABLA_CHECK(n == 0 || bytes / itemsize(dtype) == static_cast<std::size_t>(n), api, ": size ", sizes, " of ", dtype,
+              " needs ", n, " x ", itemsize(dtype), " bytes, which overflows the addressable memory");
+  try {
+    auto storage = make_ref<Storage>(bytes, device);
+    return Tensor(make_ref<TensorImpl>(std::move(storage), sizes.shape(), contiguous_strides(sizes), 0, dtype, device));
+  } catch (const OutOfMemoryError& e) {
+    // Name the op and the tensor (the allocator knows only the bytes).
+    throw OutOfMemoryError(detail::concat(api, ": out of memory for a tensor of shape ", sizes, " and dtype ", dtype,
+                                          ": ", e.what()),
+                           e.bytes);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemoryError(detail::concat(api, ": out of memory for a tensor of shape ", sizes, " and dtype ", dtype,
+                                          " (", bytes, " bytes)"),
+                           bytes);
+  }
 }
 
 Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset) {

@@ -3,6 +3,7 @@
 // requires grad. This is the whole eager overhead of an op, so it stays lean:
 // no heap allocation beyond the outputs for ops with few inputs.
 #include <mutex>
+#include <new>
 #include <unordered_map>
 
 #include "nabla/core/grad_mode.h"
@@ -183,7 +184,11 @@ bool check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) 
 
 }  // namespace
 
-TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) {
+// Memory a kernel takes outside the tensor allocator (std::vector scratch)
+// throws std::bad_alloc: made a nabla::Error naming the op (a try block costs
+// nothing until something throws). Tensor memory fails earlier, in
+// make_empty, with the op and the bytes.
+TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
   if (g_unknown_dims_hook && has_unknown_dims(inputs)) return g_unknown_dims_hook(op, inputs, attrs);
   if (op.composite) return op.composite(inputs, attrs);
   check_arity(op, inputs);
@@ -225,9 +230,12 @@ TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) {
   if (g_autograd_hook && !op.has(kNonDifferentiable) && GradMode::is_enabled() && any_requires_grad(inputs))
     g_autograd_hook(op, inputs, attrs, out_span, nullptr);
   return outputs;
+} catch (const std::bad_alloc&) {
+  fail(op.name, ": out of memory (std::bad_alloc) while running the op on inputs of shape ",
+       inputs.empty() || !inputs[0].defined() ? Shape{} : inputs[0].sizes());
 }
 
-Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& attrs) {
+Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& attrs) try {
   check_arity(op, inputs);
   const bool traced_update = check_inplace_operands(op, self, inputs);
   bool recording = g_autograd_hook && GradMode::is_enabled() && any_requires_grad(inputs);
@@ -273,7 +281,7 @@ Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& 
   if (direct) {
     kernel(ins, attrs, std::span<Tensor>(&self, 1));
   } else {
-    Tensor tmp = make_empty(metas[0].sizes, rdt, self.device());
+    Tensor tmp = make_empty(metas[0].sizes, rdt, self.device(), op.name.data());
     if (self.device().is_cpu() && needs_float32_compute(op, ins, metas))
       run_in_float32(op, kernel, ins, attrs, std::span<Tensor>(&tmp, 1));
     else
@@ -284,6 +292,9 @@ Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& 
   self.impl()->storage->bump_version();
   if (recording) g_autograd_hook(op, ins, attrs, std::span<Tensor>(&self, 1), versions.data());
   return self;
+} catch (const std::bad_alloc&) {
+  fail(op.name, "_: out of memory (std::bad_alloc) while running the op in place on a tensor of shape ",
+       self.defined() ? self.sizes() : Shape{});
 }
 
 }  // namespace nabla

@@ -82,7 +82,7 @@ TEST(Errors, BackwardOnNonScalarWithoutGradient) {
 class HostBackedAllocator final : public Allocator {
  public:
   void* allocate(std::size_t n) override { return std::malloc(n ? n : 1); }
-  void deallocate(void* p, std::size_t) override { std::free(p); }
+  void deallocate(void* p, std::size_t) noexcept override { std::free(p); }
 };
 
 TEST(Errors, MixingDevices) {
