@@ -11,6 +11,44 @@ std::atomic<uint64_t> g_next_sequence_nr{0};
 
 Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
+// Note [Iterative teardown]: a node owns its inputs' nodes (next_edges), so
+// dropping the last handle to the result of a chain of a million ops used to
+// free a million nodes recursively and overflow the stack. The outermost
+// ~Node on a thread frees the chain from a loop instead; the nodes it frees
+// hand their edges to that loop. Growing the loop's list can fail when
+// memory is short (and this may run while an exception unwinds): then the
+// edge stays and is released recursively, as before, one level deeper.
+namespace {
+using PendingNodes = SmallVector<std::shared_ptr<Node>, 16>;
+thread_local PendingNodes* t_pending = nullptr;
+
+void hand_over(SmallVector<Edge, 2>& edges, PendingNodes& pending) noexcept {
+  for (Edge& e : edges) {
+    if (!e.node) continue;
+    try {
+      pending.push_back(std::move(e.node));
+    } catch (...) {
+    }
+  }
+}
+}  // namespace
+
+Node::~Node() {
+  if (t_pending) {
+    hand_over(next_edges, *t_pending);
+    return;
+  }
+  PendingNodes pending;
+  t_pending = &pending;
+  hand_over(next_edges, pending);
+  while (!pending.empty()) {
+    std::shared_ptr<Node> n = std::move(pending.back());
+    pending.pop_back();
+    n.reset();  // if it was the last handle, ~Node of n appends its edges
+  }
+  t_pending = nullptr;
+}
+
 SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t version)
     : version_(version), is_output_(is_output) {
   if (is_output) {

@@ -22,7 +22,9 @@ struct Edge {
 class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
-  virtual ~Node() = default;
+  // Releases the nodes of next_edges from a loop, not recursively (Note
+  // [Iterative teardown] in node.cpp); never throws.
+  virtual ~Node();
   // Gradients of the outputs -> gradients of the inputs (one per next edge).
   virtual TensorList apply(TensorList& grads) = 0;
   virtual std::string name() const = 0;
