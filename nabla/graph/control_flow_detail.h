@@ -40,7 +40,9 @@ class OpenSubgraph {
 };
 
 // Runs a Cond, While or WhileGrad node on its input values (control_flow_run.cpp).
-TensorList run_control_flow(const Node& node, const TensorList& inputs, Session::Stats& stats);
+// A loop runs its body at most options.max_loop_iterations times.
+TensorList run_control_flow(const Node& node, const TensorList& inputs, const SessionOptions& options,
+                            Session::Stats& stats);
 
 // Gradients of a Cond or While node's inputs given gradients of its outputs
 // (undefined: none); needs[i]: input i wants one (control_flow_grad.cpp).

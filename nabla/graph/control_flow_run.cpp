@@ -30,7 +30,7 @@ std::vector<char> needed_nodes(const Subgraph& s) {
 }
 
 TensorList run_subgraph(const Subgraph& s, const std::vector<char>& need, const TensorList& args,
-                        Session::Stats& stats) {
+                        const SessionOptions& options, Session::Stats& stats) {
   const GraphData& g = *s.graph;
   std::vector<TensorList> values(g.nodes.size());
   for (std::size_t k = 0; k < s.params.size() && k < args.size(); ++k)
@@ -58,7 +58,7 @@ TensorList run_subgraph(const Subgraph& s, const std::vector<char>& need, const 
         case NodeKind::Cond:
         case NodeKind::While:
         case NodeKind::WhileGrad:
-          out = run_control_flow(node, ins, stats);
+          out = run_control_flow(node, ins, options, stats);
           break;
         default:
           NABLA_CHECK(false, "Session::run: internal error: node ", describe(node), " cannot run inside ", g.region);
@@ -79,18 +79,25 @@ bool truth(const Tensor& t) { return t.item<bool>(); }
 
 // Runs a loop: calls `before_body(vars)` before each body run; returns the final vars.
 template <class F>
-TensorList run_loop(const Node& node, const TensorList& inputs, std::size_t n_vars, Session::Stats& stats,
-                    F&& before_body) {
+TensorList run_loop(const Node& node, const TensorList& inputs, std::size_t n_vars, const SessionOptions& options,
+                    Session::Stats& stats, F&& before_body) {
   const Subgraph& c = node.subgraphs[0];
   const Subgraph& b = node.subgraphs[1];
   const std::vector<char> need_c = needed_nodes(c), need_b = needed_nodes(b);
   const int64_t max_iterations = node.attrs.i(0);
   TensorList args = inputs;  // {vars..., captures...}
+  const int64_t limit = options.max_loop_iterations;
   for (int64_t it = 0; max_iterations < 0 || it < max_iterations; ++it) {
-    if (!truth(run_subgraph(c, need_c, args, stats)[0])) break;
+    if (!truth(run_subgraph(c, need_c, args, options, stats)[0])) break;
+    // A loop bound from a file (or a condition that never turns false) must
+    // not run for ever, nor grow WhileGrad's history until memory runs out.
+    NABLA_CHECK(limit < 0 || it < limit, "Session::run: while_loop node ", describe(node),
+                " still wants to run its body after ", it, " iterations, the limit of "
+                "SessionOptions::max_loop_iterations; pass a larger limit (or -1 for none) if the loop is meant to "
+                "run that long, or check its condition");
     TensorList vars(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(n_vars));
     before_body(vars);
-    TensorList next = run_subgraph(b, need_b, args, stats);
+    TensorList next = run_subgraph(b, need_b, args, options, stats);
     for (std::size_t k = 0; k < n_vars; ++k) args[k] = next[k];
   }
   return TensorList(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(n_vars));
@@ -99,14 +106,15 @@ TensorList run_loop(const Node& node, const TensorList& inputs, std::size_t n_va
 // WhileGrad. Inputs: {vars (n), captures (m), seeds (one per floating var)};
 // attrs {maximum_iterations, n, floating vars, captures wanted}; outputs:
 // gradients of the floating vars' initial values, then of the wanted captures.
-TensorList run_while_grad(const Node& node, const TensorList& inputs, Session::Stats& stats) {
+TensorList run_while_grad(const Node& node, const TensorList& inputs, const SessionOptions& options,
+                          Session::Stats& stats) {
   const std::size_t n = static_cast<std::size_t>(node.attrs.i(1));
   const Shape& float_vars = node.attrs.ints(2);
   const Shape& wanted_caps = node.attrs.ints(3);
   const std::size_t m = inputs.size() - n - float_vars.size();
   TensorList forward(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(n + m));
   std::vector<TensorList> history;  // vars before each body run
-  run_loop(node, forward, n, stats, [&](const TensorList& vars) { history.push_back(vars); });
+  run_loop(node, forward, n, options, stats, [&](const TensorList& vars) { history.push_back(vars); });
 
   const Subgraph& bg = node.subgraphs[2];
   const std::vector<char> need = needed_nodes(bg);
@@ -120,7 +128,7 @@ TensorList run_while_grad(const Node& node, const TensorList& inputs, Session::S
     TensorList args = history[i];
     args.append(forward.begin() + static_cast<std::ptrdiff_t>(n), forward.end());
     args.append(seeds.begin(), seeds.end());
-    TensorList r = run_subgraph(bg, need, args, stats);
+    TensorList r = run_subgraph(bg, need, args, options, stats);
     for (std::size_t k = 0; k < seeds.size(); ++k) seeds[k] = r[k];
     for (std::size_t k = 0; k < cap_grads.size(); ++k) cap_grads[k] = cap_grads[k] + r[seeds.size() + k];
   }
@@ -131,16 +139,17 @@ TensorList run_while_grad(const Node& node, const TensorList& inputs, Session::S
 
 }  // namespace
 
-TensorList run_control_flow(const Node& node, const TensorList& inputs, Session::Stats& stats) {
+TensorList run_control_flow(const Node& node, const TensorList& inputs, const SessionOptions& options,
+                            Session::Stats& stats) {
   switch (node.kind) {
     case NodeKind::Cond: {
       const Subgraph& branch = node.subgraphs[truth(inputs[0]) ? 0 : 1];
-      return run_subgraph(branch, needed_nodes(branch), inputs, stats);
+      return run_subgraph(branch, needed_nodes(branch), inputs, options, stats);
     }
     case NodeKind::While:
-      return run_loop(node, inputs, node.metas.size(), stats, [](const TensorList&) {});
+      return run_loop(node, inputs, node.metas.size(), options, stats, [](const TensorList&) {});
     case NodeKind::WhileGrad:
-      return run_while_grad(node, inputs, stats);
+      return run_while_grad(node, inputs, options, stats);
     default:
       NABLA_CHECK(false, "Session::run: internal error: node ", describe(node), " is not a control-flow node");
   }

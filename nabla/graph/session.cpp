@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
+#include <optional>
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/graph/control_flow_detail.h"
@@ -258,8 +260,13 @@ std::string Session::plan_text(const std::vector<Tensor>& fetches, const Feeds& 
 
 Tensor Session::run(const Tensor& fetch, const Feeds& feeds) { return run(std::vector<Tensor>{fetch}, feeds)[0]; }
 
-std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds& feeds) {
+// Memory outside the tensor allocator (the plan's tables, a loop's history)
+// throws std::bad_alloc: made a nabla::Error too.
+std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds& feeds) try {
   using Clock = std::chrono::steady_clock;
+  // SessionOptions::max_run_bytes: what this run takes from the allocator, net.
+  std::optional<MemoryBudgetScope> budget;
+  if (options_.max_run_bytes >= 0) budget.emplace(options_.max_run_bytes, "the Session::run (SessionOptions::max_run_bytes)");
   const bool profiling = options_.profile;
   const Clock::time_point run_start = profiling ? Clock::now() : Clock::time_point{};
   ensure_optimized();
@@ -353,7 +360,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       case NodeKind::WhileGrad: {
         TensorList ins;
         for (const ValueRef& r : node.inputs) ins.push_back(input(r));
-        out = detail::run_control_flow(node, ins, stats_);
+        out = detail::run_control_flow(node, ins, options_, stats_);
         break;
       }
       case NodeKind::Op: {
@@ -494,14 +501,20 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
     ++plan.profiled_runs;
   }
   return result;
+} catch (const std::bad_alloc&) {
+  fail("Session::run: out of memory (std::bad_alloc) outside the tensor allocator; with a graph from a file, check "
+       "its loop bounds and shapes (SessionOptions::max_loop_iterations, max_run_bytes)");
 }
 
 Tensor Session::output_buffer(Plan& plan, std::size_t id, std::size_t o, Inputs ins) {
-  const OutputMeta& m = plan.graph.graph.nodes[id].metas[o];
+  const Node& node = plan.graph.graph.nodes[id];
+  const OutputMeta& m = node.metas[o];
+  // Out of memory (SessionOptions::max_run_bytes) names the op.
+  const char* api = node.op ? node.op->name.data() : "Session::run";
   const int s = plan.memory.slot.empty() ? -1 : plan.memory.slot[id][o];
   if (s < 0) {
     stats_.bytes_allocated += numel_of(m.sizes) * static_cast<int64_t>(itemsize(m.dtype));
-    return make_empty(m.sizes, m.dtype, kCPU);
+    return make_empty(m.sizes, m.dtype, kCPU, api);
   }
   Tensor& buffer = plan.slots[static_cast<std::size_t>(s)];
   // The slot's buffer is reused only if nothing else holds it: no value
@@ -511,7 +524,7 @@ Tensor Session::output_buffer(Plan& plan, std::size_t id, std::size_t o, Inputs 
                         ins[0].impl() == buffer.impl();
   if (!buffer.defined() || buffer.impl()->use_count() != (in_place ? 2 : 1) ||
       buffer.impl()->storage->use_count() != 1) {
-    buffer = make_empty(m.sizes, m.dtype, kCPU);
+    buffer = make_empty(m.sizes, m.dtype, kCPU, api);
     stats_.bytes_allocated += nbytes_of(buffer);
   } else if (in_place) {
     ++stats_.inplace_ops_executed;

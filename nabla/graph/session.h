@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "nabla/core/allocator.h"
 #include "nabla/graph/graph.h"
 
 namespace nabla::graph {
@@ -46,6 +47,16 @@ struct SessionOptions {
   // nanoseconds): profile() and profile_text() say where a run's time goes.
   // Also switched by Session::set_profiling.
   bool profile = false;
+  // Limits that keep a graph from a file one does not control (a corrupted
+  // loop bound, a huge shape) from taking the process down: each is a
+  // nabla::Error naming the node and the option (docs/graph.md, "Limits").
+  // A while_loop may run its body at most this many times per run (-1: no limit).
+  int64_t max_loop_iterations = int64_t(1) << 24;
+  // The bytes a run may take from the CPU allocator, net of what it gives
+  // back (tensor data and their small objects; -1: no limit). By default the
+  // machine's physical memory: a run that needs more fails cleanly instead of
+  // being killed by the system.
+  int64_t max_run_bytes = physical_memory_bytes();
 };
 
 class Session {
