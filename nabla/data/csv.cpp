@@ -3,11 +3,10 @@
 #include "nabla/data/csv.h"
 
 #include <charconv>
-#include <fstream>
-#include <iterator>
 #include <string_view>
 
 #include "nabla/core/error.h"
+#include "nabla/core/input_file.h"
 #include "nabla/ops/factory.h"
 
 namespace nabla::data {
@@ -49,9 +48,7 @@ Tensor read_csv(const std::string& path, const CsvOptions& options, std::vector<
               "read_csv: dtype must be float32 or float64, got ", options.dtype);
   NABLA_CHECK(options.delimiter != '\n' && options.delimiter != '\r' && options.delimiter != '"',
               "read_csv: the delimiter cannot be a newline or a quote");
-  std::ifstream in(path, std::ios::binary);
-  NABLA_CHECK(in, "read_csv: cannot open '", path, "'");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_file(path, "read_csv");
 
   std::vector<double> values;
   std::vector<std::string> names;

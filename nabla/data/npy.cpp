@@ -6,12 +6,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
-#include "nabla/core/error.h"
 #include "nabla/core/atomic_file.h"
+#include "nabla/core/error.h"
+#include "nabla/core/input_file.h"
 #include "nabla/ops/factory.h"
 
 namespace nabla::data {
@@ -84,12 +83,7 @@ std::vector<int64_t> parse_shape(const std::string& h, size_t p, const std::stri
 
 }  // namespace
 
-Tensor read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  NABLA_CHECK(in, "read_npy: cannot open '", path, "'");
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_npy(bytes, path);
-}
+Tensor read_npy(const std::string& path) { return parse_npy(read_file(path, "read_npy"), path); }
 
 Tensor parse_npy(std::string_view b, const std::string& path) {
   NABLA_CHECK(b.size() >= 10 && std::memcmp(b.data(), kMagic, 6) == 0, "read_npy: '", path,

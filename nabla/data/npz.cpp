@@ -8,13 +8,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <set>
 
-#include "nabla/core/error.h"
-#include "nabla/data/npy.h"
 #include "nabla/core/atomic_file.h"
+#include "nabla/core/error.h"
+#include "nabla/core/input_file.h"
+#include "nabla/data/npy.h"
 
 namespace nabla::data {
 namespace {
@@ -150,9 +149,7 @@ void put(std::string& out, uint64_t v, int n) {
 }  // namespace
 
 NpzArrays read_npz(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  NABLA_CHECK(in, "read_npz: cannot open '", path, "'");
-  const std::string b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string b = read_file(path, "read_npz");
   Bytes z{b, path};
   NpzArrays out;
   std::set<std::string> names;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "nabla/core/error.h"
+#include "nabla/io/safetensors_api.h"
 
 namespace nabla::io {
 namespace {
@@ -81,7 +82,7 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
 
 Metadata load_checkpoint(const std::string& path, nn::Module& model, optim::Optimizer* optimizer) {
   Metadata meta;
-  TensorDict tensors = load_safetensors(path, &meta);
+  TensorDict tensors = detail::load_safetensors_as("load_checkpoint", path, &meta);
   Reader r{path, meta};
   auto format = meta.find(kFormatKey);
   NABLA_CHECK(format != meta.end(), "load_checkpoint: '", path, "' is a safetensors file but not a nabla checkpoint",
