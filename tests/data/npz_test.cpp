@@ -1,6 +1,7 @@
 // .npz archives (nabla/data/npz.h): round trips, archives written by NumPy
-// (stored and deflate members with ZIP64 local headers: fixtures/, made by
-// make_npz_fixture.py), and damaged archives refused with clear errors.
+// (stored and deflate members with ZIP64 local headers, and data descriptors:
+// fixtures/, made by make_npz_fixture.py), and damaged archives refused with
+// clear errors.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -85,6 +86,9 @@ void expect_numpy_fixture(const std::string& file) {
 
 TEST(Npz, ReadsNumpySavez) { expect_numpy_fixture("numpy_savez.npz"); }
 TEST(Npz, ReadsNumpySavezCompressed) { expect_numpy_fixture("numpy_savez_compressed.npz"); }
+// Written to a stream that cannot seek: CRC and sizes in data descriptors
+// after each member's data (flag bit 3), zeros in the local headers.
+TEST(Npz, ReadsNumpySavezToAStream) { expect_numpy_fixture("numpy_savez_stream.npz"); }
 
 TEST(Npz, WriteErrors) {
   EXPECT_NE(error_of([] {
