@@ -2,6 +2,7 @@
 #include "nabla/core/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +12,33 @@
 #include "nabla/core/error.h"
 
 namespace nabla {
+namespace {
+
+// A process killed mid-save leaves its `path.tmp.<pid>` behind. After a
+// successful save of the same path, those whose process is gone (kill(pid, 0)
+// fails with ESRCH) are removed. Files of live processes (a save in progress),
+// of other targets and anything not named `<name>.tmp.<digits>` are left
+// alone. Best effort: the save itself has succeeded, so errors are ignored.
+void remove_stale_temps(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const std::string prefix = target.filename().string() + ".tmp.";
+  fs::path dir = target.parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits[0] == '0' || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid == ::getpid()) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (EPERM: alive, another user's)
+    ::unlink(it->path().c_str());
+  }
+}
+
+}  // namespace
 
 AtomicFile::AtomicFile(std::string path, std::string api)
     : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())), api_(std::move(api)) {
@@ -61,6 +89,7 @@ void AtomicFile::commit() {
     if (rc != 0 && err != EINVAL)
       fail(api_, ": fsync of directory '", dir, "' after writing '", path_, "' failed: ", std::strerror(err));
   }
+  remove_stale_temps(path_);
 }
 
 }  // namespace nabla

@@ -2,7 +2,9 @@
 // previous version (DESIGN.md, "Errors and data safety"). Bytes go to
 // `path + ".tmp.<pid>"`; commit() fsyncs it, renames it over `path` and fsyncs
 // the directory. If the object is destroyed without commit() (an exception
-// mid-way), the temporary file is removed and `path` is left untouched.
+// mid-way), the temporary file is removed and `path` is left untouched. A
+// process killed mid-save cannot remove its temporary file: the next commit()
+// to the same `path` removes every `path.tmp.<pid>` whose process is gone.
 // In core because every layer that writes files (io, data, graph) uses it.
 //
 //   AtomicFile f(path, "write_npy");   // api names the caller in errors

@@ -2,12 +2,15 @@
 // (std::from_chars: exact, locale-independent) and converted once at the end.
 #include "nabla/data/csv.h"
 
+#include <locale.h>
+
+#include <algorithm>
 #include <charconv>
-#include <fstream>
-#include <iterator>
+#include <cstdlib>
 #include <string_view>
 
 #include "nabla/core/error.h"
+#include "nabla/core/input_file.h"
 #include "nabla/ops/factory.h"
 
 namespace nabla::data {
@@ -30,14 +33,51 @@ std::vector<std::string_view> split(std::string_view line, char delimiter) {
   }
 }
 
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+bool equals_lower(std::string_view s, std::string_view lower) {
+  if (s.size() != lower.size()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if ((s[i] >= 'A' && s[i] <= 'Z' ? char(s[i] - 'A' + 'a') : s[i]) != lower[i]) return false;
+  return true;
+}
+
+// The one number grammar of read_csv (csv.h):
+//   [+|-] ( digits [. [digits]] | . digits ) [ (e|E) [+|-] digits ]
+//   [+|-] ( inf | infinity | nan )                    in any letter case
+// Checked here first because std::from_chars also takes "nan(...)" and,
+// after a '+' is stripped for it, a second sign ("+-5").
+bool is_number(std::string_view s) {
+  std::size_t p = 0;
+  if (p < s.size() && (s[p] == '+' || s[p] == '-')) ++p;
+  const std::string_view rest = s.substr(p);
+  if (equals_lower(rest, "inf") || equals_lower(rest, "infinity") || equals_lower(rest, "nan")) return true;
+  std::size_t digits = 0;
+  while (p < s.size() && digit(s[p])) ++p, ++digits;
+  if (p < s.size() && s[p] == '.') {
+    ++p;
+    while (p < s.size() && digit(s[p])) ++p, ++digits;
+  }
+  if (digits == 0) return false;
+  if (p < s.size() && (s[p] == 'e' || s[p] == 'E')) {
+    ++p;
+    if (p < s.size() && (s[p] == '+' || s[p] == '-')) ++p;
+    if (p == s.size() || !digit(s[p])) return false;
+    while (p < s.size() && digit(s[p])) ++p;
+  }
+  return p == s.size();
+}
+
 bool parse_double(std::string_view s, double& v) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);  // from_chars takes '-' only
-  if (s.empty()) return false;
+  if (!is_number(s)) return false;
+  if (s.front() == '+') s.remove_prefix(1);  // from_chars takes '-' only
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  // Out of range: from_chars leaves v; follow strtod (inf, or 0 for underflow).
+  // Out of range (from_chars leaves v alone): overflow is +-inf and underflow
+  // +-0, as strtod and NumPy give; strtod_l in the "C" locale decides which.
   if (ec == std::errc::result_out_of_range) {
-    v = std::strtod(std::string(s).c_str(), nullptr);
-    return ptr == s.data() + s.size();
+    static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", nullptr);
+    v = strtod_l(std::string(s).c_str(), nullptr, c_locale);
+    return true;
   }
   return ec == std::errc() && ptr == s.data() + s.size();
 }
@@ -49,9 +89,7 @@ Tensor read_csv(const std::string& path, const CsvOptions& options, std::vector<
               "read_csv: dtype must be float32 or float64, got ", options.dtype);
   NABLA_CHECK(options.delimiter != '\n' && options.delimiter != '\r' && options.delimiter != '"',
               "read_csv: the delimiter cannot be a newline or a quote");
-  std::ifstream in(path, std::ios::binary);
-  NABLA_CHECK(in, "read_csv: cannot open '", path, "'");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_file(path, "read_csv");
 
   std::vector<double> values;
   std::vector<std::string> names;
@@ -72,7 +110,8 @@ Tensor read_csv(const std::string& path, const CsvOptions& options, std::vector<
       columns_line = line_no;
     }
     NABLA_CHECK(n == columns, "read_csv: '", path, "' line ", line_no, " has ", n, " fields, expected ", columns,
-                " (as line ", columns_line, ")");
+                " (as line ", columns_line, "): column ", std::min(n, columns) + 1,
+                n < columns ? " is missing" : " is extra");
     if (header_pending) {
       header_pending = false;
       for (auto f : fields) names.emplace_back(f);

@@ -4,8 +4,10 @@
 //   std::vector<std::string> names;
 //   Tensor d = data::read_csv("x.csv", {.delimiter = ';', .dtype = kFloat64}, &names);
 //
-// Fields are decimal numbers ("1", "-2.5e3", "+4", "nan", "inf"), optionally
-// wrapped in double quotes and surrounded by spaces. Lines end with "\n" or
+// Fields are numbers in one strict grammar, [+|-](digits[.[digits]]|.digits)
+// [(e|E)[+|-]digits] or [+|-](inf|infinity|nan) in any case ("1", "-2.5e3",
+// "+4", "nan", "-Infinity"; not "+-5" or "nan(1)"), optionally wrapped in
+// double quotes and surrounded by spaces or tabs. Lines end with "\n" or
 // "\r\n"; blank lines are skipped. Every row must have as many fields as the
 // first; a field that is not a number or a ragged row raise nabla::Error with
 // the file, line and column. With header = true the first line holds the

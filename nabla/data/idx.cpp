@@ -1,6 +1,5 @@
-// IDX reader (see idx.h). The whole file goes through zlib's gzread, which
-// inflates gzip files and passes other files through unchanged; parsing then
-// checks every length against the bytes actually read.
+// IDX reader (see idx.h). The whole file is read (InputFile) and inflated
+// when it is gzip; parsing then checks every length against those bytes.
 #include "nabla/data/idx.h"
 
 #include <zlib.h>
@@ -12,37 +11,53 @@
 #include <vector>
 
 #include "nabla/core/error.h"
+#include "nabla/core/input_file.h"
 #include "nabla/ops/factory.h"
 
 namespace nabla::data {
 
 namespace {
 
+// The file's bytes, inflated when they start with the gzip magic (1f 8b).
+// Concatenated gzip members are joined, as gunzip does; anything else after
+// the last member is refused.
 std::vector<uint8_t> read_all(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  NABLA_CHECK(f != nullptr, "read_idx: cannot open '", path, "'");
-  std::vector<uint8_t> bytes;
-  constexpr size_t kChunk = size_t(1) << 20;
+  const std::string raw = read_file(path, "read_idx");
+  if (raw.size() < 2 || static_cast<uint8_t>(raw[0]) != 0x1f || static_cast<uint8_t>(raw[1]) != 0x8b)
+    return std::vector<uint8_t>(raw.begin(), raw.end());
+  z_stream s{};
+  NABLA_CHECK(inflateInit2(&s, 16 + MAX_WBITS) == Z_OK, "read_idx: zlib failed to initialize");
+  struct End {
+    z_stream& s;
+    ~End() { inflateEnd(&s); }
+  } end{s};
+  std::vector<uint8_t> out(std::max<size_t>(raw.size() * 4, size_t(1) << 16));
+  const auto* next = reinterpret_cast<const Bytef*>(raw.data());
+  uint64_t in_left = raw.size(), produced = 0;
   for (;;) {
-    const size_t old = bytes.size();
-    bytes.resize(old + kChunk);
-    const int n = gzread(f, bytes.data() + old, static_cast<unsigned>(kChunk));
-    if (n < 0) {
-      int code = 0;
-      std::string msg = gzerror(f, &code);
-      gzclose(f);
-      fail("read_idx: '", path, "' is not a readable gzip or IDX file (zlib: ", msg, ")");
+    if (produced == out.size()) out.resize(out.size() * 2);
+    s.next_in = const_cast<Bytef*>(next);
+    s.avail_in = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
+    s.next_out = out.data() + produced;
+    s.avail_out = static_cast<uInt>(std::min<uint64_t>(out.size() - produced, 1u << 30));
+    const uInt in_before = s.avail_in, out_before = s.avail_out;
+    const int rc = inflate(&s, Z_NO_FLUSH);
+    next = s.next_in;
+    in_left -= in_before - s.avail_in;
+    produced += out_before - s.avail_out;
+    if (rc == Z_STREAM_END) {
+      if (in_left == 0) break;
+      NABLA_CHECK(in_left >= 2 && next[0] == 0x1f && next[1] == 0x8b, "read_idx: '", path, "' has ", in_left,
+                  " unexpected bytes after its gzip stream (which ends at byte ", raw.size() - in_left, ")");
+      inflateReset(&s);  // another gzip member follows
+      continue;
     }
-    bytes.resize(old + static_cast<size_t>(n));
-    if (static_cast<size_t>(n) < kChunk) break;
+    if (rc == Z_OK || (rc == Z_BUF_ERROR && s.avail_out == 0)) continue;
+    const char* why = s.msg ? s.msg : rc == Z_BUF_ERROR ? "the stream ends early" : "error";
+    fail("read_idx: '", path, "' is a truncated or corrupt gzip file (zlib: ", why, ")");
   }
-  int code = 0;
-  const std::string msg = gzerror(f, &code);
-  gzclose(f);
-  // A gzip stream cut short reads as data followed by Z_BUF_ERROR.
-  NABLA_CHECK(code == Z_OK || code == Z_STREAM_END, "read_idx: '", path,
-              "' is a truncated or corrupt gzip file (zlib: ", msg, ")");
-  return bytes;
+  out.resize(produced);
+  return out;
 }
 
 uint32_t big_endian32(const uint8_t* p) {

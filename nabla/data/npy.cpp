@@ -1,17 +1,17 @@
 // .npy reader and writer (see npy.h). The header is a Python dict literal,
-// e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }; only
-// those three keys are looked at.
+// e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }, parsed
+// strictly by npy_header.cpp.
 #include "nabla/data/npy.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
-#include "nabla/core/error.h"
 #include "nabla/core/atomic_file.h"
+#include "nabla/core/error.h"
+#include "nabla/core/input_file.h"
+#include "nabla/data/npy_header.h"
 #include "nabla/ops/factory.h"
 
 namespace nabla::data {
@@ -51,51 +51,17 @@ Descr parse_descr(const std::string& d, const std::string& path) {
   return {order, t};
 }
 
-// The text after 'key': in the header dict, or fails.
-size_t value_start(const std::string& h, const std::string& key, const std::string& path) {
-  const size_t k = h.find("'" + key + "'");
-  NABLA_CHECK(k != std::string::npos, "read_npy: '", path, "' header has no '", key, "' key: ", h);
-  size_t p = h.find(':', k);
-  NABLA_CHECK(p != std::string::npos, "read_npy: '", path, "' header is malformed: ", h);
-  ++p;
-  while (p < h.size() && h[p] == ' ') ++p;
-  return p;
-}
-
-std::vector<int64_t> parse_shape(const std::string& h, size_t p, const std::string& path) {
-  NABLA_CHECK(p < h.size() && h[p] == '(', "read_npy: '", path, "' header has a malformed shape: ", h);
-  std::vector<int64_t> shape;
-  ++p;
-  for (;;) {
-    while (p < h.size() && (h[p] == ' ' || h[p] == ',')) ++p;
-    NABLA_CHECK(p < h.size(), "read_npy: '", path, "' header has a malformed shape: ", h);
-    if (h[p] == ')') break;
-    NABLA_CHECK(h[p] >= '0' && h[p] <= '9', "read_npy: '", path, "' header has a malformed shape: ", h);
-    int64_t v = 0;
-    while (p < h.size() && h[p] >= '0' && h[p] <= '9') {
-      NABLA_CHECK(v < (int64_t(1) << 50), "read_npy: '", path, "' header has a dimension too large: ", h);
-      v = v * 10 + (h[p++] - '0');
-    }
-    shape.push_back(v);
-  }
-  NABLA_CHECK(shape.size() <= 6, "read_npy: '", path, "' has ", shape.size(), " dims; nabla tensors have at most 6");
-  return shape;
-}
-
 }  // namespace
 
-Tensor read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  NABLA_CHECK(in, "read_npy: cannot open '", path, "'");
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_npy(bytes, path);
-}
+Tensor read_npy(const std::string& path) { return parse_npy(read_file(path, "read_npy"), path); }
 
 Tensor parse_npy(std::string_view b, const std::string& path) {
   NABLA_CHECK(b.size() >= 10 && std::memcmp(b.data(), kMagic, 6) == 0, "read_npy: '", path,
               "' is not a .npy file (no \\x93NUMPY magic)");
   const int major = static_cast<uint8_t>(b[6]);
-  NABLA_CHECK(major >= 1 && major <= 3, "read_npy: '", path, "' has format version ", major, "; supported: 1, 2, 3");
+  const int minor = static_cast<uint8_t>(b[7]);
+  NABLA_CHECK(major >= 1 && major <= 3 && minor == 0, "read_npy: '", path, "' has format version ", major, ".", minor,
+              "; supported: 1.0, 2.0, 3.0");
   const auto u8 = [&](size_t i) { return static_cast<size_t>(static_cast<uint8_t>(b[i])); };
   size_t header_start = 10, header_len = u8(8) | (u8(9) << 8);
   if (major >= 2) {
@@ -107,17 +73,12 @@ Tensor parse_npy(std::string_view b, const std::string& path) {
               header_start + header_len, " bytes, the file has ", b.size());
   const std::string h(b.data() + header_start, header_len);
 
-  size_t p = value_start(h, "descr", path);
-  NABLA_CHECK(p < h.size() && h[p] == '\'', "read_npy: '", path, "' header has a malformed descr: ", h);
-  const size_t q = h.find('\'', p + 1);
-  NABLA_CHECK(q != std::string::npos, "read_npy: '", path, "' header has a malformed descr: ", h);
-  const std::string descr_text = h.substr(p + 1, q - p - 1);
+  const NpyHeader header = parse_npy_header(h, path);
+  const std::string& descr_text = header.descr;
   const Descr descr = parse_descr(descr_text, path);
-  p = value_start(h, "fortran_order", path);
-  const bool fortran = h.compare(p, 4, "True") == 0;
-  NABLA_CHECK(fortran || h.compare(p, 5, "False") == 0, "read_npy: '", path,
-              "' header has a malformed fortran_order: ", h);
-  std::vector<int64_t> shape = parse_shape(h, value_start(h, "shape", path), path);
+  const bool fortran = header.fortran_order;
+  const std::vector<int64_t>& shape = header.shape;
+  NABLA_CHECK(shape.size() <= 6, "read_npy: '", path, "' has ", shape.size(), " dims; nabla tensors have at most 6");
 
   const size_t item = itemsize(descr.dtype);
   const size_t payload = b.size() - header_start - header_len;

@@ -10,10 +10,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <variant>
 
+#include "nabla/core/input_file.h"
 #include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/serialize.h"
 #include "nabla/graph/serialize_format.h"
@@ -550,25 +549,16 @@ void read_nodes(Reader& r, const Context& cx, const std::string& prefix, int dep
               dup == g->used_names.end() ? "" : *dup, "'; names must be unique");
 }
 
-std::string read_file(const std::string& path, const std::string& file) {
-  std::ifstream in(path, std::ios::binary);
-  NABLA_CHECK(in, file, ": cannot open the file");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  NABLA_CHECK(!in.bad(), file, ": reading the file failed");
-  return bytes;
-}
-
 uint64_t le_at(const std::string& b, std::size_t pos, int n) {
   uint64_t v = 0;
   for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(b[pos + i])) << (8 * i);
   return v;
 }
 
-}  // namespace
-
-Graph load(const std::string& path) {
-  const std::string file = "graph::load: '" + path + "'";
-  const std::string bytes = read_file(path, file);
+// graph::load and Session::load: `api` names the one the user called.
+Graph load_as(const std::string& path, const std::string& api) {
+  const std::string file = ::nabla::detail::concat(api, ": '", path, "'");
+  const std::string bytes = read_file(path, api);
   const std::size_t size = bytes.size();
   const std::size_t magic_n = std::min(size, sizeof nbg::kMagic);
   NABLA_CHECK(std::memcmp(bytes.data(), nbg::kMagic, magic_n) == 0 && size > 0, file,
@@ -610,8 +600,12 @@ Graph load(const std::string& path) {
   return Graph(std::move(g));
 }
 
+}  // namespace
+
+Graph load(const std::string& path) { return load_as(path, "graph::load"); }
+
 Session Session::load(const std::string& path) {
-  Graph g = graph::load(path);
+  Graph g = load_as(path, "graph::Session::load");
   Session s(g);
   const GraphData& data = *g.data();
   for (std::size_t id = 0; id < data.nodes.size(); ++id)

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "nabla/core/error.h"
+#include "nabla/io/safetensors_api.h"
 
 namespace nabla::io {
 namespace {
@@ -81,7 +82,7 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
 
 Metadata load_checkpoint(const std::string& path, nn::Module& model, optim::Optimizer* optimizer) {
   Metadata meta;
-  TensorDict tensors = load_safetensors(path, &meta);
+  TensorDict tensors = detail::load_safetensors_as("load_checkpoint", path, &meta);
   Reader r{path, meta};
   auto format = meta.find(kFormatKey);
   NABLA_CHECK(format != meta.end(), "load_checkpoint: '", path, "' is a safetensors file but not a nabla checkpoint",
@@ -143,6 +144,8 @@ Metadata load_checkpoint(const std::string& path, nn::Module& model, optim::Opti
           const Tensor& p = groups[g].params[i];
           NABLA_CHECK(it->second.sizes() == p.sizes(), "load_checkpoint: '", path, "' optimizer buffer '", it->first,
                       "' has shape ", it->second.sizes(), ", expected the parameter's shape ", p.sizes());
+          NABLA_CHECK(it->second.dtype() == p.dtype(), "load_checkpoint: '", path, "' optimizer buffer '", it->first,
+                      "' is stored as ", it->second.dtype(), ", expected the parameter's dtype ", p.dtype());
           s.buffers[name] = it->second;
           used.insert(it->first);
         }
@@ -159,9 +162,22 @@ Metadata load_checkpoint(const std::string& path, nn::Module& model, optim::Opti
                   "' that belongs to no parameter of the optimizer");
   }
 
+  // A stored dtype must be the model's: nothing is cast (an I32 entry under a
+  // float weight's name would load as weights of 1e9).
+  const nn::StateDict own = model.state_dict();
+  for (const auto& [key, t] : model_state)
+    if (own.contains(key))
+      NABLA_CHECK(t.dtype() == own.at(key).dtype(), "load_checkpoint: '", path, "' entry '", kModel, key,
+                  "' is stored as ", t.dtype(), ", expected the model's dtype ", own.at(key).dtype(),
+                  " (nabla does not cast on load; convert the tensor and save it again)");
+
   // Everything about the optimizer is checked; the model checks its own
   // dict before changing anything, so a failure here leaves both untouched.
-  model.load_state_dict(model_state, /*strict=*/true);
+  try {
+    model.load_state_dict(model_state, /*strict=*/true);
+  } catch (const Error& e) {  // another architecture: say which file
+    fail("load_checkpoint: '", path, "' does not fit the model: ", e.what());
+  }
   if (optimizer) optimizer->load_state_dict(sd);
 
   Metadata user;

@@ -20,8 +20,9 @@
 // Saving is atomic (AtomicFile). Loading checks the whole file against the
 // model and optimizer before changing either; a file that is not a nabla
 // checkpoint, a missing or unexpected entry, a malformed number, another
-// optimizer kind or mismatched shapes raise nabla::Error naming the file. The
-// global random generator is not part of a checkpoint.
+// optimizer kind, mismatched shapes or dtypes (nothing is cast) raise
+// nabla::Error naming the file. The global random generator is not part of a
+// checkpoint.
 #pragma once
 #include <string>
 

@@ -7,12 +7,13 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <set>
 
-#include "nabla/core/error.h"
 #include "nabla/core/atomic_file.h"
+#include "nabla/core/error.h"
+#include "nabla/core/input_file.h"
 #include "nabla/io/json.h"
+#include "nabla/io/safetensors_api.h"
 #include "nabla/ops/factory.h"
 
 static_assert(std::endian::native == std::endian::little, "safetensors I/O assumes a little-endian host");
@@ -157,24 +158,24 @@ void save_safetensors(const std::string& path, const TensorDict& tensors, const 
 }
 
 TensorDict load_safetensors(const std::string& path, Metadata* metadata) {
-  const std::string file = "load_safetensors: '" + path + "'";
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  NABLA_CHECK(in, file, ": cannot open the file");
-  const auto end_pos = in.tellg();
-  NABLA_CHECK(end_pos >= 0, file, ": cannot determine the file size");
-  const uint64_t size = static_cast<uint64_t>(end_pos);
+  return detail::load_safetensors_as("load_safetensors", path, metadata);
+}
+
+TensorDict detail::load_safetensors_as(const std::string& api, const std::string& path, Metadata* metadata) {
+  const std::string file = ::nabla::detail::concat(api, ": '", path, "'");
+  const InputFile in(path, api);
+  NABLA_CHECK(in.is_regular(), file,
+              " is not a regular file (a pipe or a device); safetensors files are read by offset");
+  const uint64_t size = in.size();
   NABLA_CHECK(size >= 8, file, " is truncated: ", size, " bytes, expected at least 8 (the header length)");
   uint8_t len[8];
-  in.seekg(0);
-  in.read(reinterpret_cast<char*>(len), 8);
-  NABLA_CHECK(in, file, ": reading the header length failed");
+  in.read_at(0, len, 8);
   uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= static_cast<uint64_t>(len[i]) << (8 * i);
   NABLA_CHECK(n <= kMaxHeader, file, ": header length ", n, " is above the limit of ", kMaxHeader, " bytes");
   NABLA_CHECK(n <= size - 8, file, " is truncated: header length ", n, " needs ", n + 8, " bytes, the file has ", size);
   std::string header(n, '\0');
-  in.read(header.data(), static_cast<std::streamsize>(n));
-  NABLA_CHECK(in, file, ": reading the header failed");
+  in.read_at(8, header.data(), n);
   const uint64_t data_start = 8 + n, data_size = size - data_start;
 
   const JsonValue root = parse_json(header, file + " header");
@@ -215,9 +216,7 @@ TensorDict load_safetensors(const std::string& path, Metadata* metadata) {
     Tensor t = empty(IntList(e.shape), e.dtype);
     const uint64_t nbytes = e.end - e.begin;
     if (nbytes > 0) {
-      in.seekg(static_cast<std::streamoff>(data_start + e.begin));
-      in.read(static_cast<char*>(t.raw_data()), static_cast<std::streamsize>(nbytes));
-      NABLA_CHECK(in, file, ": reading the data of tensor '", e.name, "' failed (was the file truncated?)");
+      in.read_at(data_start + e.begin, t.raw_data(), nbytes);
     }
     if (e.dtype == kBool) {
       const auto* b = static_cast<const uint8_t*>(t.raw_data());

@@ -186,18 +186,25 @@ StateDict Module::state_dict() const {
 }
 
 void Module::load_state_dict(const StateDict& dict, bool strict) {
+  for (const auto& [k, t] : dict)
+    NABLA_CHECK(t.defined(), "Module::load_state_dict: the tensor for key '", k, "' is undefined");
   StateDict own = state_dict();
-  std::vector<std::string> missing, unexpected, mismatched;
+  // A dtype mismatch is refused, not cast: PyTorch copies across dtypes, which
+  // turns an int tensor stored under a float weight's name into weights of
+  // 1e9 without a word. Cast explicitly (t.to(kFloat32)) when meant.
+  std::vector<std::string> missing, unexpected, mismatched, mistyped;
   for (const auto& [k, t] : own) {
     if (!dict.contains(k))
       missing.push_back(k);
     else if (dict.at(k).sizes() != t.sizes())
       mismatched.push_back(detail::concat(k, " (checkpoint ", dict.at(k).sizes(), ", module ", t.sizes(), ")"));
+    else if (dict.at(k).dtype() != t.dtype())
+      mistyped.push_back(detail::concat(k, " (checkpoint ", dict.at(k).dtype(), ", module ", t.dtype(), ")"));
   }
   for (const auto& [k, t] : dict)
     if (!own.contains(k)) unexpected.push_back(k);
   bool key_error = strict && (!missing.empty() || !unexpected.empty());
-  if (key_error || !mismatched.empty()) {
+  if (key_error || !mismatched.empty() || !mistyped.empty()) {
     std::string msg = "Module::load_state_dict: error(s) loading the state dict of " + name() + ":";
     auto list = [&](const char* what, const std::vector<std::string>& v) {
       if (v.empty()) return;
@@ -207,6 +214,7 @@ void Module::load_state_dict(const StateDict& dict, bool strict) {
     if (strict) list("missing keys", missing);
     if (strict) list("unexpected keys", unexpected);
     list("shape mismatches", mismatched);
+    list("dtype mismatches (nabla does not cast; convert with .to(dtype) first)", mistyped);
     throw Error(msg);
   }
   NoGradGuard no_grad;

@@ -82,7 +82,8 @@ class Module {
   StateDict state_dict() const;
   // Copies every entry into the module's tensors in place. Throws nabla::Error,
   // before changing anything, listing missing and unexpected keys (strict only)
-  // and every shape mismatch (always).
+  // and every shape and dtype mismatch (always: unlike PyTorch, nothing is
+  // cast; convert with .to(dtype) first). An undefined tensor names its key.
   void load_state_dict(const StateDict& dict, bool strict = true);
 
   // ---- printing ----

@@ -167,18 +167,22 @@ void Optimizer::load_state_dict(const OptimizerStateDict& d) {
     for (std::size_t i = 0; i < d.state[gi].size(); ++i)
       for (const auto& [k, t] : d.state[gi][i].buffers) {
         const Tensor& p = groups_[gi].params[i];
-        NABLA_CHECK(t.defined() && t.sizes() == p.sizes(), name_, ".load_state_dict: buffer '", k,
-                    "' of parameter ", i, " in group ", gi, " has shape ",
-                    t.defined() ? t.sizes() : Shape{}, ", expected the parameter's shape ", p.sizes());
+        NABLA_CHECK(t.defined(), name_, ".load_state_dict: buffer '", k, "' of parameter ", i, " in group ", gi,
+                    " is undefined");
+        NABLA_CHECK(t.sizes() == p.sizes(), name_, ".load_state_dict: buffer '", k, "' of parameter ", i, " in group ",
+                    gi, " has shape ", t.sizes(), ", expected the parameter's shape ", p.sizes());
+        // Not cast (PyTorch casts to the parameter's dtype): a buffer of
+        // another dtype is a state dict of another model.
+        NABLA_CHECK(t.dtype() == p.dtype(), name_, ".load_state_dict: buffer '", k, "' of parameter ", i, " in group ",
+                    gi, " has dtype ", t.dtype(), ", expected the parameter's dtype ", p.dtype());
       }
   }
   NoGradGuard no_grad;
   for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
     groups_[gi].options = d.groups[gi];
     for (std::size_t i = 0; i < d.state[gi].size(); ++i) {
-      const Tensor& p = groups_[gi].params[i];
       ParamState s{d.state[gi][i].step, {}};
-      for (const auto& [k, t] : d.state[gi][i].buffers) s.buffers[k] = t.to(p.dtype()).clone();
+      for (const auto& [k, t] : d.state[gi][i].buffers) s.buffers[k] = t.clone();
       state_[gi][i] = std::move(s);
     }
   }

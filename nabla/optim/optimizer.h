@@ -70,7 +70,8 @@ class Optimizer {
   // Copies of the hyper-parameters and state buffers.
   OptimizerStateDict state_dict() const;
   // Restores a snapshot taken from an optimizer of the same kind over parameters
-  // of the same shapes; buffers are copied and cast to each parameter's dtype.
+  // of the same shapes and dtypes; buffers are copied. A buffer of another
+  // dtype than its parameter is refused (PyTorch casts it).
   void load_state_dict(const OptimizerStateDict& dict);
 
  protected:

@@ -56,7 +56,11 @@ TEST(Csv, ErrorsNameFileLineAndColumn) {
             "read_csv: '" + bad + "' line 3, column 2: 'abc' is not a number");
   const std::string ragged = write_csv("ragged.csv", "1,2,3\n\n4,5\n");
   EXPECT_EQ(error_of([&] { read_csv(ragged); }),
-            "read_csv: '" + ragged + "' line 3 has 2 fields, expected 3 (as line 1)");
+            "read_csv: '" + ragged + "' line 3 has 2 fields, expected 3 (as line 1): column 3 is missing");
+  EXPECT_NE(error_of([&] {
+              read_csv(write_csv("long.csv", "1,2\n3,4,5\n"));
+            }).find("line 2 has 3 fields, expected 2 (as line 1): column 3 is extra"),
+            std::string::npos);
   const std::string empty_field = write_csv("e.csv", "1,,3\n");
   EXPECT_NE(error_of([&] { read_csv(empty_field); }).find("line 1, column 2: '' is not a number"), std::string::npos);
   EXPECT_NE(error_of([&] { read_csv(write_csv("hdr.csv", "a,b\n1,2\n")); }).find("line 1, column 1: 'a'"),
@@ -66,6 +70,36 @@ TEST(Csv, ErrorsNameFileLineAndColumn) {
   EXPECT_NE(error_of([&] { read_csv(bad, {.dtype = kInt64}); }).find("float32 or float64"), std::string::npos);
   EXPECT_NE(error_of([&] { read_csv(write_csv("sp.csv", "1 2,3\n")); }).find("'1 2' is not a number"),
             std::string::npos);
+}
+
+// One number grammar (csv.h): a doubled sign such as "+-5" read as -5 and
+// "+-1e9994" as -inf; now anything outside the grammar is refused naming the
+// file, line and column.
+TEST(Csv, OneStrictNumberGrammar) {
+  const std::string p =
+      write_csv("ok.csv", "+4,-4,.5,5.,1e3,1E-3,+1.5e+2,inf,-Infinity,NAN,+nan,1e9999,-1e9999,1e-9999,-1e-9999\n");
+  auto v = values(read_csv(p, {.dtype = kFloat64}));
+  ASSERT_EQ(v.size(), 15u);
+  EXPECT_EQ(std::vector<double>(v.begin(), v.begin() + 7), (std::vector<double>{4, -4, 0.5, 5, 1000, 1e-3, 150}));
+  EXPECT_EQ(v[7], INFINITY);
+  EXPECT_EQ(v[8], -INFINITY);
+  EXPECT_TRUE(std::isnan(v[9]) && std::isnan(v[10]));
+  EXPECT_EQ(v[11], INFINITY);  // out of range: as strtod and NumPy
+  EXPECT_EQ(v[12], -INFINITY);
+  EXPECT_EQ(v[13], 0.0);
+  EXPECT_TRUE(v[14] == 0.0 && std::signbit(v[14]));
+  for (const char* bad :
+       {"+-5", "+-1e9994", "-+5",   "--5",  "++5",   "- 5",    "1e",      "1e+",   "e5",     ".",     "+",
+        "-",   ".e1",      "1.2.3", "0x10", "1_000", "nan(1)", "infinit", "+-inf", "1,5e3x", "1e5.5", "1d5"}) {
+    SCOPED_TRACE(bad);
+    const std::string f = write_csv("bad.csv", std::string("0,0\n7,") + bad + "\n");
+    const std::string msg = error_of([&] { read_csv(f); });
+    if (std::string(bad) == "1,5e3x") {  // three fields
+      EXPECT_NE(msg.find("line 2 has 3 fields"), std::string::npos) << msg;
+      continue;
+    }
+    EXPECT_EQ(msg, "read_csv: '" + f + "' line 2, column 2: '" + bad + "' is not a number");
+  }
 }
 
 }  // namespace

@@ -105,6 +105,29 @@ TEST(Idx, MalformedFilesGiveClearErrors) {
   has(error_of(gz), "truncated or corrupt gzip");
 }
 
+// The gzip file is inflated in memory: members written one after another
+// (`cat a.gz b.gz`) are joined as gunzip joins them; other bytes after the
+// last member are refused.
+TEST(Idx, ConcatenatedGzipMembersAndTrailingBytes) {
+  Bytes b = header(0x08, {6});
+  for (int i = 0; i < 6; ++i) b.push_back(uint8_t(i + 1));
+  const std::string first = write_file("first.gz", Bytes(b.begin(), b.begin() + 7), true);
+  const std::string second = write_file("second.gz", Bytes(b.begin() + 7, b.end()), true);
+  std::string joined_bytes;
+  for (const std::string& p : {first, second}) {
+    std::ifstream in(p, std::ios::binary);
+    joined_bytes.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string joined = temp_path("joined.gz");
+  std::ofstream(joined, std::ios::binary) << joined_bytes;
+  EXPECT_EQ(read_idx(joined).to_vector<uint8_t>(), (std::vector<uint8_t>{1, 2, 3, 4, 5, 6}));
+  const std::string trailing = temp_path("trailing.gz");
+  std::ofstream(trailing, std::ios::binary) << joined_bytes << "junk";
+  const std::string msg = error_of(trailing);
+  EXPECT_NE(msg.find("read_idx: '" + trailing + "' has 4 unexpected bytes after its gzip stream"), std::string::npos)
+      << msg;
+}
+
 TEST(Idx, LoadMnistPairsImagesAndLabels) {
   const std::string dir = std::filesystem::path(temp_path("x")).parent_path().string();
   Bytes images = header(0x08, {3, 28, 28});

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-# Writes tests/data/fixtures/numpy_savez.npz (np.savez: stored members) and
-# numpy_savez_compressed.npz (np.savez_compressed: deflate) with NumPy;
+# Writes tests/data/fixtures/numpy_savez.npz (np.savez: stored members),
+# numpy_savez_compressed.npz (np.savez_compressed: deflate) and
+# numpy_savez_stream.npz (np.savez to a stream that cannot seek: each member's
+# CRC and sizes follow its data in a data descriptor, flag bit 3) with NumPy;
 # npz_test.cpp reads them and checks the values below, so the C++ test needs
 # no Python.
 #   /usr/bin/python3 tests/data/make_npz_fixture.py        # regenerate the fixtures
 #   /usr/bin/python3 tests/data/make_npz_fixture.py FILE   # print a .npz nabla wrote, as NumPy reads it
+import io
 import os
 import sys
 
@@ -25,6 +28,19 @@ def arrays():
     }
 
 
+class Unseekable(io.RawIOBase):
+    """A write-only stream without seek or tell, like a pipe."""
+
+    def __init__(self, f):
+        self.f = f
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        return self.f.write(b)
+
+
 def main():
     if len(sys.argv) > 1:
         with np.load(sys.argv[1]) as f:
@@ -35,6 +51,8 @@ def main():
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
     np.savez(os.path.join(here, "numpy_savez.npz"), **arrays())
     np.savez_compressed(os.path.join(here, "numpy_savez_compressed.npz"), **arrays())
+    with open(os.path.join(here, "numpy_savez_stream.npz"), "wb") as f:
+        np.savez(Unseekable(f), **arrays())
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <string>
 
 #include "nabla/nabla.h"
@@ -105,7 +106,7 @@ TEST(Npy, MalformedFilesGiveClearErrors) {
       "unsupported dtype '<c8'");
   has(error_of(npy_file("noshape.npy", "{'descr': '<f4', 'fortran_order': False, }", "")), "no 'shape' key");
   has(error_of(npy_file("badshape.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", "")),
-      "malformed shape");
+      "expected a non-negative integer in 'shape'");
   has(error_of(npy_file("short.npy", ok_dict, std::string(7, '\0'))),
       "truncated: shape [2] needs more than the 7 data bytes");
   has(error_of(npy_file("long.npy", ok_dict, std::string(9, '\0'))), "has 9 data bytes but shape [2] of '<f4' needs 8");
@@ -113,6 +114,82 @@ TEST(Npy, MalformedFilesGiveClearErrors) {
           npy_file("huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", "")),
       "truncated");
   has(error_of(npy_file("bool.npy", "{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }", "\x07")), "bool");
+}
+
+// The header is read as NumPy reads it (a Python dict literal with exactly
+// the keys descr, fortran_order, shape): forms NumPy refuses used to load
+// ('[' for '{', no '}', junk after it, unknown or duplicated keys where the
+// first 'descr' won).
+TEST(Npy, HeaderIsParsedStrictly) {
+  const std::string data(8, '\0');  // two float32 zeros
+  // Accepted: NumPy's own layout, Python's other spellings.
+  for (const char* ok : {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+                         "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}",
+                         "{\"shape\":(2,),\"fortran_order\":False,\"descr\":\"<f4\"}",
+                         "{ 'descr' : '<f4' ,\n 'fortran_order' : False , 'shape' : ( 2 , ) , }",
+                         "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }",
+                         "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2,), }"}) {
+    SCOPED_TRACE(ok);
+    EXPECT_EQ(read_npy(npy_file("ok.npy", ok, data)).numel(), 2);
+  }
+  struct Bad {
+    const char* header;
+    const char* says;
+  };
+  for (const Bad& bad : std::initializer_list<Bad>{
+           {"['descr': '<f4', 'fortran_order': False, 'shape': (2,), ]", "must start with '{'"},
+           {" {'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", "must start with '{'"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), ",
+            "expected a key in quotes, but the header ends"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,) 'x'}",
+            "expected ',' or '}' after the value of 'shape'"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }x", "text after the closing '}'"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\t", "text after the closing '}'"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }}", "text after the closing '}'"},
+           {"{'descr': '<i8', 'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", "the key 'descr' twice"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'shape': (2,), }", "the key 'shape' twice"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1, }", "unknown key 'extra'"},
+           {"{'descr': '<f4', 'shape': (2,), }", "no 'fortran_order' key"},
+           {"{'fortran_order': False, 'shape': (2,), }", "no 'descr' key"},
+           {"{descr: '<f4', 'fortran_order': False, 'shape': (2,), }", "expected a key in quotes"},
+           {"{'descr' '<f4', 'fortran_order': False, 'shape': (2,), }", "expected ':' after the key 'descr'"},
+           {"{'descr': <f4, 'fortran_order': False, 'shape': (2,), }", "expected a string for 'descr'"},
+           {"{'descr': '<f4", "no closing quote"},
+           {"{'descr': '<\\x66', 'fortran_order': False, 'shape': (2,), }", "an escape"},
+           {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", "structured dtype"},
+           {"{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", "expected True or False"},
+           {"{'descr': '<f4', 'fortran_order': false, 'shape': (2,), }", "expected True or False"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (2), }", "which is an int"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': [2], }", "expected a tuple"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (,), }", "non-negative integer"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,,), }", "non-negative integer"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", "non-negative integer"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (02,), }", "leading zero"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (2 1,), }", "expected ',' or ')'"},
+           {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), ,}", "expected a key in quotes"},
+           {"{,'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", "expected a key in quotes"},
+       }) {
+    SCOPED_TRACE(bad.header);
+    // Written without NumPy's padding, so that text after '}' is exactly as given.
+    std::string dict = bad.header;
+    const std::string path = temp_path("bad.npy");
+    std::ofstream(path, std::ios::binary)
+        << std::string("\x93NUMPY\x01\x00", 8) << char(dict.size() & 0xFF) << char(dict.size() >> 8) << dict << data;
+    const std::string msg = error_of(path);
+    EXPECT_NE(msg.find("read_npy: '" + path + "' header "), std::string::npos) << msg;
+    EXPECT_NE(msg.find(bad.says), std::string::npos) << msg;
+  }
+  // Padding of spaces and newlines after '}' is NumPy's own.
+  std::string padded = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }   \n\n";
+  const std::string path = temp_path("padded.npy");
+  std::ofstream(path, std::ios::binary) << std::string("\x93NUMPY\x01\x00", 8) << char(padded.size()) << char(0)
+                                        << padded << data;
+  EXPECT_EQ(read_npy(path).numel(), 2);
+  // A minor version other than 0 is not NumPy's.
+  std::string v11 = slurp(npy_file("v11.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", data));
+  v11[7] = 1;
+  std::ofstream(temp_path("v11.npy"), std::ios::binary) << v11;
+  EXPECT_NE(error_of(temp_path("v11.npy")).find("format version 1.1"), std::string::npos);
 }
 
 }  // namespace

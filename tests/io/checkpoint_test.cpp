@@ -272,6 +272,67 @@ TEST(Checkpoint, EveryByteFlipLoadsOrRaisesError) {
   EXPECT_GT(refused, static_cast<int>(bytes.size()) / 2);
 }
 
+// A float weight stored as I32 used to load as weights around 1e9 (cast);
+// now every dtype mismatch, model or optimizer, names the file, the entry and
+// both dtypes, and changes nothing.
+TEST(Checkpoint, RefusesEntriesOfAnotherDtype) {
+  auto a = make_net(1);
+  optim::Adam opt_a(a->parameters());
+  train_step(*a, opt_a);
+  const std::string good = temp_file("dtype_src.safetensors");
+  save_checkpoint(good, *a, &opt_a);
+  Metadata meta;
+  TensorDict tensors = load_safetensors(good, &meta);
+  auto b = make_net(2);
+  optim::Adam opt_b(b->parameters());
+  const std::vector<double> before = values(b->parameters()[0]);
+  auto refused = [&](const std::string& name, const std::string& entry, DType dtype) {
+    TensorDict t = tensors;
+    bool found = false;
+    for (auto& [n, v] : t)
+      if (n == entry) v = (v * 1e6).to(dtype), found = true;
+    EXPECT_TRUE(found) << entry;
+    std::string path = temp_file(name + ".safetensors");
+    save_safetensors(path, t, meta);
+    return std::make_pair(path, error_of([&] { load_checkpoint(path, *b, &opt_b); }));
+  };
+  auto [p1, m1] = refused("i32", "model.0.weight", kInt32);
+  nabla::testing::expect_error(
+      m1, {"load_checkpoint", p1.c_str(), "'model.0.weight'", "stored as int32", "expected the model's dtype float32"});
+  auto [p2, m2] = refused("f64", "model.2.bias", kFloat64);
+  nabla::testing::expect_error(m2, {"load_checkpoint", p2.c_str(), "'model.2.bias'", "stored as float64"});
+  auto [p3, m3] = refused("opt", "optimizer.state.0.1.exp_avg", kFloat64);
+  nabla::testing::expect_error(m3, {"load_checkpoint", p3.c_str(), "'optimizer.state.0.1.exp_avg'", "stored as float64",
+                                    "expected the parameter's dtype float32"});
+  EXPECT_EQ(values(b->parameters()[0]), before);
+  EXPECT_EQ(opt_b.state(0, 0).step, 0);
+}
+
+TEST(Checkpoint, AnotherArchitectureNamesTheFile) {
+  auto a = make_net(1);
+  const std::string path = temp_file("arch.safetensors");
+  save_checkpoint(path, *a);
+  nn::Sequential other(nn::Linear(4, 3));
+  nabla::testing::expect_error(
+      error_of([&] { load_checkpoint(path, other); }),
+      {"load_checkpoint", path.c_str(), "does not fit the model", "unexpected keys: 2.weight"});
+}
+
+// Optimizer::load_state_dict does not cast buffers either (PyTorch does).
+TEST(Checkpoint, OptimizerStateOfAnotherDtypeIsRefused) {
+  auto a = make_net(1);
+  optim::Adam opt(a->parameters());
+  train_step(*a, opt);
+  optim::OptimizerStateDict sd = opt.state_dict();
+  sd.state[0][0].buffers["exp_avg"] = sd.state[0][0].buffers["exp_avg"].to(kFloat64);
+  nabla::testing::expect_error(
+      error_of([&] { opt.load_state_dict(sd); }),
+      {"Adam.load_state_dict", "buffer 'exp_avg'", "has dtype float64", "expected the parameter's dtype float32"});
+  sd.state[0][0].buffers["exp_avg"] = Tensor();
+  nabla::testing::expect_error(error_of([&] { opt.load_state_dict(sd); }),
+                               {"Adam.load_state_dict", "buffer 'exp_avg'", "is undefined"});
+}
+
 TEST(Checkpoint, RefusesReservedMetadataKeys) {
   auto a = make_net(1);
   EXPECT_NE(error_of([&] {

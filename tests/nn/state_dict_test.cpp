@@ -74,4 +74,35 @@ TEST(NnStateDict, ShapeMismatchIsNamedAndNothingChanges) {
   EXPECT_TRUE(net.state_dict().at("0.bias").to_vector<float>() == before.to_vector<float>());
 }
 
+// PyTorch copies an int64 tensor into a float32 parameter; nabla refuses a
+// dtype mismatch, naming the API, the key and both dtypes, and changes nothing.
+TEST(NnStateDict, DtypeMismatchIsRefusedNotCast) {
+  auto net = make_net();
+  auto d = nn::StateDict();
+  for (const auto& [k, t] : net.state_dict()) d.insert(k, t.clone());
+  d.insert("0.weight", ones({4, 3}, kInt64));
+  Tensor before = net.state_dict().at("0.weight").clone();
+  std::string msg = load_error(net, d);
+  EXPECT_NE(msg.find("Module::load_state_dict"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("dtype mismatches"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("0.weight (checkpoint int64, module float32)"), std::string::npos) << msg;
+  EXPECT_TRUE(net.state_dict().at("0.weight").to_vector<float>() == before.to_vector<float>());
+  // Non-strict mode refuses it too; float64 into float32 as well.
+  d.insert("0.weight", ones({4, 3}, kFloat64));
+  msg = load_error(net, d, false);
+  EXPECT_NE(msg.find("0.weight (checkpoint float64, module float32)"), std::string::npos) << msg;
+  // An explicit cast loads.
+  d.insert("0.weight", ones({4, 3}, kFloat64).to(kFloat32));
+  net.load_state_dict(d);
+  EXPECT_FLOAT_EQ(net.state_dict().at("0.weight").at<float>({0, 0}), 1.0f);
+}
+
+TEST(NnStateDict, UndefinedTensorNamesTheApiAndTheKey) {
+  auto net = make_net();
+  auto d = nn::StateDict();
+  for (const auto& [k, t] : net.state_dict()) d.insert(k, t.clone());
+  d.insert("0.bias", Tensor());
+  EXPECT_EQ(load_error(net, d), "Module::load_state_dict: the tensor for key '0.bias' is undefined");
+}
+
 }  // namespace

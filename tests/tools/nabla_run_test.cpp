@@ -147,6 +147,17 @@ TEST_F(NablaRun, ClearErrors) {
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("is not a .nbg saved graph"), std::string::npos) << r.out;
 
+  // A directory where the saved graph should be: the API, the path and the OS's reason.
+  r = run_nabla("run " + dir_.string() + " --fetch y_pred");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("error: graph::Session::load: cannot read the file '" + dir_.string() + "': Is a directory"),
+            std::string::npos)
+      << r.out;
+  r = run_nabla("run " + model_ + " --feed x=" + dir_.string() + " --fetch y_pred");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("read_npy: cannot read the file '" + dir_.string() + "': Is a directory"), std::string::npos)
+      << r.out;
+
   r = run_nabla("run " + model_ + " --fetch y_pred --out " + path("a.txt"));
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("see `nabla run --help`"), std::string::npos) << r.out;
