@@ -277,6 +277,10 @@ TEST_F(NablaTrain, ResumeRefusesACheckpointOfOtherOptions) {
   ProgramRun epochs = run_nabla(common + " --resume --epochs 3");
   EXPECT_EQ(epochs.code, 1) << epochs.out;
   EXPECT_NE(epochs.out.find("with --epochs 2, this run has --epochs 3"), std::string::npos) << epochs.out;
+  ProgramRun threads = run_nabla_killed_at(4, common + " --resume --threads 2");  // allowed, with a note
+  EXPECT_NE(threads.out.find("note: the run was started with 1 compute threads, this one has 2"), std::string::npos)
+      << threads.out;
+  EXPECT_NE(threads.out.find("killing the process at step 4"), std::string::npos) << threads.out;
   ProgramRun model = run_nabla(common + " --resume --model cnn");
   EXPECT_EQ(model.code, 1) << model.out;
   EXPECT_NE(model.out.find("with --model mlp, this run has --model cnn"), std::string::npos) << model.out;

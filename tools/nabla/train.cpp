@@ -128,6 +128,10 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
     test_loader.set_epoch(static_cast<uint64_t>(saved.epoch));
     out << "resume: " << result.checkpoint << " after epoch " << saved.epoch << "/" << c.epochs << " (step " << step
         << ")" << (saved.epoch == c.epochs ? "; the run is complete, nothing to train\n" : "\n");
+    // Not refused: the same updates, but sums may be split differently.
+    if (auto t = saved.info.find("threads"); t != saved.info.end() && t->second != std::to_string(get_num_threads()))
+      out << "note: the run was started with " << t->second << " compute threads, this one has " << get_num_threads()
+          << ": the results may differ from an uninterrupted run in the last bits\n";
   } else if (c.resume) {
     out << "resume: no checkpoint at " << result.checkpoint << " yet; starting from epoch 1\n";
   }
@@ -180,6 +184,7 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
     state.info["test_accuracy"] = exact(test.accuracy);
     state.info["test_loss"] = exact(test.loss);
     state.info["best_test_accuracy"] = exact(best_accuracy);
+    state.info["threads"] = std::to_string(get_num_threads());
     io::save_training_state(result.checkpoint, *model, *optimizer, schedule.get(), state);
   }
   result.train_seconds = seconds_since(start);
