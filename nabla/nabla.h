@@ -20,6 +20,7 @@
 #include "nabla/graph/session.h"
 #include "nabla/io/checkpoint.h"
 #include "nabla/io/safetensors.h"
+#include "nabla/io/training_state.h"
 #include "nabla/nn/module_variables.h"
 #include "nabla/nn/nn.h"
 #include "nabla/ops/op.h"

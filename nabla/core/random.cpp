@@ -13,6 +13,17 @@ void Generator::manual_seed(uint64_t seed) {
   offset_ = 0;
 }
 
+GeneratorState Generator::get_state() const {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return {seed_, offset_};
+}
+
+void Generator::set_state(GeneratorState state) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  seed_ = state.seed;
+  offset_ = state.offset;
+}
+
 uint64_t Generator::reserve(uint64_t counters) {
   std::lock_guard<std::mutex> lock(g_mu);
   uint64_t first = offset_;

@@ -33,11 +33,23 @@ struct Philox {
   }
 };
 
+// Where a generator stands: its seed and how many Philox counters it has
+// handed out. Restoring it makes the following draws repeat exactly (resuming
+// training: io/training_state.h).
+struct GeneratorState {
+  uint64_t seed = 0;
+  uint64_t offset = 0;
+  bool operator==(const GeneratorState&) const = default;
+};
+
 // The global generator: a seed and an offset that each draw advances.
 class Generator {
  public:
   void manual_seed(uint64_t seed);
   uint64_t seed() const { return seed_; }
+  // torch.Generator.get_state / set_state.
+  GeneratorState get_state() const;
+  void set_state(GeneratorState state);
   // Reserves `counters` Philox counters and returns the first.
   uint64_t reserve(uint64_t counters);
 

@@ -40,6 +40,22 @@ void LRScheduler::step() {
   last_lr_ = std::move(lrs);
 }
 
+LRSchedulerState LRScheduler::state_dict() const { return {last_epoch_, step_count_, base_lrs_, last_lr_}; }
+
+void LRScheduler::load_state_dict(const LRSchedulerState& state) {
+  const std::size_t groups = optimizer_.param_groups().size();
+  NABLA_CHECK(state.base_lrs.size() == groups && state.last_lr.size() == groups,
+              "LRScheduler::load_state_dict: the state has ", state.base_lrs.size(), " base_lrs and ",
+              state.last_lr.size(), " last_lr values, expected one per parameter group (", groups, ")");
+  NABLA_CHECK(state.last_epoch >= 0 && state.step_count >= 1, "LRScheduler::load_state_dict: last_epoch ",
+              state.last_epoch, " and step_count ", state.step_count,
+              " are not a constructed scheduler's (expected last_epoch >= 0, step_count >= 1)");
+  last_epoch_ = state.last_epoch;
+  step_count_ = state.step_count;
+  base_lrs_ = state.base_lrs;
+  last_lr_ = state.last_lr;
+}
+
 StepLR::StepLR(Optimizer& opt, int64_t step_size, double gamma)
     : LRScheduler(opt), step_size_(step_size), gamma_(gamma) {
   NABLA_CHECK(step_size > 0, "StepLR: invalid step_size = ", step_size, ", expected step_size > 0");

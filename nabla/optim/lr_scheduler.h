@@ -3,7 +3,8 @@
 // performs step 0 (so lr is the schedule's first value at once), and step() is
 // called after optimizer.step(), once per epoch or iteration. The recursive
 // ("chainable") forms of PyTorch are used, so values match it to the last bit.
-// Only fresh schedules are supported (PyTorch's last_epoch = -1). The
+// Only fresh schedules are supported (PyTorch's last_epoch = -1); to resume,
+// construct the same schedule and load_state_dict() its saved progress. The
 // scheduler keeps a reference to the optimizer, which must outlive it.
 #pragma once
 #include <cstdint>
@@ -12,6 +13,17 @@
 #include "nabla/optim/optimizer.h"
 
 namespace nabla::optim {
+
+// A scheduler's progress (PyTorch's state_dict without the constructor's
+// settings, which the scheduler that loads it must already have): with the
+// optimizer's state (its groups' "lr" and "initial_lr") it is all a schedule
+// needs to continue exactly where it was.
+struct LRSchedulerState {
+  int64_t last_epoch = -1;
+  int64_t step_count = 0;
+  std::vector<double> base_lrs;  // one per parameter group
+  std::vector<double> last_lr;   // one per parameter group
+};
 
 class LRScheduler {
  public:
@@ -23,6 +35,12 @@ class LRScheduler {
   const std::vector<double>& get_last_lr() const { return last_lr_; }
   int64_t last_epoch() const { return last_epoch_; }
   const std::vector<double>& base_lrs() const { return base_lrs_; }
+
+  LRSchedulerState state_dict() const;
+  // Restores a state taken from a scheduler of the same kind and settings
+  // over the same number of parameter groups (nabla::Error otherwise). The
+  // optimizer's lr is not changed: it comes with the optimizer's own state.
+  void load_state_dict(const LRSchedulerState& state);
 
  protected:
   explicit LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {}

@@ -77,6 +77,8 @@ TEST(NablaCli, ParsesEveryOptionInBothSpellings) {
   EXPECT_EQ(c.progress, "lines");
   EXPECT_TRUE(parse_train_args({"--epochs", "2", "--help"}).help);
   EXPECT_EQ(parse_train_args({"--lr", "1e-4"}).lr, 1e-4);
+  EXPECT_FALSE(parse_train_args({}).resume);
+  EXPECT_TRUE(parse_train_args({"--resume", "--epochs", "2"}).resume);
 }
 
 TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
@@ -96,12 +98,14 @@ TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
   EXPECT_EQ(usage_error({"train", "--optimizer", "lbfgs"}),
             "nabla train: --optimizer got 'lbfgs', expected one of: sgd, adam, adamw, rmsprop, adagrad");
   EXPECT_EQ(usage_error({"train", "--out="}), "nabla train: --out got an empty value, expected a path");
+  EXPECT_EQ(usage_error({"train", "--resume=runs/x"}),
+            "nabla train: --resume takes no value (got 'runs/x'); it resumes from checkpoint.safetensors in --out DIR");
 }
 
 TEST(NablaCli, HelpListsEveryOption) {
   std::string h = train_help();
   for (const char* opt : {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads",
-                          "--workers", "--seed", "--data", "--out", "--limit", "--progress", "--help"})
+                          "--workers", "--seed", "--data", "--out", "--limit", "--progress", "--resume", "--help"})
     EXPECT_NE(h.find(opt), std::string::npos) << opt;
 }
 

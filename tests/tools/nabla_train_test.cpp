@@ -1,12 +1,14 @@
 // Runs the `nabla` binary end to end on a small synthetic Fashion-MNIST-like
-// dataset that the test writes as IDX files: output text, exit codes, and the
-// checkpoint it leaves (which must load into a fresh model and optimizer).
+// dataset that the test writes as IDX files: output text, exit codes, the
+// checkpoint it leaves (which must load into a fresh model and optimizer), and
+// --resume after a SIGKILL in the middle of an epoch.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -26,6 +28,32 @@ using nabla::testing::ProgramRun;
 // The `nabla` binary with `args`; out holds stdout and stderr.
 ProgramRun run_nabla(const std::string& args) {
   return nabla::testing::run_program(std::string(NABLA_TOOLS_DIR) + "/nabla " + args + " 2>&1");
+}
+
+// The same, killed with SIGKILL by its test-only hook after optimizer step
+// `step` (docs/train.md); out holds what it printed until then.
+ProgramRun run_nabla_killed_at(int64_t step, const std::string& args) {
+  return nabla::testing::run_program("NABLA_TRAIN_KILL_AT_STEP=" + std::to_string(step) + " " +
+                                     std::string(NABLA_TOOLS_DIR) + "/nabla " + args + " 2>&1");
+}
+
+// The raw bytes of a tensor loaded from a file (float32, float64 or int64).
+std::vector<unsigned char> raw_bytes(const Tensor& t) {
+  auto copy = [](const auto& v) {
+    std::vector<unsigned char> b(v.size() * sizeof(v[0]));
+    if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  if (t.dtype() == kFloat32) return copy(t.to_vector<float>());
+  if (t.dtype() == kFloat64) return copy(t.to_vector<double>());
+  if (t.dtype() == kInt64) return copy(t.to_vector<int64_t>());
+  ADD_FAILURE() << "unexpected dtype " << t.dtype();
+  return {};
+}
+
+std::string file_bytes(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
 void write_idx(const fs::path& path, uint8_t dims, const std::vector<uint32_t>& sizes, const std::vector<uint8_t>& v) {
@@ -143,6 +171,127 @@ TEST_F(NablaTrain, UnwritableOutputFailsBeforeTraining) {
   EXPECT_NE(r.out.find("error: nabla train: cannot create the output directory '" + out + "'"), std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("epoch 1/"), std::string::npos) << r.out;
+}
+
+// Acceptance 5 of issue 13: a CNN run (dropout and BatchNorm, shuffled
+// batches, Adam, cosine schedule) killed three times — before the first
+// checkpoint, in the middle of epoch 2 and of epoch 3 — and resumed each time
+// ends with the uninterrupted run's weights, optimizer state and metadata, to
+// the bit; a checkpoint holds every completed epoch.
+TEST_F(NablaTrain, ResumeAfterSigkillMidEpochEndsBitIdenticalToAnUninterruptedRun) {
+  // 64 images in batches of 16: 4 steps per epoch, 12 in all.
+  const std::string common = "train --data " + data() +
+                             " --epochs 3 --limit 64 --batch-size 16 --threads 1 --workers 2 --progress none --seed 5";
+  const fs::path whole = dir_ / "whole", killed = dir_ / "killed";
+  ProgramRun a = run_nabla(common + " --out " + whole.string());
+  ASSERT_EQ(a.code, 0) << a.out;
+
+  const std::string resumed_run = common + " --out " + killed.string();
+  const fs::path ckpt = killed / "checkpoint.safetensors";
+  // Step 2 of epoch 1: no checkpoint yet; --resume then starts anew.
+  ProgramRun k1 = run_nabla_killed_at(2, resumed_run);
+  EXPECT_NE(k1.code, 0) << k1.out;
+  ASSERT_NE(k1.out.find("killing the process at step 2"), std::string::npos) << k1.out;
+  EXPECT_FALSE(fs::exists(ckpt));
+  ProgramRun k2 = run_nabla_killed_at(6, resumed_run + " --resume");
+  EXPECT_NE(k2.code, 0) << k2.out;
+  EXPECT_NE(k2.out.find("resume: no checkpoint at " + ckpt.string() + " yet; starting from epoch 1"),
+            std::string::npos)
+      << k2.out;
+  ASSERT_NE(k2.out.find("killing the process at step 6"), std::string::npos) << k2.out;
+  io::TrainingState after1 = io::read_training_state(ckpt.string());
+  EXPECT_EQ(after1.epoch, 1);
+  EXPECT_EQ(after1.step, 4);
+  EXPECT_EQ(after1.info.at("epochs"), "1");
+  // Step 11, in epoch 3.
+  ProgramRun k3 = run_nabla_killed_at(11, resumed_run + " --resume");
+  EXPECT_NE(k3.code, 0) << k3.out;
+  EXPECT_NE(k3.out.find("resume: " + ckpt.string() + " after epoch 1/3 (step 4)"), std::string::npos) << k3.out;
+  EXPECT_EQ(k3.out.find("epoch 1/3: test loss"), std::string::npos) << k3.out;
+  ASSERT_NE(k3.out.find("killing the process at step 11"), std::string::npos) << k3.out;
+  io::TrainingState after2 = io::read_training_state(ckpt.string());
+  EXPECT_EQ(after2.epoch, 2);
+  EXPECT_EQ(after2.step, 8);
+  ProgramRun b = run_nabla(resumed_run + " --resume");
+  ASSERT_EQ(b.code, 0) << b.out;
+  EXPECT_NE(b.out.find("after epoch 2/3 (step 8)"), std::string::npos) << b.out;
+
+  // Every tensor of the two final checkpoints, byte for byte, and the metadata.
+  io::Metadata meta_a, meta_b;
+  io::TensorDict ta = io::load_safetensors((whole / "checkpoint.safetensors").string(), &meta_a);
+  io::TensorDict tb = io::load_safetensors(ckpt.string(), &meta_b);
+  ASSERT_EQ(ta.size(), tb.size());
+  int model_tensors = 0;
+  for (std::size_t i = 0; i < ta.size(); ++i) {
+    ASSERT_EQ(ta[i].first, tb[i].first);
+    EXPECT_EQ(ta[i].second.dtype(), tb[i].second.dtype()) << ta[i].first;
+    EXPECT_EQ(ta[i].second.sizes(), tb[i].second.sizes()) << ta[i].first;
+    EXPECT_TRUE(raw_bytes(ta[i].second) == raw_bytes(tb[i].second)) << ta[i].first << " differs";
+    model_tensors += ta[i].first.rfind("model.", 0) == 0;
+  }
+  EXPECT_GE(model_tensors, 10);  // 2 conv, 2 batch norm (with statistics), 2 linear
+  EXPECT_EQ(meta_a, meta_b);
+  EXPECT_EQ(meta_b.at("training.epoch"), "3");
+  EXPECT_EQ(meta_b.at("training.step"), "12");
+  // The last epoch's line is the uninterrupted run's (but for the time).
+  auto last_epoch = [](const std::string& out) {
+    auto p = out.find("epoch 3/3: test loss ");
+    return p == std::string::npos ? std::string("(none)") : out.substr(p, out.find(" (", p) - p);
+  };
+  EXPECT_EQ(last_epoch(b.out), last_epoch(a.out));
+
+  // Resuming a finished run trains nothing and leaves the checkpoint as it was.
+  const std::string before = file_bytes(ckpt);
+  const auto mtime = fs::last_write_time(ckpt);
+  ProgramRun again = run_nabla(resumed_run + " --resume");
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("after epoch 3/3 (step 12); the run is complete, nothing to train"), std::string::npos)
+      << again.out;
+  EXPECT_EQ(again.out.find("loss "), std::string::npos) << again.out;
+  auto final_line = [](const std::string& out) {
+    auto p = out.find("final test accuracy: ");
+    return p == std::string::npos ? std::string("(none)") : out.substr(p, out.find(" after", p) - p);
+  };
+  EXPECT_EQ(final_line(again.out), final_line(a.out));
+  EXPECT_EQ(file_bytes(ckpt), before);
+  EXPECT_EQ(fs::last_write_time(ckpt), mtime);
+}
+
+// --resume refuses a checkpoint written with other options, naming the file
+// and the option, and changes nothing.
+TEST_F(NablaTrain, ResumeRefusesACheckpointOfOtherOptions) {
+  const std::string out = (dir_ / "opts").string(), ckpt = out + "/checkpoint.safetensors";
+  const std::string common = "train --model mlp --data " + data() + " --out " + out +
+                             " --limit 32 --batch-size 16 --threads 1 --progress none --epochs 2";
+  ProgramRun first = run_nabla_killed_at(3, common);  // epoch 1 saved, then killed in epoch 2
+  ASSERT_NE(first.out.find("killing the process at step 3"), std::string::npos) << first.out;
+  const std::string before = file_bytes(ckpt);
+  ASSERT_FALSE(before.empty());
+
+  ProgramRun lr = run_nabla(common + " --resume --lr 0.01");
+  EXPECT_EQ(lr.code, 1) << lr.out;
+  EXPECT_NE(lr.out.find("error: nabla train --resume: '" + ckpt + "' was written by a run with --lr 0.001, this run "
+                        "has --lr 0.01"),
+            std::string::npos)
+      << lr.out;
+  ProgramRun epochs = run_nabla(common + " --resume --epochs 3");
+  EXPECT_EQ(epochs.code, 1) << epochs.out;
+  EXPECT_NE(epochs.out.find("with --epochs 2, this run has --epochs 3"), std::string::npos) << epochs.out;
+  ProgramRun threads = run_nabla_killed_at(4, common + " --resume --threads 2");  // allowed, with a note
+  EXPECT_NE(threads.out.find("note: the run was started with 1 compute threads, this one has 2"), std::string::npos)
+      << threads.out;
+  EXPECT_NE(threads.out.find("killing the process at step 4"), std::string::npos) << threads.out;
+  ProgramRun model = run_nabla(common + " --resume --model cnn");
+  EXPECT_EQ(model.code, 1) << model.out;
+  EXPECT_NE(model.out.find("with --model mlp, this run has --model cnn"), std::string::npos) << model.out;
+  EXPECT_EQ(file_bytes(ckpt), before);
+
+  // A file that is not a training state: an error, not a silent new run.
+  std::ofstream(ckpt, std::ios::binary | std::ios::trunc) << "garbage";
+  ProgramRun bad = run_nabla(common + " --resume");
+  EXPECT_EQ(bad.code, 1) << bad.out;
+  EXPECT_NE(bad.out.find(ckpt), std::string::npos) << bad.out;
+  EXPECT_EQ(bad.out.find("epoch 1/2"), std::string::npos) << bad.out;
 }
 
 TEST(NablaProgram, MissingDatasetSaysHowToInstallIt) {

@@ -77,6 +77,10 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
       c.help = true;
       continue;
     }
+    if (arg == "--resume") {
+      c.resume = true;
+      continue;
+    }
     std::string name = arg, value;
     bool inline_value = false;
     if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -84,6 +88,9 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
       value = arg.substr(eq + 1);
       inline_value = true;
     }
+    if (name == "--resume")
+      usage("nabla train: --resume takes no value (got '" + value +
+            "'); it resumes from checkpoint.safetensors in --out DIR");
     auto it = setters.find(name);
     if (it == setters.end()) {
       if (arg.rfind("-", 0) == 0) usage("nabla train: unknown option '" + name + "'");
@@ -189,7 +196,8 @@ std::string train_help() {
   os << "usage: nabla train [options]\n"
      << "\n"
      << "Trains a classifier on Fashion-MNIST, evaluates it on the test set after\n"
-     << "every epoch and writes a checkpoint (model + optimizer, safetensors).\n"
+     << "every epoch and writes a checkpoint (model, optimizer, schedule, random\n"
+     << "state, safetensors) after every epoch.\n"
      << "\n"
      << "options (value after a space or '='):\n"
      << "  --model NAME       cnn | mlp (default " << d.model << ")\n"
@@ -205,6 +213,8 @@ std::string train_help() {
      << "  --out DIR          where checkpoint.safetensors goes (default " << d.out << ")\n"
      << "  --limit N          use only the first N training and test samples (default: all)\n"
      << "  --progress MODE    auto | bar | lines | none (default auto: a bar on a terminal)\n"
+     << "  --resume           continue from the checkpoint in --out (written after every epoch),\n"
+     << "                     with the options it was started with (no checkpoint: a new run)\n"
      << "  -h, --help         show this help\n";
   return os.str();
 }

@@ -37,6 +37,7 @@ struct TrainConfig {
   std::string out = "runs/fashion-cnn";
   int64_t limit = 0;              // >0: use only the first N training and test samples
   std::string progress = "auto";  // auto | bar | lines | none
+  bool resume = false;            // continue from <out>/checkpoint.safetensors
   bool help = false;
 };
 

@@ -1,15 +1,18 @@
 // See train.h.
 #include "train.h"
 
+#include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 
 #include "fashion.h"
 #include "models.h"
-#include "nabla/io/checkpoint.h"
+#include "nabla/io/training_state.h"
 #include "nabla/nabla.h"
 #include "progress.h"
+#include "resume.h"
 
 namespace nabla::tool {
 namespace {
@@ -17,6 +20,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// A double as text that reads back to the same bits.
+std::string exact(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
 
 ProgressBar::Mode progress_mode(const std::string& name, bool terminal) {
   if (name == "bar") return ProgressBar::Mode::Bar;
@@ -95,6 +105,38 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   if (c.schedule == "cosine")
     schedule = std::make_unique<optim::CosineAnnealingLR>(*optimizer, c.epochs * train_loader.size());
 
+  // Saved with every checkpoint; --resume refuses a checkpoint of other options.
+  const io::Metadata options = run_options(c, ds.train->size(), ds.test->size());
+  int first_epoch = 1;
+  int64_t step = 0;  // optimizer steps taken, resumed ones included
+  double best_accuracy = 0;
+  if (c.resume && std::filesystem::exists(result.checkpoint)) {
+    io::TrainingState saved = io::read_training_state(result.checkpoint);
+    check_same_options(result.checkpoint, saved.info, options);
+    NABLA_CHECK(saved.epoch <= c.epochs, "nabla train --resume: '", result.checkpoint, "' says ", saved.epoch,
+                " epochs are done, more than --epochs ", c.epochs);
+    // The model, optimizer and schedule were built (and the generator
+    // advanced) exactly as in the first run; now they take its state.
+    saved = io::restore_training_state(result.checkpoint, *model, *optimizer, schedule.get());
+    first_epoch = static_cast<int>(saved.epoch) + 1;
+    step = saved.step;
+    result.test_accuracy = saved_number(result.checkpoint, saved.info, "test_accuracy");
+    result.test_loss = saved_number(result.checkpoint, saved.info, "test_loss");
+    best_accuracy = saved_number(result.checkpoint, saved.info, "best_test_accuracy");
+    // A shuffling loader's order is a function of (seed, epoch).
+    train_loader.set_epoch(static_cast<uint64_t>(saved.epoch));
+    test_loader.set_epoch(static_cast<uint64_t>(saved.epoch));
+    out << "resume: " << result.checkpoint << " after epoch " << saved.epoch << "/" << c.epochs << " (step " << step
+        << ")" << (saved.epoch == c.epochs ? "; the run is complete, nothing to train\n" : "\n");
+    // Not refused: the same updates, but sums may be split differently.
+    if (auto t = saved.info.find("threads"); t != saved.info.end() && t->second != std::to_string(get_num_threads()))
+      out << "note: the run was started with " << t->second << " compute threads, this one has " << get_num_threads()
+          << ": the results may differ from an uninterrupted run in the last bits\n";
+  } else if (c.resume) {
+    out << "resume: no checkpoint at " << result.checkpoint << " yet; starting from epoch 1\n";
+  }
+  const int64_t kill_at_step = kill_at_step_from_environment();
+
   std::snprintf(line, sizeof line,
                 "model: %s, %lld parameters; optimizer: %s lr %g, schedule %s; batch %lld; %d threads\n",
                 c.model.c_str(), static_cast<long long>(model->num_parameters()), optimizer->name().c_str(), c.lr,
@@ -104,7 +146,7 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   auto start = Clock::now();
   const ProgressBar::Mode mode = progress_mode(c.progress, terminal);
   model->train();
-  for (int epoch = 1; epoch <= c.epochs; ++epoch) {
+  for (int epoch = first_epoch; epoch <= c.epochs; ++epoch) {
     ProgressBar bar(out, mode, "epoch " + std::to_string(epoch) + "/" + std::to_string(c.epochs), train_loader.size());
     double loss_sum = 0;
     int64_t correct = 0, seen = 0, batches = 0;
@@ -115,6 +157,10 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
       loss.backward();
       optimizer->step();
       if (schedule) schedule->step();
+      if (++step == kill_at_step) {
+        out << "NABLA_TRAIN_KILL_AT_STEP: killing the process at step " << step << "\n" << std::flush;
+        std::raise(SIGKILL);
+      }
       int64_t n = batch.target.size(0);
       loss_sum += static_cast<double>(loss.item<float>()) * static_cast<double>(n);
       correct += count_correct(logits, batch.target);
@@ -128,14 +174,21 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
     std::snprintf(line, sizeof line, "epoch %d/%d: test loss %.4f, test accuracy %.2f%% (%.1f s elapsed)\n", epoch,
                   c.epochs, test.loss, 100.0 * test.accuracy, seconds_since(start));
     out << line << std::flush;
+
+    // After every epoch, atomically: a kill loses at most the epoch under way.
+    best_accuracy = std::max(best_accuracy, test.accuracy);
+    io::TrainingState state{.epoch = epoch, .step = step, .info = options};
+    state.info["model"] = c.model;
+    state.info["dataset"] = "fashion-mnist";
+    state.info["epochs"] = std::to_string(epoch);
+    state.info["test_accuracy"] = exact(test.accuracy);
+    state.info["test_loss"] = exact(test.loss);
+    state.info["best_test_accuracy"] = exact(best_accuracy);
+    state.info["threads"] = std::to_string(get_num_threads());
+    io::save_training_state(result.checkpoint, *model, *optimizer, schedule.get(), state);
   }
   result.train_seconds = seconds_since(start);
 
-  char acc[32];
-  std::snprintf(acc, sizeof acc, "%.6f", result.test_accuracy);
-  io::save_checkpoint(
-      result.checkpoint, *model, optimizer.get(),
-      {{"model", c.model}, {"epochs", std::to_string(c.epochs)}, {"test_accuracy", acc}, {"dataset", "fashion-mnist"}});
   std::snprintf(line, sizeof line, "final test accuracy: %.2f%% after %d epochs in %.1f s\n",
                 100.0 * result.test_accuracy, c.epochs, result.train_seconds);
   out << line << "checkpoint: " << result.checkpoint << " (model + " << optimizer->name() << " state)\n" << std::flush;

@@ -1,8 +1,9 @@
 // `nabla train`: the training loop. Per epoch: shuffled batches from a
 // DataLoader with worker threads, forward, cross-entropy, backward, optimizer
 // step (and a per-step cosine learning-rate schedule), a progress display,
-// then evaluation on the test set. At the end the model and optimizer go
-// into <out>/checkpoint.safetensors (atomically).
+// then evaluation on the test set, then the training state (model, optimizer,
+// schedule, random generator, epoch; io/training_state.h) goes into
+// <out>/checkpoint.safetensors, atomically. --resume continues from there.
 #pragma once
 #include <ostream>
 #include <string>
