@@ -138,7 +138,21 @@ void slice_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 }
 
 // slice_backward: zeros of the input's shape with the gradient in the slice.
-OutputMetas infer_slice_backward(const OpDef&, Inputs in, const Attrs& a) { return {{a.ints(4), in[0].dtype()}}; }
+// Its attributes come from a gradient rule, a graph file or an extension, not
+// from slice()'s checks: a range outside input_sizes would write out of bounds.
+OutputMetas infer_slice_backward(const OpDef& op, Inputs in, const Attrs& a) {
+  const Shape& sizes = a.ints(4);
+  int64_t d = a.i(0), start = a.i(1), stop = a.i(2), step = a.i(3);
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  NABLA_CHECK(d >= 0 && d < n, op.name, ": dim ", d, " is out of range for input_sizes ", sizes);
+  NABLA_CHECK(step > 0 && start >= 0 && start <= stop && stop <= sizes[d], op.name, ": the range [", start, ", ",
+              stop, ") with step ", step, " is not within dim ", d, " of size ", sizes[d]);
+  Shape expected = sizes;
+  expected[d] = (stop - start + step - 1) / step;
+  NABLA_CHECK(in[0].sizes() == expected, op.name, ": grad of shape ", in[0].sizes(), ", expected ", expected,
+              " (the slice of input_sizes ", sizes, ")");
+  return {{sizes, in[0].dtype()}};
+}
 void slice_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   std::memset(out[0].raw_data(), 0, static_cast<std::size_t>(out[0].numel()) * itemsize(out[0].dtype()));
   Tensor dst[1];
@@ -206,6 +220,21 @@ OutputMetas infer_unfold_backward(const OpDef&, Inputs in, const Attrs& a) { ret
 TensorList unfold_backward_composite(Inputs in, const Attrs& a) {
   int64_t d = a.i(0), size = a.i(1), step = a.i(2);
   Tensor g = in[0];
+  // Attributes from a gradient rule, a graph file or an extension: checked here.
+  const Shape& sizes = a.ints(3);
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  NABLA_CHECK(g.defined(), "unfold_backward: input 0 is an undefined tensor");
+  NABLA_CHECK(d >= 0 && d < std::max<int64_t>(n, 1), "unfold_backward: dim ", d, " is out of range for input_sizes ",
+              sizes);
+  int64_t len = n == 0 ? 1 : sizes[d];
+  NABLA_CHECK(step > 0, "unfold_backward: step must be > 0, got ", step);
+  NABLA_CHECK(size >= 0 && size <= len, "unfold_backward: size ", size, " exceeds the size ", len, " of dim ", d);
+  Shape expected = sizes;
+  if (expected.empty()) expected.push_back(1);
+  expected[d] = (len - size) / step + 1;
+  expected.push_back(size);
+  NABLA_CHECK(g.sizes() == expected, "unfold_backward: grad of shape ", g.sizes(), ", expected ", expected,
+              " (the windows of input_sizes ", sizes, ")");
   Tensor out = zeros(a.ints(3), TensorOptions(g.dtype()).device(g.device()));
   int64_t windows = g.sizes()[d];
   for (int64_t w = 0; w < windows; ++w) {
