@@ -68,12 +68,18 @@ Tensor ones(IntList sizes, TensorOptions o) { return full(sizes, 1, o); }
 Tensor arange(const Scalar& end, TensorOptions o) { return arange(0, end, 1, o); }
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions o) {
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  NABLA_CHECK(std::isfinite(s) && std::isfinite(e) && !std::isnan(st), "arange: the range [", start, ", ", end,
+              ") with step ", step, " is not a range of numbers; expected finite start and end (and a step that "
+              "is not nan)");
   NABLA_CHECK(st != 0.0, "arange: step must be nonzero");
   NABLA_CHECK((e - s) / st >= 0 || s == e, "arange: the range [", start, ", ", end, ") with step ", step,
               " is empty in the wrong direction; expected sign(step) == sign(end - start)");
   if (!start.is_floating() && !end.is_floating() && !step.is_floating() && !o.dtype_set_)
     o.dtype_ = kInt64;  // integer ranges give int64, as in PyTorch
-  int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
+  const double count = std::ceil((e - s) / st);
+  NABLA_CHECK(count < 9.2e18, "arange: the range [", start, ", ", end, ") with step ", step, " has ", count,
+              " elements, more than a tensor can hold (at most 2^63 - 1)");
+  int64_t n = static_cast<int64_t>(count);
   return finish(generate({n}, o.dtype_, "arange", [&](int64_t i) { return s + st * static_cast<double>(i); }), o);
 }
 Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {

@@ -373,6 +373,7 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   return slice(x, dim, start, start + length, 1);
 }
 Tensor select(const Tensor& x, int64_t dim, int64_t index) {
+  NABLA_CHECK(x.defined(), "select: input 0 is an undefined tensor");
   NABLA_CHECK(x.dim() > 0, "select: cannot index a 0-dim tensor");
   dim = wrap_dim(dim, x.dim(), "select");
   int64_t len = x.sizes()[dim];
