@@ -12,6 +12,7 @@
 // When a rule's result comes out larger than the input it belongs to (rows no
 // window reaches: output_padding >= stride, or an output gradient smaller than
 // the natural output), it is narrowed back.
+#include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/conv.h"
 #include "nabla/ops/conv.h"
 #include "nabla/ops/elementwise_common.h"
@@ -327,7 +328,9 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   try {
     return squeeze(conv2d(unsqueeze(input, hdim), unsqueeze(weight, 2), bias, s, p, d, groups), hdim);
   } catch (const Error& e) {
-    fail("conv1d (computed as conv2d over [N, C, 1, L]): ", e.what());
+    // Named conv1d, not conv2d (Note [User-facing op names]); the shapes
+    // it quotes have the inserted H axis of size 1.
+    fail(detail::name_op(e.what(), "conv1d"), " (conv1d runs conv2d over [N, C, 1, L])");
   }
 }
 

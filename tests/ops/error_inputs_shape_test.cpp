@@ -6,12 +6,6 @@
 namespace nabla::testing {
 namespace {
 
-// A table op without a public function, run the way graphs and extensions
-// run any op: nabla::call.
-Tensor run_op(const char* name, std::initializer_list<Tensor> inputs, const Attrs& attrs) {
-  return call1(*find_op(name), inputs, attrs);
-}
-
 NABLA_ERROR_INPUTS({
     {"view", "view", "a shape of another element count", [] { view(zeros({2, 3}), {4}); },
      {"shape [4] is invalid for input of size 6"}},

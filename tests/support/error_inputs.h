@@ -49,6 +49,11 @@ inline Tensor huge_view(IntList trailing = {}) {
 }
 // A view of 2^62 float32 elements: its size in bytes overflows int64.
 inline Tensor overflowing_view() { return expand(zeros({1}), {int64_t(1) << 62}); }
+// Runs a table op that has no public function (a gradient-only op) the way
+// graphs and extensions run any op: nabla::call, with its attributes.
+inline Tensor run_op(const char* name, std::initializer_list<Tensor> inputs, const Attrs& attrs) {
+  return call1(*find_op(name), inputs, attrs);
+}
 // A leaf that requires grad (in-place ops on it are refused while recording).
 inline Tensor leaf(IntList sizes) { return zeros(sizes).requires_grad_(); }
 
