@@ -196,7 +196,8 @@ void expand_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 OutputMetas infer_unfold(const OpDef& op, Inputs in, const Attrs& a) {
   int64_t d = a.i(0), size = a.i(1), step = a.i(2);
   int64_t len = in[0].dim() == 0 ? 1 : in[0].sizes()[d];
-  NABLA_CHECK(size >= 0 && size <= len, op.name, ": size ", size, " exceeds the size ", len, " of dim ", d);
+  NABLA_CHECK(size >= 0 && size <= len, op.name, ": window size ", size, " must be in [0, ", len, "], the size of dim ",
+              d);
   NABLA_CHECK(step > 0, op.name, ": step must be > 0, got ", step);
   Shape s = in[0].sizes();
   if (s.empty()) s.push_back(1);
@@ -228,7 +229,8 @@ TensorList unfold_backward_composite(Inputs in, const Attrs& a) {
               sizes);
   int64_t len = n == 0 ? 1 : sizes[d];
   NABLA_CHECK(step > 0, "unfold_backward: step must be > 0, got ", step);
-  NABLA_CHECK(size >= 0 && size <= len, "unfold_backward: size ", size, " exceeds the size ", len, " of dim ", d);
+  NABLA_CHECK(size >= 0 && size <= len, "unfold_backward: window size ", size, " must be in [0, ", len,
+              "], the size of dim ", d);
   Shape expected = sizes;
   if (expected.empty()) expected.push_back(1);
   expected[d] = (len - size) / step + 1;

@@ -46,10 +46,10 @@ NABLA_ERROR_INPUTS({
      {"undefined tensor"}},
 
     {"unfold", "unfold", "a window larger than the dim", [] { unfold(zeros({5}), 0, 6, 1); },
-     {"size 6 exceeds the size 5 of dim 0"}},
+     {"window size 6 must be in [0, 5], the size of dim 0"}},
     {"unfold", "unfold", "a zero step", [] { unfold(zeros({5}), 0, 2, 0); }, {"step must be > 0, got 0"}},
     {"unfold", "unfold", "a dim out of range", [] { unfold(zeros({5}), 1, 2, 1); }, {"dim 1 is out of range"}},
-    {"unfold", "unfold", "a negative window", [] { unfold(zeros({5}), 0, -1, 1); }, {"size -1"}},
+    {"unfold", "unfold", "a negative window", [] { unfold(zeros({5}), 0, -1, 1); }, {"window size -1 must be in [0, 5]"}},
 
     {"clone", "clone", "an undefined input", [] { clone(Tensor()); }, {"undefined tensor"}},
     {"clone", "clone", "a copy of 2^50 elements", [] { clone(huge_view()); }, {"out of memory", "bytes"}},

@@ -4,6 +4,8 @@
 // must have at least kMinErrorInputsPerOp cases.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -57,6 +59,8 @@ TEST_P(ErrorInputs, RaiseAClearErrorNamingTheOpCalled) {
     ADD_FAILURE() << "raised a std::exception that is not a nabla::Error: " << e.what();
     return;
   }
+  // NABLA_PRINT_ERROR_INPUTS=1 lists every message, for reading them all at once.
+  if (std::getenv("NABLA_PRINT_ERROR_INPUTS")) std::printf("%s | %s | %s\n", c.op.c_str(), c.what.c_str(), msg.c_str());
   for (const std::string& part : c.expected)
     EXPECT_NE(msg.find(part), std::string::npos) << "missing '" << part << "' in: " << msg;
   EXPECT_TRUE(msg.rfind(c.called, 0) == 0 && msg.size() > c.called.size() && !is_name_char(msg[c.called.size()]))
