@@ -102,5 +102,17 @@ TEST(ErrorInputsCoverage, EveryOpHasThreeCases) {
   std::printf("error inputs: %zu cases over %zu ops\n", error_inputs().size(), count.size());
 }
 
+// Renaming keeps the error's type: an allocation failure inside a composite
+// is still an OutOfMemoryError with the bytes asked for.
+TEST(ErrorInputsNaming, AnOutOfMemoryErrorStaysOneWhenRenamed) {
+  try {
+    linear(huge_view({4}), zeros({3, 4}));  // mm's [2^50, 3] result
+    ADD_FAILURE() << "no error raised";
+  } catch (const OutOfMemoryError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("linear: out of memory", 0), 0u) << e.what();
+    EXPECT_EQ(e.bytes, (std::size_t(1) << 50) * 3 * 4);
+  }
+}
+
 }  // namespace
 }  // namespace nabla::testing
