@@ -318,6 +318,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
               IntList dilation, int64_t groups) {
+  NABLA_CHECK(input.defined() && weight.defined(), "conv1d: the input or the weight is an undefined tensor");
   NABLA_CHECK(input.dim() == 2 || input.dim() == 3, "conv1d: expected a 3-D input [N, C, L] (or 2-D [C, L] unbatched), got shape ",
               input.sizes());
   NABLA_CHECK(weight.dim() == 3, "conv1d: expected a 3-D weight [out_channels, in_channels / groups, K], got shape ",
@@ -336,6 +337,7 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 
 Tensor conv2d_nhwc(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
                    IntList dilation, int64_t groups) {
+  NABLA_CHECK(input.defined(), "conv2d_nhwc: input 0 is an undefined tensor");
   NABLA_CHECK(input.dim() == 4, "conv2d_nhwc: expected a 4-D input [N, H, W, C], got shape ", input.sizes());
   // A strided NCHW view of the NHWC data: the kernel's im2col reads it in place.
   return permute(conv2d(permute(input, {0, 3, 1, 2}), weight, bias, stride, padding, dilation, groups), {0, 2, 3, 1});

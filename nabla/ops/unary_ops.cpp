@@ -276,7 +276,15 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
 } catch (const Error&) {
   detail::rethrow_naming("clamp");
 }
-Tensor clamp_min(const Tensor& x, const Scalar& min) { return clamp(x, min, std::nullopt); }
-Tensor clamp_max(const Tensor& x, const Scalar& max) { return clamp(x, std::nullopt, max); }
+Tensor clamp_min(const Tensor& x, const Scalar& min) try {
+  return clamp(x, min, std::nullopt);
+} catch (const Error&) {
+  detail::rethrow_naming("clamp_min");
+}
+Tensor clamp_max(const Tensor& x, const Scalar& max) try {
+  return clamp(x, std::nullopt, max);
+} catch (const Error&) {
+  detail::rethrow_naming("clamp_max");
+}
 
 }  // namespace nabla

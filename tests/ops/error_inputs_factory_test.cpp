@@ -37,5 +37,18 @@ TEST(ErrorInputsFactory, ArangeStillRefusesTheWrongDirection) {
   EXPECT_EQ(arange(0, 5, kInf).numel(), 0);  // PyTorch: an empty range
 }
 
+// The *_like factories and bernoulli read their argument's shape: an undefined
+// one is named by them (was "Tensor::dtype: called on an undefined tensor").
+TEST(ErrorInputsFactory, LikeFactoriesNameThemselvesForAnUndefinedSource) {
+  Tensor u;
+  expect_error(error_of([&] { empty_like(u); }), {"empty_like: input 0 is an undefined tensor"});
+  expect_error(error_of([&] { zeros_like(u); }), {"zeros_like: input 0 is an undefined tensor"});
+  expect_error(error_of([&] { ones_like(u); }), {"ones_like: input 0 is an undefined tensor"});
+  expect_error(error_of([&] { full_like(u, 2.0); }), {"full_like: input 0 is an undefined tensor"});
+  expect_error(error_of([&] { rand_like(u); }), {"rand_like: input 0 is an undefined tensor"});
+  expect_error(error_of([&] { randn_like(u); }), {"randn_like: input 0 is an undefined tensor"});
+  expect_error(error_of([&] { bernoulli(u); }), {"bernoulli: input 0 is an undefined tensor"});
+}
+
 }  // namespace
 }  // namespace nabla::testing

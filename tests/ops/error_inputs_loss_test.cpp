@@ -70,6 +70,8 @@ NABLA_ERROR_INPUTS({
      [] { binary_cross_entropy(half({3}), half({4})); }, {"[3]", "[4]"}},
     {"binary_cross_entropy", "binary_cross_entropy", "a weight that does not broadcast",
      [] { binary_cross_entropy(half({3, 4}), half({3, 4}), ones({3})); }, {"weight of shape [3]", "[3, 4]"}},
+    {"binary_cross_entropy", "binary_cross_entropy", "an undefined input", [] { binary_cross_entropy(Tensor(), half({3})); },
+     {"undefined tensor"}},
     {"binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits", "a pos_weight that does not broadcast",
      [] { binary_cross_entropy_with_logits(t({3, 4}), half({3, 4}), Tensor(), "mean", ones({3})); },
      {"pos_weight of shape [3]"}},

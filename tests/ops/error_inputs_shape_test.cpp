@@ -72,6 +72,21 @@ NABLA_ERROR_INPUTS({
     {"triu", "triu", "an undefined input", [] { triu(Tensor(), 0); }, {"undefined tensor"}},
     {"triu", "triu", "a result of 2^50 x 2 elements", [] { triu(huge_view({2}), 0); }, {"out of memory"}},
 
+    // Public functions built on these entries read their argument's shape
+    // first: an undefined one is named by them, not by Tensor::dim.
+    {"view", "reshape", "an undefined input", [] { reshape(Tensor(), {1}); }, {"input 0 is an undefined tensor"}},
+    {"view", "squeeze", "an undefined input", [] { squeeze(Tensor(), 0); }, {"input 0 is an undefined tensor"}},
+    {"view", "unsqueeze", "an undefined input", [] { unsqueeze(Tensor(), 0); }, {"input 0 is an undefined tensor"}},
+    {"view", "flatten", "an undefined input", [] { flatten(Tensor()); }, {"input 0 is an undefined tensor"}},
+    {"view", "unflatten", "an undefined input", [] { unflatten(Tensor(), 0, {1}); }, {"input 0 is an undefined tensor"}},
+    {"permute", "transpose", "an undefined input", [] { transpose(Tensor(), 0, 1); }, {"input 0 is an undefined tensor"}},
+    {"slice", "narrow", "an undefined input", [] { narrow(Tensor(), 0, 0, 1); }, {"input 0 is an undefined tensor"}},
+    {"slice", "slice", "an undefined input", [] { slice(Tensor(), 0, 0, 1); }, {"input 0 is an undefined tensor"}},
+    {"expand", "expand", "an undefined input", [] { expand(Tensor(), {2}); }, {"input 0 is an undefined tensor"}},
+    {"unfold", "unfold", "an undefined input", [] { unfold(Tensor(), 0, 1, 1); }, {"input 0 is an undefined tensor"}},
+    {"clone", "contiguous", "an undefined input", [] { contiguous(Tensor()); }, {"input 0 is an undefined tensor"}},
+    {"select", "select", "an undefined input", [] { select(Tensor(), 0, 0); }, {"input 0 is an undefined tensor"}},
+
     // Gradient-only ops: attributes come from a graph or an extension, so the op checks them.
     {"slice_backward", "slice_backward", "a gradient of another shape than the slice",
      [] { run_op("slice_backward", {zeros({3})}, {int64_t(0), int64_t(0), int64_t(2), int64_t(1), Shape{4}}); },

@@ -65,6 +65,8 @@ std::vector<ErrorInput> unary_cases() {
   add({
       {"gelu_tanh", "gelu", "an unknown approximation", [] { gelu(zeros({2}), "fast"); },
        {"approximate", "\"none\" or \"tanh\"", "\"fast\""}},
+      {"clamp", "clamp_min", "an undefined input", [] { clamp_min(Tensor(), 0.0); }, {"undefined tensor"}},
+      {"clamp", "clamp_max", "a result of 2^50 elements", [] { clamp_max(huge_view(), 0.0); }, {"out of memory"}},
       {"clamp", "clamp", "neither min nor max", [] { clamp(zeros({2}), std::nullopt, std::nullopt); },
        {"at least one of min and max"}},
       {"clamp", "clamp_", "in place on a leaf that requires grad", [] { leaf({2}).clamp_(0.0, 1.0); },
