@@ -100,6 +100,25 @@ NABLA_ERROR_INPUTS({
      {"input of shape [2, 5] does not match weight of shape [3, 4]"}},
     {"mm", "linear", "an undefined input", [] { linear(Tensor(), zeros({3, 4})); }, {"undefined tensor"}},
     {"mm", "outer", "a 2-D operand", [] { outer(zeros({2}), zeros({2, 2})); }, {"expected 1-D vectors"}},
+    // The same names when the operands are graph values (the composite runs while the graph is built).
+    {"mm", "linear", "a bias of the wrong size, on graph values",
+     [] {
+       graph::Graph g;
+       linear(g.placeholder(kFloat32, {2, 4}), g.placeholder(kFloat32, {3, 4}), g.placeholder(kFloat32, {2}));
+     },
+     {"bias of shape [2]", "expected [3]"}},
+    {"max_dim", "argmax", "a dim out of range, on a graph value",
+     [] {
+       graph::Graph g;
+       argmax(g.placeholder(kFloat32, {2, 3}), 2);
+     },
+     {"dim 2 is out of range"}},
+    {"bmm", "matmul", "batch dims that do not broadcast, on graph values",
+     [] {
+       graph::Graph g;
+       matmul(g.placeholder(kFloat32, {2, 2, 3}), g.placeholder(kFloat32, {3, 3, 2}));
+     },
+     {"[2] and [3] cannot be broadcast"}},
     {"bmm", "bmm", "2-D operands", [] { bmm(zeros({2, 3}), zeros({3, 2})); }, {"expected 3-D batches"}},
     {"bmm", "bmm", "batch sizes that differ", [] { bmm(zeros({2, 2, 3}), zeros({3, 3, 2})); },
      {"cannot be batch-multiplied"}},
