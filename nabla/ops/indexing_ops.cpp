@@ -14,6 +14,7 @@ namespace {
 
 // Public wrappers accept int32 indices by casting; table entries take int64 only.
 Tensor as_index(const Tensor& index, std::string_view op) {
+  NABLA_CHECK(index.defined(), op, ": index is an undefined tensor");
   if (index.dtype() == kInt64) return index;
   NABLA_CHECK(index.dtype() == kInt32, op, ": index must be an int64 (or int32) tensor, got ", index.dtype());
   return cast(index, kInt64);

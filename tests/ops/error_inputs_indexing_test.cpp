@@ -17,7 +17,8 @@ NABLA_ERROR_INPUTS({
     {"gather", "gather", "an index of another rank", [] { gather(zeros({2, 3}), 1, idx({0, 1})); },
      {"index has 1 dims", "expected the same number of dims"}},
     {"gather", "gather", "a dim out of range", [] { gather(zeros({2, 3}), 2, idx2({{0}})); }, {"dim 2 is out of range"}},
-    {"gather", "gather", "an undefined index", [] { gather(zeros({2, 3}), 1, Tensor()); }, {"undefined tensor"}},
+    {"gather", "gather", "an undefined index", [] { gather(zeros({2, 3}), 1, Tensor()); },
+     {"index is an undefined tensor"}},
 
     {"scatter", "scatter", "an index out of bounds", [] { scatter(zeros({3}), 0, idx({3}), ones({1})); },
      {"index 3 is out of bounds for dim 0 of size 3"}},
