@@ -101,6 +101,8 @@ detail::RegisterOps register_bce{&binary_cross_entropy_op, &binary_cross_entropy
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             const std::string& reduction) {
   // target and weight follow the input's dtype, so float32 labels work with a float64 input.
+  NABLA_CHECK(input.defined() && target.defined(), "binary_cross_entropy: the input or the target is an undefined "
+              "tensor");
   const bool convert = is_floating(input.dtype());
   TensorList ins{input, convert && is_floating(target.dtype()) ? target.to(input.dtype()) : target};
   if (weight.defined()) ins.push_back(convert && is_floating(weight.dtype()) ? weight.to(input.dtype()) : weight);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "nabla/core/user_op.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -167,12 +168,14 @@ Tensor add(const Tensor& a, const Tensor& b) { return call1(add_op, {a, b}); }
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return add(a, b * alpha); }
 Tensor sub(const Tensor& a, const Tensor& b) { return call1(sub_op, {a, b}); }
 Tensor mul(const Tensor& a, const Tensor& b) { return call1(mul_op, {a, b}); }
-Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) {
+Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) try {
   if (rounding_mode.empty()) return call1(div_op, {a, b});
   if (rounding_mode == "floor") return call1(floor_divide_op, {a, b});
   NABLA_CHECK(rounding_mode == "trunc", "div: rounding_mode must be \"\", \"floor\" or \"trunc\", got \"",
               rounding_mode, "\"");
   return call1(trunc_divide_op, {a, b});
+} catch (const Error&) {
+  detail::rethrow_naming("div");  // not floor_divide or trunc_divide: Note [User-facing op names]
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) { return call1(floor_divide_op, {a, b}); }
 Tensor remainder(const Tensor& a, const Tensor& b) { return call1(remainder_op, {a, b}); }

@@ -109,8 +109,8 @@ Tensor isinf(const Tensor& x) { return call1(isinf_op, {x}); }
 Tensor isfinite(const Tensor& x) { return call1(isfinite_op, {x}); }
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return call1(where_op, {c, a, b}); }
 Tensor cast(const Tensor& x, DType t) {
-  if (x.dtype() == t) return x;
-  return call1(cast_op, {x}, {t});
+  if (x.defined() && x.dtype() == t) return x;
+  return call1(cast_op, {x}, {t});  // an undefined input: the op's check names it
 }
 
 Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }

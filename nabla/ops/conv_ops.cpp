@@ -12,6 +12,7 @@
 // When a rule's result comes out larger than the input it belongs to (rows no
 // window reaches: output_padding >= stride, or an output gradient smaller than
 // the natural output), it is narrowed back.
+#include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/conv.h"
 #include "nabla/ops/conv.h"
 #include "nabla/ops/elementwise_common.h"
@@ -317,6 +318,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 
 Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
               IntList dilation, int64_t groups) {
+  NABLA_CHECK(input.defined() && weight.defined(), "conv1d: the input or the weight is an undefined tensor");
   NABLA_CHECK(input.dim() == 2 || input.dim() == 3, "conv1d: expected a 3-D input [N, C, L] (or 2-D [C, L] unbatched), got shape ",
               input.sizes());
   NABLA_CHECK(weight.dim() == 3, "conv1d: expected a 3-D weight [out_channels, in_channels / groups, K], got shape ",
@@ -327,12 +329,15 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   try {
     return squeeze(conv2d(unsqueeze(input, hdim), unsqueeze(weight, 2), bias, s, p, d, groups), hdim);
   } catch (const Error& e) {
-    fail("conv1d (computed as conv2d over [N, C, 1, L]): ", e.what());
+    // Named conv1d, not conv2d (Note [User-facing op names]); the shapes
+    // it quotes have the inserted H axis of size 1.
+    fail(detail::name_op(e.what(), "conv1d"), " (conv1d runs conv2d over [N, C, 1, L])");
   }
 }
 
 Tensor conv2d_nhwc(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
                    IntList dilation, int64_t groups) {
+  NABLA_CHECK(input.defined(), "conv2d_nhwc: input 0 is an undefined tensor");
   NABLA_CHECK(input.dim() == 4, "conv2d_nhwc: expected a 4-D input [N, H, W, C], got shape ", input.sizes());
   // A strided NCHW view of the NHWC data: the kernel's im2col reads it in place.
   return permute(conv2d(permute(input, {0, 3, 1, 2}), weight, bias, stride, padding, dilation, groups), {0, 2, 3, 1});

@@ -9,6 +9,7 @@
 // (zero for ignored samples), times g_i, or g / sum of non-ignored w[t] for
 // "mean". p is exp(log_softmax(x)) built from nabla ops, so the rule is
 // differentiable again.
+#include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/loss.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/loss.h"
@@ -156,7 +157,7 @@ Tensor call_class_op(const OpDef& op, std::string_view loss, const Tensor& input
 }  // namespace
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
-                     const std::string& reduction, double label_smoothing) {
+                     const std::string& reduction, double label_smoothing) try {
   if (is_floating(target.dtype())) {
     TensorList ins{input, target};
     if (weight.defined()) ins.push_back(weight);
@@ -165,11 +166,15 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   }
   return call_class_op(cross_entropy_op, "cross_entropy", input, target, weight, reduction,
                        {ignore_index, label_smoothing, reduction});
+} catch (const Error&) {
+  detail::rethrow_naming("cross_entropy");  // not cross_entropy_probs: Note [User-facing op names]
 }
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t ignore_index,
-                const std::string& reduction) {
+                const std::string& reduction) try {
   return call_class_op(nll_loss_op, "nll_loss", input, target, weight, reduction, {ignore_index, reduction});
+} catch (const Error&) {
+  detail::rethrow_naming("nll_loss");
 }
 
 }  // namespace nabla

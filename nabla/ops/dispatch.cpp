@@ -8,6 +8,7 @@
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/core/trace_context.h"
+#include "nabla/core/user_op.h"
 #include "nabla/ops/autograd_hook.h"
 #include "nabla/ops/op.h"
 
@@ -81,12 +82,13 @@ bool needs_float32_compute(const OpDef& op, Inputs inputs, const OutputMetas& me
   return false;
 }
 
-void check_arity(const OpDef& op, Inputs inputs) {
+// suffix: "_" for the in-place form, which the messages name.
+void check_arity(const OpDef& op, Inputs inputs, const char* suffix = "") {
   if (op.num_inputs >= 0)
-    NABLA_CHECK(static_cast<int>(inputs.size()) == op.num_inputs, op.name, ": expected ", op.num_inputs,
+    NABLA_CHECK(static_cast<int>(inputs.size()) == op.num_inputs, op.name, suffix, ": expected ", op.num_inputs,
                 " tensor inputs, got ", inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    NABLA_CHECK(inputs[i].defined(), op.name, ": input ", i, " is an undefined tensor");
+    NABLA_CHECK(inputs[i].defined(), op.name, suffix, ": input ", i, " is an undefined tensor");
 }
 
 // Casts inputs to one dtype when the op asks for it. Returns true if it did.
@@ -190,7 +192,13 @@ bool check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) 
 // make_empty, with the op and the bytes.
 TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
   if (g_unknown_dims_hook && has_unknown_dims(inputs)) return g_unknown_dims_hook(op, inputs, attrs);
-  if (op.composite) return op.composite(inputs, attrs);
+  if (op.composite) {
+    try {
+      return op.composite(inputs, attrs);
+    } catch (const Error&) {
+      detail::rethrow_naming(op.name);  // not the ops it runs: Note [User-facing op names]
+    }
+  }
   check_arity(op, inputs);
   TensorList promoted;
   if (promote_inputs(op, inputs, promoted)) inputs = Inputs(promoted.data(), promoted.size());
@@ -236,7 +244,7 @@ TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
 }
 
 Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& attrs) try {
-  check_arity(op, inputs);
+  check_arity(op, inputs, "_");
   const bool traced_update = check_inplace_operands(op, self, inputs);
   bool recording = g_autograd_hook && GradMode::is_enabled() && any_requires_grad(inputs);
   if (recording) {

@@ -1,6 +1,7 @@
 // embedding (row lookup by integer indices) and embedding_backward (the dense
 // gradient w.r.t. the weight: rows accumulated, padding_idx skipped). Each is
 // the other's adjoint, so the gradient rules just call each other.
+#include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/embedding.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/nn_functional.h"
@@ -50,8 +51,10 @@ OutputMetas infer_embedding_backward(const OpDef& op, Inputs in, const Attrs& a)
   check_padding_idx(a.i(1), a.i(0), "embedding_backward");
   return {{Shape{a.i(0), grad.sizes().back()}, grad.dtype()}};
 }
-void embedding_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+void embedding_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) try {
   cpu::embedding_backward(in[0], in[1], a.i(1), out[0]);
+} catch (const Error&) {
+  detail::rethrow_naming("embedding_backward");  // the kernel's index check says "embedding"
 }
 
 }  // namespace

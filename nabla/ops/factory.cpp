@@ -42,6 +42,12 @@ TensorOptions like(const Tensor& x, const std::optional<TensorOptions>& o) {
   return o ? *o : TensorOptions().dtype(x.dtype()).device(x.device());
 }
 
+// The tensor a *_like factory copies the shape of (the API names it if undefined).
+const Tensor& like_source(const Tensor& x, const char* api) {
+  NABLA_CHECK(x.defined(), api, ": input 0 is an undefined tensor");
+  return x;
+}
+
 void check_float(DType t, const char* api) {
   NABLA_CHECK(is_floating(t), api, ": expected a floating point dtype, got ", t);
 }
@@ -68,12 +74,18 @@ Tensor ones(IntList sizes, TensorOptions o) { return full(sizes, 1, o); }
 Tensor arange(const Scalar& end, TensorOptions o) { return arange(0, end, 1, o); }
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions o) {
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  NABLA_CHECK(std::isfinite(s) && std::isfinite(e) && !std::isnan(st), "arange: the range [", start, ", ", end,
+              ") with step ", step, " is not a range of numbers; expected finite start and end (and a step that "
+              "is not nan)");
   NABLA_CHECK(st != 0.0, "arange: step must be nonzero");
   NABLA_CHECK((e - s) / st >= 0 || s == e, "arange: the range [", start, ", ", end, ") with step ", step,
               " is empty in the wrong direction; expected sign(step) == sign(end - start)");
   if (!start.is_floating() && !end.is_floating() && !step.is_floating() && !o.dtype_set_)
     o.dtype_ = kInt64;  // integer ranges give int64, as in PyTorch
-  int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
+  const double count = std::ceil((e - s) / st);
+  NABLA_CHECK(count < 9.2e18, "arange: the range [", start, ", ", end, ") with step ", step, " has ", count,
+              " elements, more than a tensor can hold (at most 2^63 - 1)");
+  int64_t n = static_cast<int64_t>(count);
   return finish(generate({n}, o.dtype_, "arange", [&](int64_t i) { return s + st * static_cast<double>(i); }), o);
 }
 Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {
@@ -91,14 +103,30 @@ Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions o) {
   return finish(generate({n, cols}, o.dtype_, "eye", [&](int64_t i) { return i / cols == i % cols ? 1.0 : 0.0; }), o);
 }
 
-Tensor empty_like(const Tensor& x, std::optional<TensorOptions> o) { return empty(x.sizes(), like(x, o)); }
-Tensor zeros_like(const Tensor& x, std::optional<TensorOptions> o) { return zeros(x.sizes(), like(x, o)); }
-Tensor ones_like(const Tensor& x, std::optional<TensorOptions> o) { return ones(x.sizes(), like(x, o)); }
-Tensor full_like(const Tensor& x, const Scalar& v, std::optional<TensorOptions> o) {
-  return full(x.sizes(), v, like(x, o));
+Tensor empty_like(const Tensor& x, std::optional<TensorOptions> o) {
+  const Shape& sizes = like_source(x, "empty_like").sizes();  // before like(x, o) reads x
+  return empty(sizes, like(x, o));
 }
-Tensor rand_like(const Tensor& x, std::optional<TensorOptions> o) { return rand(x.sizes(), like(x, o)); }
-Tensor randn_like(const Tensor& x, std::optional<TensorOptions> o) { return randn(x.sizes(), like(x, o)); }
+Tensor zeros_like(const Tensor& x, std::optional<TensorOptions> o) {
+  const Shape& sizes = like_source(x, "zeros_like").sizes();  // before like(x, o) reads x
+  return zeros(sizes, like(x, o));
+}
+Tensor ones_like(const Tensor& x, std::optional<TensorOptions> o) {
+  const Shape& sizes = like_source(x, "ones_like").sizes();  // before like(x, o) reads x
+  return ones(sizes, like(x, o));
+}
+Tensor full_like(const Tensor& x, const Scalar& v, std::optional<TensorOptions> o) {
+  const Shape& sizes = like_source(x, "full_like").sizes();  // before like(x, o) reads x
+  return full(sizes, v, like(x, o));
+}
+Tensor rand_like(const Tensor& x, std::optional<TensorOptions> o) {
+  const Shape& sizes = like_source(x, "rand_like").sizes();  // before like(x, o) reads x
+  return rand(sizes, like(x, o));
+}
+Tensor randn_like(const Tensor& x, std::optional<TensorOptions> o) {
+  const Shape& sizes = like_source(x, "randn_like").sizes();  // before like(x, o) reads x
+  return randn(sizes, like(x, o));
+}
 
 template <class T>
 Tensor tensor(const std::vector<T>& values, IntList sizes, std::optional<TensorOptions> o) {
@@ -203,6 +231,7 @@ Tensor bernoulli(IntList sizes, double p, TensorOptions o) {
   return finish(cast(lt(u, scalar_tensor(p, kFloat64)), o.dtype_), o);
 }
 Tensor bernoulli(const Tensor& p) {
+  like_source(p, "bernoulli");
   Tensor u = rand(p.sizes(), TensorOptions(kFloat64).device(p.device()));
   return cast(lt(u, p.detach().to(kFloat64)), p.dtype());
 }

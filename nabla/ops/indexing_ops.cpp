@@ -4,6 +4,7 @@
 // gather <-> scatter_add, index_select <-> index_add, take -> index_add,
 // masked_select -> take. Index inputs get no gradient (int dtypes have no
 // autograd edge). Kernels: nabla/kernels/cpu/indexing.cpp.
+#include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/indexing.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
@@ -13,6 +14,7 @@ namespace {
 
 // Public wrappers accept int32 indices by casting; table entries take int64 only.
 Tensor as_index(const Tensor& index, std::string_view op) {
+  NABLA_CHECK(index.defined(), op, ": index is an undefined tensor");
   if (index.dtype() == kInt64) return index;
   NABLA_CHECK(index.dtype() == kInt32, op, ": index must be an int64 (or int32) tensor, got ", index.dtype());
   return cast(index, kInt64);
@@ -265,35 +267,57 @@ detail::RegisterOps register_indexing{&gather_op,       &scatter_op,   &scatter_
                                       &one_hot_op,      &masked_fill_op};
 }
 
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+// Each public function names itself in any error of the ops it runs, also
+// for an undefined argument it reads first (Note [User-facing op names]).
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) try {
   return call1(gather_op, {x, as_index(index, "gather")}, {wrap_dim(dim, x.dim(), "gather")});
+} catch (const Error&) {
+  detail::rethrow_naming("gather");
 }
-Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) try {
   return call1(scatter_op, {x, as_index(index, "scatter"), src}, {wrap_dim(dim, x.dim(), "scatter")});
+} catch (const Error&) {
+  detail::rethrow_naming("scatter");
 }
-Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) {
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value) try {
   return call1(scatter_value_op, {x, as_index(index, "scatter")}, {wrap_dim(dim, x.dim(), "scatter"), value});
+} catch (const Error&) {
+  detail::rethrow_naming("scatter");
 }
-Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) try {
   return call1(scatter_add_op, {x, as_index(index, "scatter_add"), src}, {wrap_dim(dim, x.dim(), "scatter_add")});
+} catch (const Error&) {
+  detail::rethrow_naming("scatter_add");
 }
-Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) try {
   return call1(index_select_op, {x, as_index(index, "index_select")}, {wrap_dim(dim, x.dim(), "index_select")});
+} catch (const Error&) {
+  detail::rethrow_naming("index_select");
 }
-Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) try {
   // alpha scales the source up front, so the op and its rule need no alpha.
   bool unit = alpha.is_floating() ? alpha.to_double() == 1.0 : alpha.to_int() == 1;
   Tensor src = unit ? source : source * alpha;
   return call1(index_add_op, {x, as_index(index, "index_add"), src}, {wrap_dim(dim, x.dim(), "index_add")});
+} catch (const Error&) {
+  detail::rethrow_naming("index_add");
 }
-Tensor take(const Tensor& x, const Tensor& index) { return call1(take_op, {x, as_index(index, "take")}); }
-Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
+Tensor take(const Tensor& x, const Tensor& index) try {
+  return call1(take_op, {x, as_index(index, "take")});
+} catch (const Error&) {
+  detail::rethrow_naming("take");
+}
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) try {
   return call1(masked_fill_op, {x, mask, value});
+} catch (const Error&) {
+  detail::rethrow_naming("masked_fill");
 }
-Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) try {
   return masked_fill(x, mask, scalar_tensor(value, TensorOptions(x.dtype()).device(x.device())));
+} catch (const Error&) {
+  detail::rethrow_naming("masked_fill");
 }
-Tensor masked_select(const Tensor& x, const Tensor& mask) {
+Tensor masked_select(const Tensor& x, const Tensor& mask) try {
   NABLA_CHECK(mask.dtype() == kBool, "masked_select: mask must be a bool tensor, got ", mask.dtype());
   Shape s = broadcast_shapes(x.sizes(), mask.sizes(), "masked_select");
   Tensor m = expand(mask, s);
@@ -301,8 +325,10 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
   // op's shape inference stays data-free.
   int64_t count = sum(m, {}, false, kInt64).item<int64_t>();
   return call1(masked_select_op, {expand(x, s), m}, {count});
+} catch (const Error&) {
+  detail::rethrow_naming("masked_select");
 }
-Tensor one_hot(const Tensor& index, int64_t num_classes) {
+Tensor one_hot(const Tensor& index, int64_t num_classes) try {
   Tensor idx = as_index(index, "one_hot");
   NABLA_CHECK(num_classes >= -1, "one_hot: num_classes must be -1 (infer from the data) or non-negative, got ",
               num_classes);
@@ -312,6 +338,8 @@ Tensor one_hot(const Tensor& index, int64_t num_classes) {
     num_classes = amax(idx).item<int64_t>() + 1;
   }
   return call1(one_hot_op, {idx}, {num_classes});
+} catch (const Error&) {
+  detail::rethrow_naming("one_hot");
 }
 
 }  // namespace nabla

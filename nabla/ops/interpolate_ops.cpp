@@ -8,6 +8,7 @@
 // uses 1/scale_factor as the step instead of in/out).
 #include <cmath>
 
+#include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/interpolate.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/nn_functional.h"
@@ -60,6 +61,11 @@ template <bool Bilinear>
 OutputMetas infer_upsample_backward(const OpDef& op, Inputs in, const Attrs& a) {
   check_nchw(in[0], op.name.data(), "grad");
   const Shape& input_sizes = a.ints(kScaleAt<Bilinear> + 2);
+  // Attributes from a gradient rule, a graph file or an extension: checked
+  // before they index anything.
+  NABLA_CHECK(input_sizes.size() == 4 && input_sizes[2] > 0 && input_sizes[3] > 0 && a.ints(0).size() == 2, op.name,
+              ": expected input_sizes [N, C, H, W] with positive H and W and a 2-value output_size, got input_sizes ",
+              input_sizes, " and output_size ", a.ints(0));
   Shape expected = with_spatial(input_sizes, a.ints(0));
   NABLA_CHECK(in[0].sizes() == expected, op.name, ": grad has shape ", in[0].sizes(), ", expected ", expected);
   return {{input_sizes, in[0].dtype()}};
@@ -126,7 +132,7 @@ std::pair<T, T> per_dim(const std::vector<T>& v, const char* what) {
 }
 }  // namespace
 
-Tensor interpolate(const Tensor& x, const InterpolateOptions& o) {
+Tensor interpolate(const Tensor& x, const InterpolateOptions& o) try {
   NABLA_CHECK(x.dim() == 4, "interpolate: expected a 4-D input [N, C, H, W], got shape ", x.sizes());
   bool bilinear = o.mode == "bilinear";
   NABLA_CHECK(bilinear || o.mode == "nearest", "interpolate: unknown mode \"", o.mode,
@@ -157,6 +163,8 @@ Tensor interpolate(const Tensor& x, const InterpolateOptions& o) {
   if (bilinear)
     return call1(upsample_bilinear2d_op, {x}, {out_size, o.align_corners.value_or(false), scale_h, scale_w});
   return call1(upsample_nearest2d_op, {x}, {out_size, scale_h, scale_w});
+} catch (const Error&) {
+  detail::rethrow_naming("interpolate");  // not upsample_*: Note [User-facing op names]
 }
 
 }  // namespace nabla

@@ -2,6 +2,7 @@
 // gradient back into pieces), and the composites stack, split,
 // split_with_sizes, chunk, repeat and tile, whose gradients come from the view
 // ops they are built of. Kernel: nabla/kernels/cpu/rearrange.cpp.
+#include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/rearrange.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
@@ -181,8 +182,10 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
   return to_vector(call(split_op, Inputs(&x, 1), {split_size, dim}));
 }
-std::vector<Tensor> split(const Tensor& x, IntList split_sizes, int64_t dim) {
+std::vector<Tensor> split(const Tensor& x, IntList split_sizes, int64_t dim) try {
   return to_vector(call(split_with_sizes_op, Inputs(&x, 1), {split_sizes.shape(), dim}));
+} catch (const Error&) {
+  detail::rethrow_naming("split");  // the user called split, not split_with_sizes
 }
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   return to_vector(call(chunk_op, Inputs(&x, 1), {chunks, dim}));

@@ -1,5 +1,7 @@
 // Matrix products: mm and bmm are table entries with BLAS kernels; matmul,
-// addmm, linear, outer and dot are composites of them.
+// addmm, linear, outer and dot are composites of them, whose errors name
+// themselves (Note [User-facing op names]).
+#include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/gemm.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
@@ -53,7 +55,7 @@ detail::RegisterOps register_linalg{&mm_op, &bmm_op};
 Tensor mm(const Tensor& a, const Tensor& b) { return call1(mm_op, {a, b}); }
 Tensor bmm(const Tensor& a, const Tensor& b) { return call1(bmm_op, {a, b}); }
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+Tensor matmul(const Tensor& a, const Tensor& b) try {
   NABLA_CHECK(a.dim() >= 1 && b.dim() >= 1, "matmul: both arguments need at least 1 dim, got shapes ", a.sizes(),
               " and ", b.sizes());
   if (a.dim() == 1 && b.dim() == 1) return dot(a, b);
@@ -87,32 +89,46 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.dim() == 1) out = squeeze(out, -2);
   if (b.dim() == 1) out = squeeze(out, -1);
   return out;
+} catch (const Error&) {
+  detail::rethrow_naming("matmul");
 }
 
-Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) try {
   Tensor p = mm(a, b);
   if (alpha.to_double() != 1.0) p = p * alpha;
   if (beta.to_double() == 0.0) return p;
   return (beta.to_double() == 1.0 ? c : c * beta) + p;
+} catch (const Error&) {
+  detail::rethrow_naming("addmm");
 }
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) try {
   NABLA_CHECK(weight.dim() == 2, "linear: weight must be 2-D [out_features, in_features], got shape ", weight.sizes());
   NABLA_CHECK(x.dim() >= 1 && x.size(-1) == weight.sizes()[1], "linear: input of shape ", x.sizes(),
               " does not match weight of shape ", weight.sizes(), " (expected last dim ", weight.sizes()[1], ")");
   Tensor y = matmul(x, weight.t());
-  return bias.defined() ? y + bias : y;
+  if (!bias.defined()) return y;
+  NABLA_CHECK(is_expandable_to(bias.sizes(), y.sizes()), "linear: bias of shape ", bias.sizes(),
+              " does not match the output of shape ", y.sizes(), " (expected [", weight.sizes()[0],
+              "], one value per out_feature)");
+  return y + bias;
+} catch (const Error&) {
+  detail::rethrow_naming("linear");
 }
 
-Tensor outer(const Tensor& a, const Tensor& b) {
+Tensor outer(const Tensor& a, const Tensor& b) try {
   NABLA_CHECK(a.dim() == 1 && b.dim() == 1, "outer: expected 1-D vectors, got shapes ", a.sizes(), " and ", b.sizes());
   return unsqueeze(a, 1) * unsqueeze(b, 0);
+} catch (const Error&) {
+  detail::rethrow_naming("outer");
 }
 
-Tensor dot(const Tensor& a, const Tensor& b) {
+Tensor dot(const Tensor& a, const Tensor& b) try {
   NABLA_CHECK(a.dim() == 1 && b.dim() == 1 && a.sizes()[0] == b.sizes()[0],
               "dot: expected two 1-D vectors of the same length, got shapes ", a.sizes(), " and ", b.sizes());
   return squeeze(mm(unsqueeze(a, 0), unsqueeze(b, 1)));
+} catch (const Error&) {
+  detail::rethrow_naming("dot");
 }
 
 }  // namespace nabla

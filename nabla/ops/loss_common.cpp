@@ -62,9 +62,12 @@ void check_class_target(std::string_view loss, const Tensor& input, const Tensor
   NABLA_CHECK(input.dim() >= 1, loss, ": expected input of shape [C], [N, C] or [N, C, d1, ...], got a 0-dim tensor");
   NABLA_CHECK(target.dtype() == kInt64, loss, ": expected target of class indices with dtype int64, got dtype ",
               target.dtype());
+  const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   Shape expected;  // input's shape without the class dim
   for (int64_t d = 0; d < input.dim(); ++d)
-    if (d != (input.dim() == 1 ? 0 : 1)) expected.push_back(input.sizes()[d]);
+    if (d != class_dim) expected.push_back(input.sizes()[d]);
+  NABLA_CHECK(input.sizes()[class_dim] > 0 || target.numel() == 0, loss, ": the input of shape ", input.sizes(),
+              " has no classes (dim ", class_dim, " has size 0), so no target is a valid class index");
   NABLA_CHECK(target.sizes() == expected, loss, ": expected target of shape ", expected, " for input of shape ",
               input.sizes(), " (the input's shape without the class dim ", input.dim() == 1 ? 0 : 1, "), got ",
               target.sizes());

@@ -2,6 +2,7 @@
 // index-mapping modes. Constant padding is linear with a crop as its adjoint,
 // so its rule is a few narrows; reflect/replicate need a scatter-add kernel,
 // whose own gradient is the forward pad again.
+#include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/pad.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/nn_functional.h"
@@ -102,7 +103,12 @@ TensorList pad_grad(GradCtx& c) {
 
 // inputs: grad; attrs: pads, mode, input_sizes
 OutputMetas infer_pad_backward(const OpDef& op, Inputs in, const Attrs& a) {
-  Shape expected = padded_shape(a.ints(2), a.ints(0), a.str(1));
+  Shape expected;
+  try {
+    expected = padded_shape(a.ints(2), a.ints(0), a.str(1));
+  } catch (const Error&) {
+    detail::rethrow_naming(op.name);  // its checks say "pad": Note [User-facing op names]
+  }
   NABLA_CHECK(in[0].sizes() == expected, op.name, ": grad has shape ", in[0].sizes(), ", expected ", expected);
   return {{a.ints(2), in[0].dtype()}};
 }

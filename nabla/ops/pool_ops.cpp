@@ -251,6 +251,7 @@ TensorList batched(const Tensor& input, F&& f) {
 
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, IntList kernel_size, IntList stride,
                                                   IntList padding, IntList dilation, bool ceil_mode) {
+  NABLA_CHECK(input.defined(), "max_pool2d: input 0 is an undefined tensor");
   Window w = window("max_pool2d", kernel_size, stride, padding);
   Attrs a{w.k, w.s, w.p, per_dim2(dilation, "max_pool2d", "dilation"), ceil_mode};
   TensorList r = batched(input, [&](const Tensor& x) { return call(max_pool2d_op, std::span<const Tensor>(&x, 1), a); });
@@ -267,6 +268,7 @@ Tensor max_pool2d_gather(const Tensor& source, const Tensor& indices) { return m
 
 Tensor avg_pool2d(const Tensor& input, IntList kernel_size, IntList stride, IntList padding, bool ceil_mode,
                   bool count_include_pad, int64_t divisor_override) {
+  NABLA_CHECK(input.defined(), "avg_pool2d: input 0 is an undefined tensor");
   Window w = window("avg_pool2d", kernel_size, stride, padding);
   Attrs a{w.k, w.s, w.p, ceil_mode, count_include_pad, divisor_override};
   return batched(input, [&](const Tensor& x) { return TensorList{call1(avg_pool2d_op, {x}, a)}; })[0];
@@ -279,6 +281,7 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, IntList input_sizes, IntLi
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, IntList output_size) {
+  NABLA_CHECK(input.defined(), "adaptive_avg_pool2d: input 0 is an undefined tensor");
   Attrs a{per_dim2(output_size, "adaptive_avg_pool2d", "output_size")};
   return batched(input, [&](const Tensor& x) { return TensorList{call1(adaptive_avg_pool2d_op, {x}, a)}; })[0];
 }

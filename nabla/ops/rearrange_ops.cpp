@@ -70,6 +70,7 @@ detail::RegisterOps register_rearrange{&flip_op, &tril_op, &triu_op, &roll_op};
 }
 
 Tensor flip(const Tensor& x, IntList dims) {
+  NABLA_CHECK(x.defined(), "flip: input 0 is an undefined tensor");
   Shape d;
   for (int64_t v : dims) {
     int64_t w = wrap_dim(v, x.dim(), "flip");

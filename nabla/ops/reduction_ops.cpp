@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/reduce.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
@@ -10,6 +11,7 @@
 namespace nabla {
 
 Shape reduction_dims(const Tensor& x, IntList dims, std::string_view op) {
+  NABLA_CHECK(x.defined(), op, ": input 0 is an undefined tensor");
   Shape out;
   if (dims.empty()) {
     for (int64_t d = 0; d < x.dim(); ++d) out.push_back(d);
@@ -165,6 +167,9 @@ TensorList norm_composite(Inputs in, const Attrs& a) {
 TensorList logsumexp_composite(Inputs in, const Attrs& a) {
   const Tensor& x = in[0];
   Shape dims = reduction_dims(x, a.ints(0), "logsumexp");
+  // Nothing to reduce: log(0) = -inf where a reduced dim is empty, as in PyTorch
+  // (amax, used below for stability, has no value there).
+  if (x.numel() == 0) return {log(sum(exp(x), dims, a.b(1)))};
   Tensor m = amax(x, dims, true).detach();
   m = where(isinf(m), zeros_like(m), m);  // all -inf rows stay -inf, no nan
   Tensor r = log(sum(exp(x - m), dims, true)) + m;
@@ -241,35 +246,53 @@ Tensor amax(const Tensor& x, IntList dims, bool keepdim) {
 Tensor amin(const Tensor& x, IntList dims, bool keepdim) {
   return call1(amin_op, {x}, {reduction_dims(x, dims, "amin"), keepdim});
 }
-Tensor max(const Tensor& x) {
+// The public functions below run other ops (max runs amax, argmax runs max
+// along a dim, ...): errors name the function called (Note [User-facing op names]).
+Tensor max(const Tensor& x) try {
   NABLA_CHECK(x.numel() > 0, "max: the input is empty (shape ", x.sizes(), "); specify a dim or give elements");
   return amax(x);
+} catch (const Error&) {
+  detail::rethrow_naming("max");
 }
-Tensor min(const Tensor& x) {
+Tensor min(const Tensor& x) try {
   NABLA_CHECK(x.numel() > 0, "min: the input is empty (shape ", x.sizes(), "); specify a dim or give elements");
   return amin(x);
+} catch (const Error&) {
+  detail::rethrow_naming("min");
 }
-std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) try {
   auto r = call(max_dim_op, std::span<const Tensor>(&x, 1), {wrap_dim(dim, x.dim(), "max"), keepdim});
   return {r[0], r[1]};
+} catch (const Error&) {
+  detail::rethrow_naming("max");
 }
-std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) try {
   auto r = call(min_dim_op, std::span<const Tensor>(&x, 1), {wrap_dim(dim, x.dim(), "min"), keepdim});
   return {r[0], r[1]};
+} catch (const Error&) {
+  detail::rethrow_naming("min");
 }
-Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) try {
+  NABLA_CHECK(dim || x.numel() > 0, "argmax: the input is empty (shape ", x.sizes(), "); specify a dim to reduce");
   if (!dim) return max(reshape(x, {-1}), 0, false).second;
   return max(x, *dim, keepdim).second;
+} catch (const Error&) {
+  detail::rethrow_naming("argmax");
 }
-Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) try {
+  NABLA_CHECK(dim || x.numel() > 0, "argmin: the input is empty (shape ", x.sizes(), "); specify a dim to reduce");
   if (!dim) return min(reshape(x, {-1}), 0, false).second;
   return min(x, *dim, keepdim).second;
+} catch (const Error&) {
+  detail::rethrow_naming("argmin");
 }
 Tensor var(const Tensor& x, IntList dims, int64_t correction, bool keepdim) {
   return call1(var_op, {x}, {dims.shape(), correction, keepdim});
 }
-Tensor std(const Tensor& x, IntList dims, int64_t correction, bool keepdim) {
+Tensor std(const Tensor& x, IntList dims, int64_t correction, bool keepdim) try {
   return sqrt(var(x, dims, correction, keepdim));
+} catch (const Error&) {
+  detail::rethrow_naming("std");
 }
 Tensor norm(const Tensor& x, double p, IntList dims, bool keepdim) {
   return call1(norm_op, {x}, {p, reduction_dims(x, dims, "norm"), keepdim});
@@ -283,7 +306,13 @@ Tensor all(const Tensor& x, IntList dims, bool keepdim) {
 Tensor any(const Tensor& x, IntList dims, bool keepdim) {
   return call1(any_op, {x}, {reduction_dims(x, dims, "any"), keepdim});
 }
-Tensor cumsum(const Tensor& x, int64_t dim) { return call1(cumsum_op, {x}, {wrap_dim(dim, x.dim(), "cumsum")}); }
-Tensor cumprod(const Tensor& x, int64_t dim) { return call1(cumprod_op, {x}, {wrap_dim(dim, x.dim(), "cumprod")}); }
+Tensor cumsum(const Tensor& x, int64_t dim) {
+  NABLA_CHECK(x.defined(), "cumsum: input 0 is an undefined tensor");
+  return call1(cumsum_op, {x}, {wrap_dim(dim, x.dim(), "cumsum")});
+}
+Tensor cumprod(const Tensor& x, int64_t dim) {
+  NABLA_CHECK(x.defined(), "cumprod: input 0 is an undefined tensor");
+  return call1(cumprod_op, {x}, {wrap_dim(dim, x.dim(), "cumprod")});
+}
 
 }  // namespace nabla

@@ -138,7 +138,21 @@ void slice_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 }
 
 // slice_backward: zeros of the input's shape with the gradient in the slice.
-OutputMetas infer_slice_backward(const OpDef&, Inputs in, const Attrs& a) { return {{a.ints(4), in[0].dtype()}}; }
+// Its attributes come from a gradient rule, a graph file or an extension, not
+// from slice()'s checks: a range outside input_sizes would write out of bounds.
+OutputMetas infer_slice_backward(const OpDef& op, Inputs in, const Attrs& a) {
+  const Shape& sizes = a.ints(4);
+  int64_t d = a.i(0), start = a.i(1), stop = a.i(2), step = a.i(3);
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  NABLA_CHECK(d >= 0 && d < n, op.name, ": dim ", d, " is out of range for input_sizes ", sizes);
+  NABLA_CHECK(step > 0 && start >= 0 && start <= stop && stop <= sizes[d], op.name, ": the range [", start, ", ",
+              stop, ") with step ", step, " is not within dim ", d, " of size ", sizes[d]);
+  Shape expected = sizes;
+  expected[d] = (stop - start + step - 1) / step;
+  NABLA_CHECK(in[0].sizes() == expected, op.name, ": grad of shape ", in[0].sizes(), ", expected ", expected,
+              " (the slice of input_sizes ", sizes, ")");
+  return {{sizes, in[0].dtype()}};
+}
 void slice_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   std::memset(out[0].raw_data(), 0, static_cast<std::size_t>(out[0].numel()) * itemsize(out[0].dtype()));
   Tensor dst[1];
@@ -182,7 +196,8 @@ void expand_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 OutputMetas infer_unfold(const OpDef& op, Inputs in, const Attrs& a) {
   int64_t d = a.i(0), size = a.i(1), step = a.i(2);
   int64_t len = in[0].dim() == 0 ? 1 : in[0].sizes()[d];
-  NABLA_CHECK(size >= 0 && size <= len, op.name, ": size ", size, " exceeds the size ", len, " of dim ", d);
+  NABLA_CHECK(size >= 0 && size <= len, op.name, ": window size ", size, " must be in [0, ", len, "], the size of dim ",
+              d);
   NABLA_CHECK(step > 0, op.name, ": step must be > 0, got ", step);
   Shape s = in[0].sizes();
   if (s.empty()) s.push_back(1);
@@ -206,6 +221,22 @@ OutputMetas infer_unfold_backward(const OpDef&, Inputs in, const Attrs& a) { ret
 TensorList unfold_backward_composite(Inputs in, const Attrs& a) {
   int64_t d = a.i(0), size = a.i(1), step = a.i(2);
   Tensor g = in[0];
+  // Attributes from a gradient rule, a graph file or an extension: checked here.
+  const Shape& sizes = a.ints(3);
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  NABLA_CHECK(g.defined(), "unfold_backward: input 0 is an undefined tensor");
+  NABLA_CHECK(d >= 0 && d < std::max<int64_t>(n, 1), "unfold_backward: dim ", d, " is out of range for input_sizes ",
+              sizes);
+  int64_t len = n == 0 ? 1 : sizes[d];
+  NABLA_CHECK(step > 0, "unfold_backward: step must be > 0, got ", step);
+  NABLA_CHECK(size >= 0 && size <= len, "unfold_backward: window size ", size, " must be in [0, ", len,
+              "], the size of dim ", d);
+  Shape expected = sizes;
+  if (expected.empty()) expected.push_back(1);
+  expected[d] = (len - size) / step + 1;
+  expected.push_back(size);
+  NABLA_CHECK(g.sizes() == expected, "unfold_backward: grad of shape ", g.sizes(), ", expected ", expected,
+              " (the windows of input_sizes ", sizes, ")");
   Tensor out = zeros(a.ints(3), TensorOptions(g.dtype()).device(g.device()));
   int64_t windows = g.sizes()[d];
   for (int64_t w = 0; w < windows; ++w) {
@@ -301,8 +332,18 @@ Tensor slice_backward(const Tensor& g, const Shape& input_sizes, int64_t dim, in
   return call1(slice_backward_op, {g}, {dim, start, stop, step, input_sizes});
 }
 
+namespace {
+// An undefined argument is named by the function called, not by the Tensor
+// method it reads first (Tensor::dim).
+const Tensor& defined_arg(const Tensor& x, const char* op) {
+  NABLA_CHECK(x.defined(), op, ": input 0 is an undefined tensor");
+  return x;
+}
+}  // namespace
+
 Tensor view(const Tensor& x, IntList sizes) { return call1(view_op, {x}, {sizes.shape()}); }
 Tensor reshape(const Tensor& x, IntList sizes) {
+  defined_arg(x, "reshape");
   // A graph value with unknown dims (-1): its size is known only when fed.
   if (x.is_symbolic() && std::any_of(x.sizes().begin(), x.sizes().end(), [](int64_t d) { return d < 0; }))
     return view(x, sizes);
@@ -312,6 +353,7 @@ Tensor reshape(const Tensor& x, IntList sizes) {
 }
 Tensor permute(const Tensor& x, IntList dims) { return call1(permute_op, {x}, {dims.shape()}); }
 Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
+  defined_arg(x, "transpose");
   int64_t n = x.dim();
   if (n < 2 && (d0 == 0 || d0 == -1) && (d1 == 0 || d1 == -1)) return x;
   d0 = wrap_dim(d0, n, "transpose");
@@ -322,6 +364,7 @@ Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
   return permute(x, perm);
 }
 Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step) {
+  defined_arg(x, "slice");
   NABLA_CHECK(x.dim() > 0, "slice: cannot slice a 0-dim tensor");
   dim = wrap_dim(dim, x.dim(), "slice");
   NABLA_CHECK(step > 0, "slice: step must be positive, got ", step);
@@ -336,6 +379,7 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::op
   return call1(slice_op, {x}, {dim, b, e, step});
 }
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
+  defined_arg(x, "narrow");
   dim = wrap_dim(dim, x.dim(), "narrow");
   int64_t len = x.sizes()[dim];
   if (start < 0) start += len;
@@ -344,6 +388,7 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   return slice(x, dim, start, start + length, 1);
 }
 Tensor select(const Tensor& x, int64_t dim, int64_t index) {
+  defined_arg(x, "select");
   NABLA_CHECK(x.dim() > 0, "select: cannot index a 0-dim tensor");
   dim = wrap_dim(dim, x.dim(), "select");
   int64_t len = x.sizes()[dim];
@@ -353,6 +398,7 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
   return call1(select_op, {x}, {dim, index});
 }
 Tensor expand(const Tensor& x, IntList sizes) {
+  defined_arg(x, "expand");
   NABLA_CHECK(sizes.size() >= static_cast<std::size_t>(x.dim()), "expand: the target ", sizes,
               " has fewer dims than the tensor's shape ", x.sizes());
   Shape target = sizes.shape();
@@ -367,12 +413,14 @@ Tensor expand(const Tensor& x, IntList sizes) {
   return call1(expand_op, {x}, {target});
 }
 Tensor squeeze(const Tensor& x) {
+  defined_arg(x, "squeeze");
   Shape s;
   for (int64_t d : x.sizes())
     if (d != 1) s.push_back(d);
   return s.size() == x.sizes().size() ? x : view(x, s);
 }
 Tensor squeeze(const Tensor& x, int64_t dim) {
+  defined_arg(x, "squeeze");
   dim = wrap_dim(dim, x.dim(), "squeeze");
   if (x.dim() == 0 || x.sizes()[dim] != 1) return x;
   Shape s = x.sizes();
@@ -380,12 +428,14 @@ Tensor squeeze(const Tensor& x, int64_t dim) {
   return view(x, s);
 }
 Tensor unsqueeze(const Tensor& x, int64_t dim) {
+  defined_arg(x, "unsqueeze");
   dim = wrap_dim(dim, x.dim() + 1, "unsqueeze");
   Shape s = x.sizes();
   s.insert(s.begin() + dim, 1);
   return view(x, s);
 }
 Tensor flatten(const Tensor& x, int64_t start, int64_t end) {
+  defined_arg(x, "flatten");
   if (x.dim() == 0) return reshape(x, {1});
   start = wrap_dim(start, x.dim(), "flatten");
   end = wrap_dim(end, x.dim(), "flatten");
@@ -403,6 +453,7 @@ Tensor flatten(const Tensor& x, int64_t start, int64_t end) {
   return reshape(x, s);
 }
 Tensor unflatten(const Tensor& x, int64_t dim, IntList sizes) {
+  defined_arg(x, "unflatten");
   dim = wrap_dim(dim, x.dim(), "unflatten");
   Shape s;
   for (int64_t i = 0; i < dim; ++i) s.push_back(x.sizes()[i]);
@@ -413,12 +464,13 @@ Tensor unflatten(const Tensor& x, int64_t dim, IntList sizes) {
   return view(x, s);
 }
 Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
-  return call1(unfold_op, {x}, {wrap_dim(dim, x.dim(), "unfold"), size, step});
+  return call1(unfold_op, {x}, {wrap_dim(dim, defined_arg(x, "unfold").dim(), "unfold"), size, step});
 }
 Tensor clone(const Tensor& x) { return call1(clone_op, {x}); }
-Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : clone(x); }
+Tensor contiguous(const Tensor& x) { return defined_arg(x, "contiguous").is_contiguous() ? x : clone(x); }
 
 Tensor sum_to(const Tensor& x, const Shape& shape) {
+  defined_arg(x, "sum_to");
   if (x.sizes() == shape) return x;
   int64_t lead = x.dim() - static_cast<int64_t>(shape.size());
   Shape dims;

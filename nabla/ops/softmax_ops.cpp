@@ -48,8 +48,12 @@ namespace {
 detail::RegisterOps register_softmax{&softmax_op, &log_softmax_op};
 }
 
-Tensor softmax(const Tensor& x, int64_t dim) { return call1(softmax_op, {x}, {wrap_dim(dim, x.dim(), "softmax")}); }
+Tensor softmax(const Tensor& x, int64_t dim) {
+  NABLA_CHECK(x.defined(), "softmax: input 0 is an undefined tensor");
+  return call1(softmax_op, {x}, {wrap_dim(dim, x.dim(), "softmax")});
+}
 Tensor log_softmax(const Tensor& x, int64_t dim) {
+  NABLA_CHECK(x.defined(), "log_softmax: input 0 is an undefined tensor");
   return call1(log_softmax_op, {x}, {wrap_dim(dim, x.dim(), "log_softmax")});
 }
 

@@ -65,6 +65,7 @@ detail::RegisterOps register_sort{&sort_op, &topk_op, &argsort_op};
 }
 
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool stable) {
+  NABLA_CHECK(x.defined(), "sort: input 0 is an undefined tensor");
   auto r = call(sort_op, Inputs(&x, 1), {wrap_dim(dim, x.dim(), "sort"), descending, stable});
   return {r[0], r[1]};
 }
@@ -72,6 +73,7 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
   return call1(argsort_op, {x}, {dim, descending, stable});
 }
 std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+  NABLA_CHECK(x.defined(), "topk: input 0 is an undefined tensor");
   auto r = call(topk_op, Inputs(&x, 1), {k, wrap_dim(dim, x.dim(), "topk"), largest, sorted});
   return {r[0], r[1]};
 }

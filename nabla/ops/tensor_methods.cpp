@@ -33,7 +33,9 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> b, std::optional<int64_t>
 Tensor Tensor::narrow(int64_t d, int64_t b, int64_t n) const { return nabla::narrow(self("Tensor::narrow"), d, b, n); }
 Tensor Tensor::select(int64_t d, int64_t i) const { return nabla::select(self("Tensor::select"), d, i); }
 Tensor Tensor::expand(IntList s) const { return nabla::expand(self("Tensor::expand"), s); }
-Tensor Tensor::expand_as(const Tensor& o) const { return nabla::expand(self("Tensor::expand_as"), o.sizes()); }
+Tensor Tensor::expand_as(const Tensor& o) const {
+  return nabla::expand(self("Tensor::expand_as"), o.self("Tensor::expand_as").sizes());
+}
 Tensor Tensor::squeeze() const { return nabla::squeeze(self("Tensor::squeeze")); }
 Tensor Tensor::squeeze(int64_t d) const { return nabla::squeeze(self("Tensor::squeeze"), d); }
 Tensor Tensor::unsqueeze(int64_t d) const { return nabla::unsqueeze(self("Tensor::unsqueeze"), d); }

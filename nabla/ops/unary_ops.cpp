@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/vec_math.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
@@ -200,11 +201,32 @@ detail::RegisterOps register_unary{&neg_op, &abs_op, &sign_op, &square_op, &relu
 }
 
 // ---- public functions ----------------------------------------------------
-Tensor neg(const Tensor& x) { return call1(neg_op, {x}); }
-Tensor abs(const Tensor& x) { return call1(abs_op, {x}); }
+namespace {
+// PyTorch refuses these ops on bool tensors, and activations on integer ones.
+// An undefined input goes on to the op, whose check names it.
+const Tensor& not_bool(const Tensor& x, std::string_view op, std::string_view hint = "") {
+  if (x.defined() && x.dtype() == kBool) fail(op, ": not supported for bool tensors", hint);
+  return x;
+}
+const Tensor& floating_only(const Tensor& x, std::string_view op) {
+  if (x.defined() && !is_floating(x.dtype()))
+    fail(op, ": expected a floating point input, got ", x.dtype(), "; convert it with .to(kFloat32)");
+  return x;
+}
+// floor, ceil, round, trunc: integers are already whole.
+Tensor rounded(const OpDef& op, const Tensor& x) {
+  if (!x.defined() || is_floating(x.dtype())) return call1(op, {x});
+  return not_bool(x, op.name).clone();
+}
+}  // namespace
+
+Tensor neg(const Tensor& x) {
+  return call1(neg_op, {not_bool(x, "neg", "; to invert a mask use logical_not()")});
+}
+Tensor abs(const Tensor& x) { return call1(abs_op, {not_bool(x, "abs")}); }
 Tensor sign(const Tensor& x) { return call1(sign_op, {x}); }
 Tensor square(const Tensor& x) { return call1(square_op, {x}); }
-Tensor relu(const Tensor& x) { return call1(relu_op, {x}); }
+Tensor relu(const Tensor& x) { return call1(relu_op, {not_bool(x, "relu")}); }
 Tensor exp(const Tensor& x) { return call1(exp_op, {x}); }
 Tensor exp2(const Tensor& x) { return call1(exp2_op, {x}); }
 Tensor log(const Tensor& x) { return call1(log_op, {x}); }
@@ -220,32 +242,49 @@ Tensor tan(const Tensor& x) { return call1(tan_op, {x}); }
 Tensor tanh(const Tensor& x) { return call1(tanh_op, {x}); }
 Tensor sigmoid(const Tensor& x) { return call1(sigmoid_op, {x}); }
 Tensor erf(const Tensor& x) { return call1(erf_op, {x}); }
-Tensor silu(const Tensor& x) { return call1(silu_op, {x}); }
-Tensor gelu(const Tensor& x, const std::string& approximate) {
+Tensor silu(const Tensor& x) { return call1(silu_op, {floating_only(x, "silu")}); }
+Tensor gelu(const Tensor& x, const std::string& approximate) try {
+  floating_only(x, "gelu");
   if (approximate == "none") return call1(gelu_op, {x});
   NABLA_CHECK(approximate == "tanh", "gelu: approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
   return call1(gelu_tanh_op, {x});
+} catch (const Error&) {
+  detail::rethrow_naming("gelu");  // not gelu_tanh: Note [User-facing op names]
 }
-Tensor floor(const Tensor& x) { return is_floating(x.dtype()) ? call1(floor_op, {x}) : x.clone(); }
-Tensor ceil(const Tensor& x) { return is_floating(x.dtype()) ? call1(ceil_op, {x}) : x.clone(); }
-Tensor round(const Tensor& x) { return is_floating(x.dtype()) ? call1(round_op, {x}) : x.clone(); }
-Tensor trunc(const Tensor& x) { return is_floating(x.dtype()) ? call1(trunc_op, {x}) : x.clone(); }
-Tensor leaky_relu(const Tensor& x, double slope) { return call1(leaky_relu_op, {x}, {slope}); }
-Tensor elu(const Tensor& x, double alpha) { return call1(elu_op, {x}, {alpha}); }
+Tensor floor(const Tensor& x) { return rounded(floor_op, x); }
+Tensor ceil(const Tensor& x) { return rounded(ceil_op, x); }
+Tensor round(const Tensor& x) { return rounded(round_op, x); }
+Tensor trunc(const Tensor& x) { return rounded(trunc_op, x); }
+Tensor leaky_relu(const Tensor& x, double slope) {
+  return call1(leaky_relu_op, {floating_only(x, "leaky_relu")}, {slope});
+}
+Tensor elu(const Tensor& x, double alpha) { return call1(elu_op, {floating_only(x, "elu")}, {alpha}); }
 Tensor softplus(const Tensor& x, double beta, double threshold) {
-  return call1(softplus_op, {x}, {beta, threshold});
+  return call1(softplus_op, {floating_only(x, "softplus")}, {beta, threshold});
 }
-Tensor pow(const Tensor& x, const Scalar& e) {
+Tensor pow(const Tensor& x, const Scalar& e) try {
   if (!is_floating(x.dtype()) && !e.is_floating()) return pow(x, scalar_tensor_like(e, x));
   return call1(pow_scalar_op, {x}, {e.to_double()});
+} catch (const Error&) {
+  detail::rethrow_naming("pow");  // not pow_scalar: Note [User-facing op names]
 }
-Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) try {
   NABLA_CHECK(min || max, "clamp: at least one of min and max must be given");
   Tensor in = x;
   if (!is_floating(x.dtype()) && ((min && min->is_floating()) || (max && max->is_floating()))) in = x.to(kFloat32);
   return call1(clamp_op, {in}, {min ? AttrValue(*min) : AttrValue(), max ? AttrValue(*max) : AttrValue()});
+} catch (const Error&) {
+  detail::rethrow_naming("clamp");
 }
-Tensor clamp_min(const Tensor& x, const Scalar& min) { return clamp(x, min, std::nullopt); }
-Tensor clamp_max(const Tensor& x, const Scalar& max) { return clamp(x, std::nullopt, max); }
+Tensor clamp_min(const Tensor& x, const Scalar& min) try {
+  return clamp(x, min, std::nullopt);
+} catch (const Error&) {
+  detail::rethrow_naming("clamp_min");
+}
+Tensor clamp_max(const Tensor& x, const Scalar& max) try {
+  return clamp(x, std::nullopt, max);
+} catch (const Error&) {
+  detail::rethrow_naming("clamp_max");
+}
 
 }  // namespace nabla

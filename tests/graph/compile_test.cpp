@@ -263,7 +263,7 @@ TEST(Compile, BadFunctionsAndInputs) {
   expect_error(error_of([&] { undefined(ones({1})); }), {"output 0 of the function is an undefined tensor"});
   auto shape = compile([](const Tensor& x) { return matmul(x, x); });
   expect_error(error_of([&] { shape(ones({2, 3})); }),
-               {"mm: shapes [2, 3] and [2, 3] cannot be multiplied", "while compile (compiled at compile_test.cpp:", "traced its function for inputs float32[2, 3]"});
+               {"matmul: shapes [2, 3] and [2, 3] cannot be multiplied", "while compile (compiled at compile_test.cpp:", "traced its function for inputs float32[2, 3]"});
   auto plain = compile([](const Tensor& x) { return x; });
   expect_error(error_of([&] { plain(Tensor()); }), {"input 0 is an undefined tensor"});
 }

@@ -42,7 +42,8 @@ TEST(ConvErrors, WrongDims) {
 TEST(ConvErrors, ChannelMismatch) {
   EXPECT_ERROR(conv2d(t({1, 3, 5, 5}), t({4, 2, 3, 3})), "conv2d: input of shape [1, 3, 5, 5] has 3 channels",
                "weight of shape [4, 2, 3, 3] with groups=1 expects 2");
-  EXPECT_ERROR(conv1d(t({1, 3, 7}), t({4, 2, 3})), "conv1d (computed as conv2d", "has 3 channels", "expects 2");
+  EXPECT_ERROR(conv1d(t({1, 3, 7}), t({4, 2, 3})), "conv1d: input of shape [1, 3, 1, 7] has 3 channels",
+               "expects 2", "(conv1d runs conv2d over [N, C, 1, L])");
   EXPECT_ERROR(conv_transpose2d(t({1, 3, 4, 4}), t({2, 2, 3, 3})), "conv_transpose2d: input of shape [1, 3, 4, 4]",
                "has 3 channels", "expects 2 (weight.size(0))");
   EXPECT_ERROR(conv2d(t({1, 3, 5, 5}), t({4, 3, 3, 3}), t({3})), "conv2d: expected a 1-D bias of size 4",

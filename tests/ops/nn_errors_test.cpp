@@ -99,7 +99,7 @@ TEST(NnErrors, Interpolate) {
   expect_error([&] { interpolate(x, {.size = {4, 4}, .mode = "bicubic"}); }, {"interpolate", "\"bicubic\"", "\"nearest\" or \"bilinear\""});
   expect_error([&] { interpolate(x, {.size = {4, 4}, .align_corners = true}); }, {"interpolate", "align_corners", "\"nearest\""});
   expect_error([&] { interpolate(zeros({1, 2, 3, 4}, dtype(kInt64)), {.size = {4, 4}}); },
-               {"upsample_nearest2d", "floating point", "int64"});
+               {"interpolate: expected a floating point input", "int64"});
 }
 
 }  // namespace
