@@ -100,12 +100,17 @@ OutputMetas infer_copy(const OpDef& op, Inputs in, const Attrs&) {
   return {{in[0].sizes(), in[0].dtype()}};
 }
 
-// max/min gradient: all to the larger input; split evenly on ties.
+// max/min gradient: all to the larger input; split evenly on ties. An input
+// is only blocked where it strictly loses, so where either is NaN (the
+// result is NaN) both get the whole gradient, as in PyTorch.
 TensorList maxmin_grad(GradCtx& c, bool is_max) {
   Tensor a = c.input(0), b = c.input(1);
-  Tensor wins = is_max ? (a > b) : (a < b);
-  Tensor w = wins.to(c.grad().dtype()) + (a == b).to(c.grad().dtype()) * 0.5;
-  return {c.grad() * w, c.grad() * (1.0 - w)};
+  const Tensor& g = c.grad();
+  Tensor zero = zeros({}, TensorOptions(g.dtype()).device(g.device()));
+  Tensor share = where(a == b, g * 0.5, g);
+  Tensor a_loses = is_max ? (a < b) : (a > b), b_loses = is_max ? (a > b) : (a < b);
+  return {c.needs_grad(0) ? where(a_loses, zero, share) : Tensor(),
+          c.needs_grad(1) ? where(b_loses, zero, share) : Tensor()};
 }
 
 }  // namespace

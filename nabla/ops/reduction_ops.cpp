@@ -149,6 +149,19 @@ TensorList var_composite(Inputs in, const Attrs& a) {
   double denom = std::max<double>(0.0, static_cast<double>(n - a.i(1)));
   return {sum(centered * centered, dims, a.b(2)) / denom};
 }
+// Note [Subgradient at zero]: s^e (e = 1/2 for sqrt) with the gradient taken
+// as 0 where s == 0, where the true one is infinite (e < 1) and would turn
+// into NaN further back (inf * 0). PyTorch's norm and std backward give 0
+// there, the subgradient that keeps a zero row (padding, a zero-initialized
+// bias) from poisoning training. The double where keeps every branch finite,
+// so second derivatives stay finite too; NaN inputs still give NaN.
+Tensor pow_zero_grad_at_zero(const Tensor& s, double e) {
+  Tensor is_zero = s == 0.0;
+  Tensor safe = where(is_zero, ones_like(s), s);
+  Tensor r = e == 0.5 ? sqrt(safe) : pow(safe, e);
+  return where(is_zero, zeros_like(s), r);
+}
+
 // attrs: p, dims, keepdim
 TensorList norm_composite(Inputs in, const Attrs& a) {
   const Tensor& x = in[0];
@@ -157,9 +170,11 @@ TensorList norm_composite(Inputs in, const Attrs& a) {
   bool keep = a.b(2);
   if (std::isinf(p)) return {p > 0 ? amax(abs(x), dims, keep) : amin(abs(x), dims, keep)};
   if (p == 1.0) return {sum(abs(x), dims, keep)};
-  if (p == 2.0) return {sqrt(sum(x * x, dims, keep))};
+  if (p == 2.0) return {pow_zero_grad_at_zero(sum(x * x, dims, keep), 0.5)};
   NABLA_CHECK(p > 0, "norm: p must be positive or inf, got ", p);
-  return {pow(sum(pow(abs(x), p), dims, keep), 1.0 / p)};
+  // |x|^p for p < 1 has an infinite slope at 0 too (PyTorch: 0 there).
+  Tensor powered = p < 1.0 ? pow_zero_grad_at_zero(abs(x), p) : pow(abs(x), p);
+  return {pow_zero_grad_at_zero(sum(powered, dims, keep), 1.0 / p)};
 }
 // attrs: dims, keepdim
 TensorList logsumexp_composite(Inputs in, const Attrs& a) {
@@ -269,7 +284,8 @@ Tensor var(const Tensor& x, IntList dims, int64_t correction, bool keepdim) {
   return call1(var_op, {x}, {dims.shape(), correction, keepdim});
 }
 Tensor std(const Tensor& x, IntList dims, int64_t correction, bool keepdim) {
-  return sqrt(var(x, dims, correction, keepdim));
+  // A constant slice has std 0 and gradient 0 (See Note [Subgradient at zero]).
+  return pow_zero_grad_at_zero(var(x, dims, correction, keepdim), 0.5);
 }
 Tensor norm(const Tensor& x, double p, IntList dims, bool keepdim) {
   return call1(norm_op, {x}, {p, reduction_dims(x, dims, "norm"), keepdim});

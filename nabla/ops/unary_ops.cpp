@@ -55,7 +55,9 @@ NABLA_FN(NegFn, static_cast<T>(-x));
 NABLA_FN(AbsFn, x < T(0) ? static_cast<T>(-x) : x);
 NABLA_FN(SignFn, static_cast<T>((T(0) < x) - (x < T(0))));
 NABLA_FN(SquareFn, static_cast<T>(x * x));
-NABLA_FN(ReluFn, x > T(0) ? x : T(0));
+// NaN fails `x <= 0` and passes through, as in PyTorch (a diverging network
+// is not hidden); one comparison, so the loop still vectorizes.
+NABLA_FN(ReluFn, !(x <= T(0)) ? x : T(0));
 #undef NABLA_FN
 
 struct ClampFn {
@@ -79,6 +81,11 @@ OpDef same_dtype_op(std::string_view name, KernelFn cpu, GradFn grad, uint32_t s
 
 TensorList zero_grad(GradCtx& c) { return {zeros_like(c.grad())}; }
 
+// g where `blocked` is false, else 0 (not g * 0: a NaN or inf g stays out).
+Tensor grad_unless(const Tensor& blocked, const Tensor& g) {
+  return where(blocked, zeros({}, TensorOptions(g.dtype()).device(g.device())), g);
+}
+
 }  // namespace
 
 // ---- table entries ------------------------------------------------------
@@ -89,9 +96,9 @@ extern const OpDef sign_op = same_dtype_op("sign", cpu::unary_same<SignFn>, zero
 extern const OpDef square_op = same_dtype_op("square", cpu::unary_same<SquareFn>, [](GradCtx& c) -> TensorList {
   return {c.grad() * c.input(0) * 2.0};
 });
+// PyTorch's threshold_backward: blocked where out <= 0, so a NaN passes the gradient.
 extern const OpDef relu_op = same_dtype_op("relu", cpu::unary_same<ReluFn>, [](GradCtx& c) -> TensorList {
-  Tensor out = c.output(0);
-  return {c.grad() * (out > 0).to(out.dtype())};
+  return {grad_unless(c.output(0) <= 0.0, c.grad())};
 }, 0, kSaveOutputs);
 
 extern const OpDef exp_op = unary_float_op("exp", cpu::unary_float<ExpFn>,
