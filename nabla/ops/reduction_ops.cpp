@@ -122,9 +122,28 @@ void scan_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   }
   cpu::scan(x, a.i(0), IsProd, out[0]);
 }
-// sum_{j >= i} g_j along dim, without a flip: total - inclusive cumsum + g.
+// sum_{j >= i} g_j along dim. Through flips, not total - cumsum + g, which
+// cancels: inf - inf is NaN, and small terms after a large one lose digits.
 Tensor reverse_cumsum(const Tensor& g, int64_t dim) {
-  return sum(g, {dim}, true) - cumsum(g, dim) + g;
+  return flip(cumsum(flip(g, {dim}), dim), {dim});
+}
+
+// PyTorch's cumprod_backward, zeros included. Along dim, with z the first zero:
+//   i < z:  sum_{z > k >= i} g_k out_k / x_i     (out_k is 0 from z on)
+//   i = z:  sum_{k >= z} g_k prod_{j <= k, j != z} x_j
+//   i > z:  0                                     (every product through i has x_z)
+TensorList cumprod_grad(GradCtx& c) {
+  const int64_t d = c.attrs().i(0);
+  Tensor x = c.input(0), out = c.output(0);
+  const Tensor& g = c.grad();
+  Tensor zero = zeros({}, TensorOptions(g.dtype()).device(g.device()));
+  Tensor is_zero = x == 0.0;
+  Tensor zeros_so_far = cumsum(is_zero.to(x.dtype()), d);
+  Tensor before = zeros_so_far == 0.0;
+  Tensor first = logical_and(is_zero, zeros_so_far == 1.0);
+  Tensor grad_before = reverse_cumsum(where(before, g * out, zero), d) / where(before, x, ones_like(x));
+  Tensor grad_first = reverse_cumsum(g * cumprod(where(first, ones_like(x), x), d), d);
+  return {where(before, grad_before, where(first, grad_first, zero))};
 }
 
 // ---- composites --------------------------------------------------------
@@ -172,8 +191,12 @@ TensorList norm_composite(Inputs in, const Attrs& a) {
   if (p == 1.0) return {sum(abs(x), dims, keep)};
   if (p == 2.0) return {pow_zero_grad_at_zero(sum(x * x, dims, keep), 0.5)};
   NABLA_CHECK(p > 0, "norm: p must be positive or inf, got ", p);
-  // |x|^p for p < 1 has an infinite slope at 0 too (PyTorch: 0 there).
-  Tensor powered = p < 1.0 ? pow_zero_grad_at_zero(abs(x), p) : pow(abs(x), p);
+  // |x|^p for p < 1 has an infinite slope at 0: there the value is |x| itself
+  // (0, slope sign(0) = 0), so the gradient is 0 * upstream, as PyTorch's
+  // masked x |x|^(p-2) times g / norm^(p-1) (NaN only in a row with an inf).
+  Tensor ax = abs(x);
+  Tensor at_zero = ax == 0.0;
+  Tensor powered = p < 1.0 ? where(at_zero, ax, pow(where(at_zero, ones_like(ax), ax), p)) : pow(ax, p);
   return {pow_zero_grad_at_zero(sum(powered, dims, keep), 1.0 / p)};
 }
 // attrs: dims, keepdim
@@ -226,11 +249,7 @@ extern const OpDef cumsum_op{.name = "cumsum", .attr_names = "dim", .infer = inf
                       .grad = [](GradCtx& c) -> TensorList { return {reverse_cumsum(c.grad(), c.attrs().i(0))}; },
                       .save_inputs = 0};
 extern const OpDef cumprod_op{.name = "cumprod", .attr_names = "dim", .infer = infer_scan, .kernels = {scan_kernel<true>},
-                       .grad = [](GradCtx& c) -> TensorList {
-                         // Valid where x != 0 (documented): sum_{j>=i} g_j out_j / x_i.
-                         return {reverse_cumsum(c.grad() * c.output(0), c.attrs().i(0)) / c.input(0)};
-                       },
-                       .flags = kSaveOutputs};
+                       .grad = cumprod_grad, .flags = kSaveOutputs};
 extern const OpDef mean_op{.name = "mean", .attr_names = "dims,keepdim", .composite = mean_composite};
 extern const OpDef var_op{.name = "var", .attr_names = "dims,correction,keepdim", .composite = var_composite};
 extern const OpDef norm_op{.name = "norm", .attr_names = "p,dims,keepdim", .composite = norm_composite};

@@ -81,6 +81,14 @@ OpDef same_dtype_op(std::string_view name, KernelFn cpu, GradFn grad, uint32_t s
 
 TensorList zero_grad(GradCtx& c) { return {zeros_like(c.grad())}; }
 
+// x^0.5 and x^-0.5 are sqrt and rsqrt, as in PyTorch: they differ from
+// std::pow at the edges (sqrt(-inf) is NaN where pow gives +inf; sqrt(-0) is -0).
+void pow_scalar_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  if (a.f(0) == 0.5) return cpu::unary_float<SqrtFn>(in, a, out);
+  if (a.f(0) == -0.5) return cpu::unary_float<RsqrtFn>(in, a, out);
+  cpu::unary_float<PowScalarFn>(in, a, out);
+}
+
 // g where `blocked` is false, else 0 (not g * 0: a NaN or inf g stays out).
 Tensor grad_unless(const Tensor& blocked, const Tensor& g) {
   return where(blocked, zeros({}, TensorOptions(g.dtype()).device(g.device())), g);
@@ -180,7 +188,7 @@ extern const OpDef softplus_op = unary_float_op("softplus", cpu::unary_float<Sof
   double beta = c.attrs().f(0), threshold = c.attrs().f(1);
   return {where(x * beta > threshold, c.grad(), c.grad() * sigmoid(x * beta))};
 }, false, "beta,threshold");
-extern const OpDef pow_scalar_op = unary_float_op("pow_scalar", cpu::unary_float<PowScalarFn>, [](GradCtx& c) -> TensorList {
+extern const OpDef pow_scalar_op = unary_float_op("pow_scalar", pow_scalar_kernel, [](GradCtx& c) -> TensorList {
   double e = c.attrs().f(0);
   if (e == 0.0) return {zeros_like(c.grad())};
   return {c.grad() * pow(c.input(0), e - 1.0) * e};

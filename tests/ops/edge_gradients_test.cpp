@@ -150,5 +150,86 @@ TEST(EdgeGradients, NllLossZeroTotalWeightKeepsIgnoredRowsAtZero) {
   EXPECT_TRUE(std::isnan(g[1]));
 }
 
+// ---- cumprod with zeros (was NaN: the rule divided by the input) ----------
+
+TEST(EdgeGradients, CumprodThroughZeros) {
+  // PyTorch 1.13's values: before the first zero out/x, at it the product of
+  // the others, after it 0; a second zero blocks the first's later terms.
+  Tensor x = leaf({2, 0, 3, 4, 1, 0, 0, 5}, {2, 4});
+  cumprod(x, 1).backward(ones({2, 4}, dtype(kFloat64)));
+  // row 0: out = [2, 0, 0, 0]: d/dx0 = 1, d/dx1 = 2 + 2*3 + 2*3*4 = 32, then 0.
+  // row 1: out = [1, 0, 0, 0]: d/dx0 = 1, d/dx1 = 1 + 0 + 0 = 1, then 0.
+  EXPECT_EQ(grad_of(x), (std::vector<double>{1, 32, 0, 0, 1, 1, 0, 0}));
+}
+
+// ---- where nabla keeps its own answer (docs/autograd.md) -------------------
+
+TEST(EdgeGradients, InfNormOfSliceWithNaNHasNaNGradient) {
+  // Value NaN in both; PyTorch's gradient is 0 (its sgn(NaN) = 0), nabla's
+  // that of amax/amin (NaN), which PyTorch's amax shares.
+  for (double p : {kInf, -kInf}) {
+    Tensor x = leaf({1, kNaN, 3}, {1, 3});
+    Tensor n = norm(x, p, {1});
+    EXPECT_TRUE(std::isnan(n.item<double>()));
+    n.sum().backward();
+    for (double g : grad_of(x)) EXPECT_TRUE(std::isnan(g)) << "p " << p;
+  }
+}
+
+TEST(EdgeGradients, VarOfSliceWithInfHasNaNGradient) {
+  // Value NaN in both; PyTorch's gradient is [nan, -inf, -inf], nabla's all NaN.
+  Tensor x = leaf({kInf, 1, 1}, {1, 3});
+  Tensor v = var(x, {1});
+  EXPECT_TRUE(std::isnan(v.item<double>()));
+  v.sum().backward();
+  for (double g : grad_of(x)) EXPECT_TRUE(std::isnan(g));
+}
+
+TEST(EdgeGradients, SmoothL1WithBetaZeroIsL1Loss) {
+  // PyTorch documents beta = 0 as L1Loss, but its 1.13 backward gives -g at
+  // d = 0 and NaN at d = NaN; nabla gives l1_loss's sign(d) g: 0 at both.
+  Tensor x = leaf({1, kNaN, 2, -1}, {4});
+  Tensor t = tensor({1.0, 0.0, 0.0, 0.0}).to(kFloat64);
+  smooth_l1_loss(x, t, "sum", 0.0).backward();
+  Tensor x2 = leaf({1, kNaN, 2, -1}, {4});
+  l1_loss(x2, t, "sum").backward();
+  EXPECT_EQ(grad_of(x), (std::vector<double>{0, 0, 1, -1}));
+  EXPECT_EQ(grad_of(x), grad_of(x2));
+}
+
+TEST(EdgeGradients, ProdGradientOfNonFiniteElementNextToZero) {
+  // Each element's "product of the others": exact for zeros, out / x for the
+  // rest, so an inf beside a zero gets NaN (inf * 0 / inf). PyTorch switches
+  // the whole tensor to exclusive products when it holds a zero anywhere
+  // (here: 2 * 0 = 0).
+  Tensor x = leaf({-kInf, 2, 0}, {1, 3});
+  prod(x, {1}).sum().backward();
+  std::vector<double> g = grad_of(x);
+  EXPECT_TRUE(std::isnan(g[0]));
+  EXPECT_TRUE(std::isnan(g[1]));  // -inf * 0 in both
+  EXPECT_EQ(g[2], -kInf);         // -inf * 2 in both
+}
+
+TEST(EdgeGradients, FullMaxWithNaNIsAmax) {
+  // max(x) without a dim is amax(x): NaN value, NaN gradient for every element
+  // (PyTorch's amax too; its max() sends the gradient to the NaN elements).
+  Tensor x = leaf({1, kNaN, 3}, {3});
+  Tensor m = max(x);
+  EXPECT_TRUE(std::isnan(m.item<double>()));
+  m.backward();
+  for (double g : grad_of(x)) EXPECT_TRUE(std::isnan(g));
+}
+
+TEST(EdgeGradients, ClampWithNaNBoundIgnoresThatBound) {
+  // A NaN bound is no bound (PyTorch 1.13 agrees for one bound; with both
+  // given and one NaN it returns NaN everywhere). The gradient is 0 there in
+  // both, as x >= NaN and x <= NaN are false.
+  Tensor x = leaf({-1, 0.5, 2}, {3});
+  Tensor y = clamp(x, 0.0, kNaN);
+  EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{0, 0.5, 2}));
+  y.sum().backward();
+  EXPECT_EQ(grad_of(x), (std::vector<double>{0, 0, 0}));
+}
+
 }  // namespace
 }  // namespace nabla
