@@ -51,6 +51,15 @@ TEST(EdgeGradients, PNormsAtZero) {
   }
 }
 
+TEST(EdgeGradients, NormSecondDerivativeAtZeroIsFinite) {
+  // The rule's where() keeps every branch finite, so differentiating the
+  // gradient again at a zero row gives no NaN either.
+  Tensor x = leaf({0, 0, 0, 3, 0, 4}, {2, 3});
+  Tensor g = grad({norm(x, 2.0, {1}).sum()}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];
+  Tensor h = grad({(g * g).sum()}, {x})[0];
+  for (double v : h.to_vector<double>()) EXPECT_TRUE(std::isfinite(v));
+}
+
 TEST(EdgeGradients, StdOfConstantSliceHasZeroGradient) {
   for (int64_t correction : {0, 1}) {
     Tensor x = leaf({2, 2, 2, 1, 2, 3}, {2, 3});
