@@ -2,6 +2,7 @@
 // kernels; mean, var, std, norm and logsumexp are composites of them.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "nabla/kernels/cpu/reduce.h"
 #include "nabla/ops/elementwise_common.h"
@@ -187,7 +188,16 @@ TensorList norm_composite(Inputs in, const Attrs& a) {
   double p = a.f(0);
   const Shape& dims = a.ints(1);
   bool keep = a.b(2);
-  if (std::isinf(p)) return {p > 0 ? amax(abs(x), dims, keep) : amin(abs(x), dims, keep)};
+  if (std::isinf(p)) {
+    // A slice holding NaN has norm NaN and, as in PyTorch (whose mask picks
+    // the NaNs and whose sgn(NaN) is 0), gradient 0: the where() gives its
+    // elements none, where amax/amin's own rule would give NaN.
+    Tensor ax = abs(x);
+    Tensor nan_slice = any(isnan(x), dims, keep);
+    Tensor finite_part = where(isnan(ax), zeros_like(ax), ax);
+    Tensor m = p > 0 ? amax(finite_part, dims, keep) : amin(finite_part, dims, keep);
+    return {where(nan_slice, full_like(m, std::numeric_limits<double>::quiet_NaN()), m)};
+  }
   if (p == 1.0) return {sum(abs(x), dims, keep)};
   if (p == 2.0) return {pow_zero_grad_at_zero(sum(x * x, dims, keep), 0.5)};
   NABLA_CHECK(p > 0, "norm: p must be positive or inf, got ", p);
