@@ -285,13 +285,28 @@ Tensor amax(const Tensor& x, IntList dims, bool keepdim) {
 Tensor amin(const Tensor& x, IntList dims, bool keepdim) {
   return call1(amin_op, {x}, {reduction_dims(x, dims, "amin"), keepdim});
 }
+namespace {
+// max()/min() of all elements: amax/amin, except that with NaN present the
+// value is NaN and the gradient is split between the NaN elements (PyTorch's
+// evenly_distribute_backward), where amax's rule would give every element NaN.
+Tensor extreme_of_all(const Tensor& x, bool is_max) {
+  if (!is_floating(x.dtype())) return is_max ? amax(x) : amin(x);
+  Tensor nan_mask = isnan(x);
+  Tensor nan_count = sum(nan_mask.to(x.dtype()));
+  Tensor numbers = where(nan_mask, zeros_like(x), x);  // amax/amin see no NaN
+  Tensor extreme = is_max ? amax(numbers) : amin(numbers);
+  Tensor nan_mean = sum(where(nan_mask, x, zeros_like(x))) / clamp_min(nan_count, 1.0);
+  return where(nan_count > 0.0, nan_mean, extreme);
+}
+}  // namespace
+
 Tensor max(const Tensor& x) {
   NABLA_CHECK(x.numel() > 0, "max: the input is empty (shape ", x.sizes(), "); specify a dim or give elements");
-  return amax(x);
+  return extreme_of_all(x, true);
 }
 Tensor min(const Tensor& x) {
   NABLA_CHECK(x.numel() > 0, "min: the input is empty (shape ", x.sizes(), "); specify a dim or give elements");
-  return amin(x);
+  return extreme_of_all(x, false);
 }
 std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
   auto r = call(max_dim_op, std::span<const Tensor>(&x, 1), {wrap_dim(dim, x.dim(), "max"), keepdim});

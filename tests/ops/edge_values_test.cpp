@@ -126,6 +126,8 @@ const std::map<std::string, EdgeFnEntry>& edge_fns() {
       {"sum_1", {{}, [](X x) { return one(sum(x[0], {1})); }}},
       {"prod", {{}, [](X x) { return one(prod(x[0])); }}},
       {"prod_1", {{}, [](X x) { return one(prod(x[0], {1})); }}},
+      {"max_all", {{}, [](X x) { return one(max(x[0])); }}},
+      {"min_all", {{}, [](X x) { return one(min(x[0])); }}},
       {"amax_1", {{}, [](X x) { return one(amax(x[0], {1})); }}},
       {"amin_1", {{}, [](X x) { return one(amin(x[0], {1})); }}},
       {"amax", {{}, [](X x) { return one(amax(x[0])); }}},

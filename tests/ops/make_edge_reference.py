@@ -90,6 +90,7 @@ FNS = {
     "cast_f32": lambda x: x.float().double(),
     # reductions
     "sum": torch.sum, "sum_1": lambda x: x.sum(1), "prod": torch.prod, "prod_1": lambda x: x.prod(1),
+    "max_all": torch.max, "min_all": torch.min,
     "amax_1": lambda x: x.amax(1), "amin_1": lambda x: x.amin(1), "amax": torch.amax, "amin": torch.amin,
     "max_dim_1": lambda x: torch.max(x, 1), "min_dim_1": lambda x: torch.min(x, 1),
     "cumsum_1": lambda x: x.cumsum(1), "cumprod_1": lambda x: x.cumprod(1),
@@ -214,6 +215,10 @@ for fn in ["amax_1", "amin_1", "max_dim_1", "min_dim_1", "cumprod_1", "norm_inf_
 # inf/NaN element's gradient depends on other slices there (docs/autograd.md).
 case("prod_1", Fl([0.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, -0.0, 3.0, 2.0, 2.0, 2.0, 0.0, 0.0, 2.0, 1.0, 3.0, 3.0], (6, 3)))
 case("prod_1", Fl([1.0, nan, 3.0, inf, 1.0, 1.0, -inf, -inf, -inf, nan, nan, 1.0, inf, inf, 1.0, 2.0, 2.0, 2.0], (6, 3)))
+for fn in ["max_all", "min_all"]:
+    case(fn, Fl([1.0, nan, 3.0, nan]))
+    case(fn, Fl([3.0, 1.0, 3.0, 1.0]))
+    case(fn, Fl([-inf, inf, 0.0, inf, -inf]))
 for fn in ["prod", "amax", "amin", "norm"]:
     case(fn, Fl([0.0, 0.0, 0.0, 0.0]))
     case(fn, Fl([2.0, 0.0, 2.0, -1.0]))
