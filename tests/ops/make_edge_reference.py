@@ -8,6 +8,10 @@ zeros (of both signs), ties, NaN and +-inf where they mean something. All
 floating inputs are float64; F inputs are differentiated, C inputs are
 floating constants (targets, weights), I inputs are int64 and B inputs bool.
 
+The vjp_ cases take the gradient of an op as their function of (x, u), so
+the ops that only run inside gradient rules (*_backward) get edge values in u
+and are differentiated in turn (gradients of gradients, as PyTorch's).
+
 The gradients are vector-Jacobian products with the fixed upstream gradient
     u_k[i] = 1 + 0.25 * ((i + k) % 5)     (output k, flat index i),
 which tells permutations apart (sort, flip, gather) and is exact in binary.
@@ -162,6 +166,29 @@ FNS = {
     "kl_div_log_target_none": lambda x, t: F.kl_div(x, t, reduction="none", log_target=True),
 }
 
+
+# The gradient of a case's op, u^T d op(x) / dx, as a function of x and u:
+# its forward runs the op's gradient rule (nabla's *_backward ops), and
+# differentiating it runs those ops' own rules.
+def vjp(op):
+    return lambda x, u: torch.autograd.grad(op(x), x, u, create_graph=True)[0]
+
+
+FNS.update({
+    "vjp_upsample_nearest2d": vjp(FNS["upsample_nearest2d"]),
+    "vjp_upsample_bilinear2d": vjp(FNS["upsample_bilinear2d"]),
+    "vjp_pad_constant": vjp(lambda x: F.pad(x, (1, 1), value=0.0)),
+    "vjp_pad_reflect": vjp(FNS["pad_reflect"]),
+    "vjp_slice": vjp(FNS["slice"]), "vjp_select": vjp(FNS["select"]), "vjp_unfold": vjp(FNS["unfold"]),
+    "vjp_max_pool2d": vjp(FNS["max_pool2d"]), "vjp_avg_pool2d": vjp(FNS["avg_pool2d"]),
+    "vjp_adaptive_avg_pool2d": vjp(FNS["adaptive_avg_pool2d"]),
+    "vjp_conv2d_weight": lambda x, w, u: torch.autograd.grad(F.conv2d(x, w, padding=1), w, u, create_graph=True)[0],
+    "vjp_embedding": lambda i, w, u: torch.autograd.grad(F.embedding(i, w), w, u, create_graph=True)[0],
+    "vjp_embedding_pad": lambda i, w, u: torch.autograd.grad(F.embedding(i, w, padding_idx=1), w, u,
+                                                             create_graph=True)[0],
+    "max_pool2d_gather": lambda src, idx: torch.gather(src.flatten(2), 2, idx.flatten(2)).view(idx.shape),
+})
+
 # ---- the cases -------------------------------------------------------------
 A = [nan, 1.0, nan, 2.0, 1.0, inf, -inf, 0.0, 0.0, -0.0, inf, 2.0, -2.0, 0.0, 3.0]
 B = [1.0, nan, nan, 2.0, 3.0, inf, 1.0, -0.0, 0.0, 0.0, -inf, 0.0, 0.0, -1.0, -inf]
@@ -268,6 +295,29 @@ for fn in ["max_pool2d", "max_pool2d_pad", "max_pool2d_indices", "avg_pool2d", "
 case("max_pool2d", Fl([-inf] * 4 + [inf, inf, 1.0, inf], (1, 2, 2, 2)))
 case("upsample_bilinear2d", Fl([1.0, inf, nan, 0.0], (1, 1, 2, 2)))
 case("upsample_bilinear2d_half", Fl([1.0, inf, -1.0, 0.0], (1, 1, 2, 2)))
+
+# Gradients of gradients: the upstream gradient u carries the edge values.
+U4 = [nan, 1.0, inf, -inf]
+U9 = [nan, 1.0, inf, 0.0, -0.0, 2.0, -inf, 1.0, 0.5]
+case("vjp_upsample_nearest2d", Fl([1.0, 2.0, 3.0, 4.0], (1, 1, 2, 2)), Fl(U9 + [1.0] * 7, (1, 1, 4, 4)))
+case("vjp_upsample_bilinear2d", Fl([1.0, 2.0, 3.0, 4.0], (1, 1, 2, 2)), Fl(U9, (1, 1, 3, 3)))
+case("vjp_pad_constant", Fl([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (2, 3)), Fl(U9 + [1.0], (2, 5)))
+case("vjp_pad_reflect", Fl([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (2, 3)), Fl(U9 + [1.0, 2.0, 3.0], (2, 6)))
+case("vjp_slice", Fl([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (2, 3)), Fl([nan, inf], (2, 1)))
+case("vjp_select", Fl([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (2, 3)), Fl([nan, inf, -0.0]))
+case("vjp_unfold", Fl([1.0, 2.0, 3.0, 4.0]), Fl([nan, 1.0, inf, -inf, 0.0, 2.0], (3, 2)))
+case("vjp_max_pool2d", Fl([1.0, 3.0, 2.0, 0.0, 3.0, 2.0, 1.0, 2.0, 2.0, 2.0, -inf, -inf, 2.0, 2.0, -inf, -inf],
+                         (1, 1, 4, 4)), Fl(U4, (1, 1, 2, 2)))
+case("vjp_avg_pool2d", Fl([1.0] * 16, (1, 1, 4, 4)), Fl(U4, (1, 1, 2, 2)))
+case("vjp_adaptive_avg_pool2d", Fl([1.0] * 15, (1, 1, 3, 5)), Fl([nan, inf], (1, 1, 1, 2)))
+case("vjp_conv2d_weight", Fl([1.0, 0.0, inf, 2.0, 0.0, 1.0, 1.0, 1.0, 1.0], (1, 1, 3, 3)),
+     Fl([1.0, 0.0, 2.0, 0.0], (1, 1, 2, 2)), Fl([1.0, nan, 0.0, -inf, 2.0, 0.0, 1.0, 1.0, 0.0, 2.0, 1.0, 0.5,
+                                                  1.0, 1.0, 1.0, 1.0], (1, 1, 4, 4)))
+case("vjp_embedding", Ix([1, 0, 1, 2]), Fl([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (3, 2)),
+     Fl([nan, 1.0, inf, -inf, 0.0, 2.0, 1.0, -0.0], (4, 2)))
+case("vjp_embedding_pad", Ix([1, 0, 1, 2]), Fl([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (3, 2)),
+     Fl([nan, 1.0, inf, -inf, 0.0, 2.0, 1.0, -0.0], (4, 2)))
+case("max_pool2d_gather", Fl([nan, 1.0, inf, -inf, 0.0, 2.0, 1.0, -0.0], (1, 2, 2, 2)), Ix([3, 0, 1, 1], (1, 2, 1, 2)))
 
 NORM_IN = [2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0, 1.0, 2.0, 4.0]
 case("batch_norm", Fl(NORM_IN, (4, 3)), Fl([1.0, 0.0, 2.0]), Fl([0.0, 1.0, -1.0]))
