@@ -286,9 +286,10 @@ const std::map<std::string, EdgeFnEntry>& edge_fns() {
 // today: the *_backward ops are reached through the vjp_ cases).
 const std::map<std::string, std::string> kNoEdgeCase = {};
 
-Tensor make_input(const EdgeTensor& t) {
+// Floating inputs in `dt` (float64: the reference's own precision).
+Tensor make_input(const EdgeTensor& t, DType dt) {
   Shape shape(t.shape.begin(), t.shape.end());
-  Tensor x = tensor(t.values, shape).to(kFloat64);
+  Tensor x = tensor(t.values, shape).to(dt);
   if (t.kind == 'I') return x.to(kInt64);
   if (t.kind == 'B') return x.to(kBool);
   if (t.kind == 'F') x.requires_grad_(true);
@@ -298,13 +299,17 @@ Tensor make_input(const EdgeTensor& t) {
 Tensor upstream(const Tensor& out, int k) {
   std::vector<double> u(static_cast<std::size_t>(out.numel()));
   for (std::size_t i = 0; i < u.size(); ++i) u[i] = 1.0 + 0.25 * static_cast<double>((i + k) % 5);
-  return tensor(u, out.sizes()).to(kFloat64);
+  return tensor(u, out.sizes()).to(out.dtype());
 }
 
-// NaN equals NaN, an infinity only itself; finite values agree to rounding.
-bool same_value(double a, double e) {
+// NaN equals NaN, an infinity only itself; finite values agree to rounding
+// (float64), or to float32's rounding when the case ran in float32, where a
+// reference value beyond float32's range may also have become an infinity.
+bool same_value(double a, double e, DType dt) {
   if (std::isnan(e) || std::isnan(a)) return std::isnan(e) && std::isnan(a);
+  if (dt == kFloat32 && std::isinf(a) && !std::isinf(e) && std::abs(e) > 3.4e38) return (a > 0) == (e > 0);
   if (std::isinf(e) || std::isinf(a)) return a == e;
+  if (dt == kFloat32) return std::abs(a - e) <= 1e-5 + 1e-4 * std::abs(e);
   return std::abs(a - e) <= 1e-12 + 1e-9 * std::abs(e);
 }
 
@@ -317,7 +322,7 @@ std::string describe(const std::vector<double>& v) {
 }
 
 // Empty when `actual` matches `expected` (shape, values; dtype kind).
-std::string compare_edge(const Tensor& actual, const EdgeTensor& expected) {
+std::string compare_edge(const Tensor& actual, const EdgeTensor& expected, DType dt) {
   Shape shape(expected.shape.begin(), expected.shape.end());
   if (actual.sizes() != shape) {
     std::vector<double> got(actual.sizes().begin(), actual.sizes().end());
@@ -328,7 +333,7 @@ std::string compare_edge(const Tensor& actual, const EdgeTensor& expected) {
   if (floating != is_floating(actual.dtype())) return "dtype " + std::string(dtype_name(actual.dtype()));
   std::vector<double> got = actual.detach().to(kFloat64).to_vector<double>();
   for (std::size_t i = 0; i < got.size(); ++i)
-    if (!same_value(got[i], expected.values[i]))
+    if (!same_value(got[i], expected.values[i], dt))
       return "element " + std::to_string(i) + ": got " + describe(got) + ", expected " + describe(expected.values);
   return "";
 }
@@ -351,12 +356,12 @@ void collect_graph_ops(const Tensors& outs, std::set<std::string>& names) {
 }
 
 // Runs one case; returns the mismatches (empty: all agree with PyTorch).
-std::vector<std::string> run_case(const EdgeCase& c, std::set<std::string>* graph_ops) {
+std::vector<std::string> run_case(const EdgeCase& c, std::set<std::string>* graph_ops, DType dt = kFloat64) {
   const EdgeFnEntry& entry = edge_fns().at(c.fn);
   Tensors inputs;
   TensorList diff;
   for (const EdgeTensor& t : c.inputs) {
-    inputs.push_back(make_input(t));
+    inputs.push_back(make_input(t, dt));
     if (t.kind == 'F') diff.push_back(inputs.back());
   }
   Tensors outs = entry.fn(inputs);
@@ -364,7 +369,7 @@ std::vector<std::string> run_case(const EdgeCase& c, std::set<std::string>* grap
   if (outs.size() != c.outputs.size())
     return {std::to_string(outs.size()) + " outputs, expected " + std::to_string(c.outputs.size())};
   for (std::size_t k = 0; k < outs.size(); ++k)
-    if (std::string e = compare_edge(outs[k], c.outputs[k]); !e.empty())
+    if (std::string e = compare_edge(outs[k], c.outputs[k], dt); !e.empty())
       errors.push_back("output " + std::to_string(k) + ": " + e);
   if (graph_ops) collect_graph_ops(outs, *graph_ops);
 
@@ -385,7 +390,7 @@ std::vector<std::string> run_case(const EdgeCase& c, std::set<std::string>* grap
       expected = {'F', std::vector<int64_t>(diff[i].sizes().begin(), diff[i].sizes().end()), {}};
       expected.values.assign(static_cast<std::size_t>(diff[i].numel()), 0.0);
     }
-    if (std::string e = compare_edge(g, expected); !e.empty())
+    if (std::string e = compare_edge(g, expected, dt); !e.empty())
       errors.push_back("gradient of input " + std::to_string(i) + ": " + e);
   }
   return errors;
@@ -395,20 +400,38 @@ std::string case_name(std::size_t i) {
   return "case " + std::to_string(i) + " (" + kEdgeCases[i].fn + ")";
 }
 
-TEST(EdgeValues, MatchPyTorch) {
-  int failed = 0;
+// Functions whose float32 results differ from PyTorch at these edges, with the reason.
+const std::map<std::string, std::string> kFloat32Differences = {
+    {"vjp_conv2d_weight", "oneDNN's float32 weight gradient skips the padded taps, so an inf or NaN upstream "
+                          "gradient times a padding zero is never formed (the im2col path and PyTorch give NaN)"},
+};
+
+void check_all_cases(DType dt) {
+  int failed = 0, skipped = 0;
   for (std::size_t i = 0; i < kEdgeCases.size(); ++i) {
+    if (dt == kFloat32 && kFloat32Differences.count(kEdgeCases[i].fn)) {
+      ++skipped;
+      continue;
+    }
     std::vector<std::string> errors;
     try {
-      errors = run_case(kEdgeCases[i], nullptr);
+      errors = run_case(kEdgeCases[i], nullptr, dt);
     } catch (const std::exception& e) {
       errors = {std::string("threw: ") + e.what()};
     }
-    for (const std::string& e : errors) ADD_FAILURE() << case_name(i) << ": " << e;
+    for (const std::string& e : errors) ADD_FAILURE() << case_name(i) << " in " << dtype_name(dt) << ": " << e;
     failed += !errors.empty();
   }
-  std::printf("edge cases: %zu, disagreeing with PyTorch: %d\n", kEdgeCases.size(), failed);
+  std::printf("edge cases in %s: %zu run (%d skipped), disagreeing with PyTorch: %d\n",
+              std::string(dtype_name(dt)).c_str(), kEdgeCases.size() - skipped, skipped, failed);
 }
+
+TEST(EdgeValues, MatchPyTorch) { check_all_cases(kFloat64); }
+
+// The same cases in float32, the dtype of the vectorized loops (whose fast
+// exp/erf must keep NaN and inf as the float64 paths do): the same NaNs and
+// infinities, finite values to float32's rounding.
+TEST(EdgeValues, MatchPyTorchInFloat32) { check_all_cases(kFloat32); }
 
 TEST(EdgeValues, EveryFunctionKeyIsUsed) {
   std::set<std::string> used;
