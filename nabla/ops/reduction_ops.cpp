@@ -169,6 +169,12 @@ TensorList var_composite(Inputs in, const Attrs& a) {
   double denom = std::max<double>(0.0, static_cast<double>(n - a.i(1)));
   return {sum(centered * centered, dims, a.b(2)) / denom};
 }
+// Whether a gradient through x may be asked for: recorded now (eager
+// autograd) or later (a graph value's gradients() come from its nodes). The
+// composites below pick their gradient-shaping form only then: their values
+// are the same either way, and the plain form costs fewer ops.
+bool may_need_grad(const Tensor& x) { return x.is_symbolic() || (GradMode::is_enabled() && x.requires_grad()); }
+
 // Note [Subgradient at zero]: s^e (e = 1/2 for sqrt) with the gradient taken
 // as 0 where s == 0, where the true one is infinite (e < 1) and would turn
 // into NaN further back (inf * 0). PyTorch's norm and std backward give 0
@@ -176,6 +182,7 @@ TensorList var_composite(Inputs in, const Attrs& a) {
 // bias) from poisoning training. The double where keeps every branch finite,
 // so second derivatives stay finite too; NaN inputs still give NaN.
 Tensor pow_zero_grad_at_zero(const Tensor& s, double e) {
+  if (!may_need_grad(s)) return e == 0.5 ? sqrt(s) : pow(s, e);
   Tensor is_zero = s == 0.0;
   Tensor safe = where(is_zero, ones_like(s), s);
   Tensor r = e == 0.5 ? sqrt(safe) : pow(safe, e);
@@ -189,6 +196,7 @@ TensorList norm_composite(Inputs in, const Attrs& a) {
   const Shape& dims = a.ints(1);
   bool keep = a.b(2);
   if (std::isinf(p)) {
+    if (!may_need_grad(x)) return {p > 0 ? amax(abs(x), dims, keep) : amin(abs(x), dims, keep)};
     // A slice holding NaN has norm NaN and, as in PyTorch (whose mask picks
     // the NaNs and whose sgn(NaN) is 0), gradient 0: the where() gives its
     // elements none, where amax/amin's own rule would give NaN.
@@ -206,7 +214,7 @@ TensorList norm_composite(Inputs in, const Attrs& a) {
   // masked x |x|^(p-2) times g / norm^(p-1) (NaN only in a row with an inf).
   Tensor ax = abs(x);
   Tensor at_zero = ax == 0.0;
-  Tensor powered = p < 1.0 ? where(at_zero, ax, pow(where(at_zero, ones_like(ax), ax), p)) : pow(ax, p);
+  Tensor powered = p < 1.0 && may_need_grad(x) ? where(at_zero, ax, pow(where(at_zero, ones_like(ax), ax), p)) : pow(ax, p);
   return {pow_zero_grad_at_zero(sum(powered, dims, keep), 1.0 / p)};
 }
 // attrs: dims, keepdim
@@ -290,7 +298,7 @@ namespace {
 // value is NaN and the gradient is split between the NaN elements (PyTorch's
 // evenly_distribute_backward), where amax's rule would give every element NaN.
 Tensor extreme_of_all(const Tensor& x, bool is_max) {
-  if (!is_floating(x.dtype())) return is_max ? amax(x) : amin(x);
+  if (!is_floating(x.dtype()) || !may_need_grad(x)) return is_max ? amax(x) : amin(x);
   Tensor nan_mask = isnan(x);
   Tensor nan_count = sum(nan_mask.to(x.dtype()));
   Tensor numbers = where(nan_mask, zeros_like(x), x);  // amax/amin see no NaN

@@ -433,6 +433,29 @@ TEST(EdgeValues, MatchPyTorch) { check_all_cases(kFloat64); }
 // infinities, finite values to float32's rounding.
 TEST(EdgeValues, MatchPyTorchInFloat32) { check_all_cases(kFloat32); }
 
+// Without gradients some composites take a cheaper form (norm, std, max):
+// the values must not change.
+TEST(EdgeValues, ForwardWithoutGradientsMatchesToo) {
+  int checked = 0;
+  for (std::size_t i = 0; i < kEdgeCases.size(); ++i) {
+    const EdgeCase& c = kEdgeCases[i];
+    if (std::string(c.fn).rfind("vjp_", 0) == 0) continue;  // a gradient is their forward
+    Tensors inputs;
+    for (const EdgeTensor& t : c.inputs) inputs.push_back(make_input(t, kFloat64).detach());
+    Tensors outs;
+    {
+      NoGradGuard no_grad;
+      outs = edge_fns().at(c.fn).fn(inputs);
+    }
+    ASSERT_EQ(outs.size(), c.outputs.size()) << case_name(i);
+    for (std::size_t k = 0; k < outs.size(); ++k)
+      if (std::string e = compare_edge(outs[k], c.outputs[k], kFloat64); !e.empty())
+        ADD_FAILURE() << case_name(i) << " without gradients: output " << k << ": " << e;
+    ++checked;
+  }
+  EXPECT_GT(checked, 150);
+}
+
 TEST(EdgeValues, EveryFunctionKeyIsUsed) {
   std::set<std::string> used;
   for (const EdgeCase& c : kEdgeCases) {
