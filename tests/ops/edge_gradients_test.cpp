@@ -76,6 +76,21 @@ TEST(EdgeGradients, InfNormOfSliceWithNaN) {
   }
 }
 
+TEST(EdgeGradients, NormAndStdAtZeroInAGraph) {
+  // Graph values take the same gradient-shaping form: gradients() at a zero
+  // row / constant slice is 0, not NaN.
+  graph::Graph g;
+  Tensor x = g.placeholder(kFloat64, {2, 3}, "x");
+  Tensor loss = sum(norm(x, 2.0, {1})) + sum(nabla::std(x, {1}));
+  Tensor dx = graph::gradients(loss, {x})[0];
+  graph::Session sess(g);
+  Tensor value = tensor(std::vector<double>{0, 0, 0, 2, 2, 2}, {2, 3}).to(kFloat64);
+  Tensor got = sess.run(dx, {{x, value}});
+  std::vector<double> v = got.to_vector<double>();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(v[i], 0.0) << i;                   // zero row
+  for (int i = 3; i < 6; ++i) EXPECT_NEAR(v[i], 1.0 / std::sqrt(3.0), 1e-15) << i;  // norm's; std's is 0
+}
+
 TEST(EdgeGradients, StdOfConstantSliceHasZeroGradient) {
   for (int64_t correction : {0, 1}) {
     Tensor x = leaf({2, 2, 2, 1, 2, 3}, {2, 3});
