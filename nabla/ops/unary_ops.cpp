@@ -1,6 +1,7 @@
 // Unary elementwise ops: one table entry each, with its scalar functor and
 // its gradient rule written in nabla ops (so it can be differentiated again).
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "nabla/kernels/cpu/vec_math.h"
@@ -258,7 +259,12 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
   NABLA_CHECK(min || max, "clamp: at least one of min and max must be given");
   Tensor in = x;
   if (!is_floating(x.dtype()) && ((min && min->is_floating()) || (max && max->is_floating()))) in = x.to(kFloat32);
-  return call1(clamp_op, {in}, {min ? AttrValue(*min) : AttrValue(), max ? AttrValue(*max) : AttrValue()});
+  Tensor clamped = call1(clamp_op, {in}, {min ? AttrValue(*min) : AttrValue(), max ? AttrValue(*max) : AttrValue()});
+  // PyTorch 1.13: with both bounds given and one of them NaN, NaN everywhere
+  // (gradient 0, as x >= NaN is false); a lone NaN bound leaves x as it is.
+  if (min && max && (std::isnan(min->to_double()) || std::isnan(max->to_double())))
+    return clamped * 0.0 + std::numeric_limits<double>::quiet_NaN();
+  return clamped;
 }
 Tensor clamp_min(const Tensor& x, const Scalar& min) { return clamp(x, min, std::nullopt); }
 Tensor clamp_max(const Tensor& x, const Scalar& max) { return clamp(x, std::nullopt, max); }

@@ -254,15 +254,18 @@ TEST(EdgeGradients, ProdGradientOfNonFiniteElementNextToZero) {
   EXPECT_EQ(g[2], -kInf);         // -inf * 2 in both
 }
 
-TEST(EdgeGradients, ClampWithNaNBoundIgnoresThatBound) {
-  // A NaN bound is no bound (PyTorch 1.13 agrees for one bound; with both
-  // given and one NaN it returns NaN everywhere). The gradient is 0 there in
-  // both, as x >= NaN and x <= NaN are false.
-  Tensor x = leaf({-1, 0.5, 2}, {3});
-  Tensor y = clamp(x, 0.0, kNaN);
-  EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{0, 0.5, 2}));
-  y.sum().backward();
-  EXPECT_EQ(grad_of(x), (std::vector<double>{0, 0, 0}));
+TEST(EdgeGradients, ClampWithNaNBounds) {
+  // PyTorch 1.13: a lone NaN bound leaves x as it is; with both bounds given
+  // and one NaN, NaN everywhere (it was x). The gradient is 0 in every case.
+  for (int which = 0; which < 3; ++which) {
+    Tensor x = leaf({-1, 0.5, 2}, {3});
+    Tensor y = which == 0 ? clamp_min(x, kNaN) : which == 1 ? clamp(x, 0.0, kNaN) : clamp(x, kNaN, 1.0);
+    std::vector<double> v = y.to_vector<double>();
+    if (which == 0) EXPECT_EQ(v, (std::vector<double>{-1, 0.5, 2}));
+    else for (double e : v) EXPECT_TRUE(std::isnan(e)) << "case " << which;
+    y.sum().backward();
+    EXPECT_EQ(grad_of(x), (std::vector<double>{0, 0, 0})) << "case " << which;
+  }
 }
 
 }  // namespace

@@ -110,6 +110,8 @@ const std::map<std::string, EdgeFnEntry>& edge_fns() {
       {"clamp_tight", {{}, [](X x) { return one(clamp(x[0], 1.0, 1.0)); }}},
       {"clamp_min_nan", {{}, [](X x) { return one(clamp_min(x[0], kNaN)); }}},
       {"clamp_max_nan", {{}, [](X x) { return one(clamp_max(x[0], kNaN)); }}},
+      {"clamp_nan_max", {{}, [](X x) { return one(clamp(x[0], 0.0, kNaN)); }}},
+      {"clamp_nan_min", {{}, [](X x) { return one(clamp(x[0], kNaN, 1.0)); }}},
       // binary
       {"add", {{}, [](X x) { return one(x[0] + x[1]); }}},
       {"sub", {{}, [](X x) { return one(x[0] - x[1]); }}},

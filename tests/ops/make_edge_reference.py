@@ -85,6 +85,7 @@ FNS = {
     "clamp": lambda x: x.clamp(-0.5, 0.5), "clamp_min": lambda x: x.clamp(min=0.0),
     "clamp_max": lambda x: x.clamp(max=0.0), "clamp_tight": lambda x: x.clamp(1.0, 1.0),
     "clamp_min_nan": lambda x: x.clamp(min=nan), "clamp_max_nan": lambda x: x.clamp(max=nan),
+    "clamp_nan_max": lambda x: x.clamp(0.0, nan), "clamp_nan_min": lambda x: x.clamp(nan, 1.0),
     # binary
     "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
     "div_floor": lambda a, b: torch.div(a, b, rounding_mode="floor"),
@@ -203,7 +204,7 @@ UNARY = ["neg", "abs", "sign", "square", "relu", "exp", "exp2", "log", "log2", "
          "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "silu", "gelu", "gelu_tanh", "floor", "ceil",
          "round", "trunc", "leaky_relu", "leaky_relu_0.2", "elu", "elu_0.5", "softplus", "softplus_2_4", "pow_2",
          "pow_0.5", "pow_0", "pow_-1", "pow_3", "pow_1.5", "clamp", "clamp_min", "clamp_max", "clamp_tight",
-         "clamp_min_nan", "clamp_max_nan", "copy", "cast_f32", "clone", "dropout_p0", "dropout_p1", "dropout_eval"]
+         "clamp_min_nan", "clamp_max_nan", "clamp_nan_max", "clamp_nan_min", "copy", "cast_f32", "clone", "dropout_p0", "dropout_p1", "dropout_eval"]
 for fn in UNARY:
     case(fn, Fl(E))
 case("log1p", Fl([-1.0, -2.0, -0.0]))
