@@ -158,16 +158,45 @@ TensorList mean_composite(Inputs in, const Attrs& a) {
   for (int64_t d : dims) n *= x.sizes()[d];
   return {sum(x, dims, a.b(1)) / static_cast<double>(n)};
 }
-// attrs: dims, correction, keepdim
-TensorList var_composite(Inputs in, const Attrs& a) {
-  const Tensor& x = in[0];
-  NABLA_CHECK(is_floating(x.dtype()), "var: expected a floating point input, got ", x.dtype());
-  Shape dims = reduction_dims(x, a.ints(0), "var");
+// var: a kernel (the mean, then the summed squared deviations, as the
+// composite it replaces computed them) and PyTorch's rule 2 g (x - mean) /
+// (n - correction). Autograd through the composite added -mean(2 g c) / n,
+// which is 0 in exact arithmetic but NaN for a slice holding an infinity
+// (PyTorch: NaN only at the infinity). attrs: dims (normalized), correction, keepdim.
+int64_t reduced_count(const Shape& sizes, const Shape& dims) {
   int64_t n = 1;
-  for (int64_t d : dims) n *= x.sizes()[d];
-  Tensor centered = x - mean(x, dims, true);
-  double denom = std::max<double>(0.0, static_cast<double>(n - a.i(1)));
-  return {sum(centered * centered, dims, a.b(2)) / denom};
+  for (int64_t d : dims) n *= sizes[d];
+  return n;
+}
+double var_denominator(const Shape& sizes, const Attrs& a) {
+  return std::max<double>(0.0, static_cast<double>(reduced_count(sizes, a.ints(0)) - a.i(1)));
+}
+OutputMetas infer_var(const OpDef&, Inputs in, const Attrs& a) {
+  NABLA_CHECK(is_floating(in[0].dtype()), "var: expected a floating point input, got ", in[0].dtype());
+  return {{reduced_shape(in[0].sizes(), a.ints(0), a.b(2)), in[0].dtype()}};
+}
+template <class T>
+void var_kernel_t(const Tensor& x, const Attrs& a, const Tensor& out) {
+  const Shape& dims = a.ints(0);
+  const T n = static_cast<T>(reduced_count(x.sizes(), dims)), denom = static_cast<T>(var_denominator(x.sizes(), a));
+  Tensor mean = make_empty(reduced_shape(x.sizes(), dims, true), x.dtype(), x.device());
+  cpu::reduce(x, dims, ReduceKind::Sum, mean);
+  cpu::map1<T, T>(mean, mean, [n](T s) { return s / n; });
+  Tensor squares = make_empty(x.sizes(), x.dtype(), x.device());
+  cpu::map2<T, T>(squares, x, mean, [](T v, T m) { return (v - m) * (v - m); });
+  cpu::reduce(squares, dims, ReduceKind::Sum, out);
+  cpu::map1<T, T>(out, out, [denom](T s) { return s / denom; });
+}
+void var_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  if (in[0].dtype() == kFloat64) var_kernel_t<double>(in[0], a, out[0]);
+  else var_kernel_t<float>(in[0], a, out[0]);
+}
+TensorList var_grad(GradCtx& c) {
+  Tensor x = c.input(0);
+  const Shape& dims = c.attrs().ints(0);
+  Tensor g = c.grad();
+  if (!c.attrs().b(2)) g = reshape(g, reduced_shape(x.sizes(), dims, true));
+  return {g * (x - mean(x, dims, true)) * (2.0 / var_denominator(x.sizes(), c.attrs()))};
 }
 // Whether a gradient through x may be asked for: recorded now (eager
 // autograd) or later (a graph value's gradients() come from its nodes). The
@@ -269,7 +298,8 @@ extern const OpDef cumsum_op{.name = "cumsum", .attr_names = "dim", .infer = inf
 extern const OpDef cumprod_op{.name = "cumprod", .attr_names = "dim", .infer = infer_scan, .kernels = {scan_kernel<true>},
                        .grad = cumprod_grad, .flags = kSaveOutputs};
 extern const OpDef mean_op{.name = "mean", .attr_names = "dims,keepdim", .composite = mean_composite};
-extern const OpDef var_op{.name = "var", .attr_names = "dims,correction,keepdim", .composite = var_composite};
+extern const OpDef var_op{.name = "var", .attr_names = "dims,correction,keepdim", .infer = infer_var,
+                          .kernels = {var_kernel}, .grad = var_grad};
 extern const OpDef norm_op{.name = "norm", .attr_names = "p,dims,keepdim", .composite = norm_composite};
 extern const OpDef logsumexp_op{.name = "logsumexp", .attr_names = "dims,keepdim", .composite = logsumexp_composite};
 
@@ -333,7 +363,7 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   return min(x, *dim, keepdim).second;
 }
 Tensor var(const Tensor& x, IntList dims, int64_t correction, bool keepdim) {
-  return call1(var_op, {x}, {dims.shape(), correction, keepdim});
+  return call1(var_op, {x}, {reduction_dims(x, dims, "var"), correction, keepdim});
 }
 Tensor std(const Tensor& x, IntList dims, int64_t correction, bool keepdim) {
   // A constant slice has std 0 and gradient 0 (See Note [Subgradient at zero]).
