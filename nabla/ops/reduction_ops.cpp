@@ -242,8 +242,13 @@ TensorList norm_composite(Inputs in, const Attrs& a) {
   // (0, slope sign(0) = 0), so the gradient is 0 * upstream, as PyTorch's
   // masked x |x|^(p-2) times g / norm^(p-1) (NaN only in a row with an inf).
   Tensor ax = abs(x);
-  Tensor at_zero = ax == 0.0;
-  Tensor powered = p < 1.0 && may_need_grad(x) ? where(at_zero, ax, pow(where(at_zero, ones_like(ax), ax), p)) : pow(ax, p);
+  Tensor powered;
+  if (p < 1.0 && may_need_grad(x)) {
+    Tensor at_zero = ax == 0.0;
+    powered = where(at_zero, ax, pow(where(at_zero, ones_like(ax), ax), p));
+  } else {
+    powered = pow(ax, p);
+  }
   return {pow_zero_grad_at_zero(sum(powered, dims, keep), 1.0 / p)};
 }
 // attrs: dims, keepdim

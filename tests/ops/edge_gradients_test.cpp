@@ -16,9 +16,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Tensor leaf(std::vector<double> v, IntList shape) {
-  return tensor(v, shape).to(kFloat64).requires_grad_(true);
-}
+Tensor leaf(std::vector<double> v, IntList shape) { return tensor(v, shape).to(kFloat64).requires_grad_(true); }
 std::vector<double> grad_of(const Tensor& x) { return x.grad().to_vector<double>(); }
 
 // ---- defect 8: the 2-norm and std at zero --------------------------------
@@ -70,8 +68,8 @@ TEST(EdgeGradients, InfNormOfSliceWithNaN) {
     EXPECT_TRUE(std::isnan(v[0]));
     EXPECT_EQ(v[1], p > 0 ? 2.0 : 1.0);
     n.sum().backward();
-    std::vector<double> want = p > 0 ? std::vector<double>{0, 0, 0, -0.5, 0, 0.5}
-                                     : std::vector<double>{0, 0, 0, 0, 1, 0};
+    std::vector<double> want =
+        p > 0 ? std::vector<double>{0, 0, 0, -0.5, 0, 0.5} : std::vector<double>{0, 0, 0, 0, 1, 0};
     EXPECT_EQ(grad_of(x), want) << "p " << p;  // was NaN for the first slice
   }
 }
@@ -87,7 +85,7 @@ TEST(EdgeGradients, NormAndStdAtZeroInAGraph) {
   Tensor value = tensor(std::vector<double>{0, 0, 0, 2, 2, 2}, {2, 3}).to(kFloat64);
   Tensor got = sess.run(dx, {{x, value}});
   std::vector<double> v = got.to_vector<double>();
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(v[i], 0.0) << i;                   // zero row
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(v[i], 0.0) << i;                            // zero row
   for (int i = 3; i < 6; ++i) EXPECT_NEAR(v[i], 1.0 / std::sqrt(3.0), 1e-15) << i;  // norm's; std's is 0
 }
 
@@ -99,7 +97,7 @@ TEST(EdgeGradients, StdOfConstantSliceHasZeroGradient) {
     s.sum().backward();
     std::vector<double> g = grad_of(x);
     for (int i : {0, 1, 2}) EXPECT_EQ(g[i], 0.0) << "correction " << correction;  // was NaN
-    double half = correction ? 0.5 : 1.0 / std::sqrt(6.0);  // d std / d x of [1, 2, 3]
+    double half = correction ? 0.5 : 1.0 / std::sqrt(6.0);                        // d std / d x of [1, 2, 3]
     EXPECT_NEAR(g[3], -half, 1e-15);
     EXPECT_NEAR(g[5], half, 1e-15);
   }
@@ -267,8 +265,10 @@ TEST(EdgeGradients, ClampWithNaNBounds) {
     Tensor x = leaf({-1, 0.5, 2}, {3});
     Tensor y = which == 0 ? clamp_min(x, kNaN) : which == 1 ? clamp(x, 0.0, kNaN) : clamp(x, kNaN, 1.0);
     std::vector<double> v = y.to_vector<double>();
-    if (which == 0) EXPECT_EQ(v, (std::vector<double>{-1, 0.5, 2}));
-    else for (double e : v) EXPECT_TRUE(std::isnan(e)) << "case " << which;
+    if (which == 0)
+      EXPECT_EQ(v, (std::vector<double>{-1, 0.5, 2}));
+    else
+      for (double e : v) EXPECT_TRUE(std::isnan(e)) << "case " << which;
     y.sum().backward();
     EXPECT_EQ(grad_of(x), (std::vector<double>{0, 0, 0})) << "case " << which;
   }

@@ -41,7 +41,10 @@ struct EdgeFnEntry {
 };
 
 Tensors one(Tensor t) { return {std::move(t)}; }
-template <class P> Tensors two(P p) { return {p.first, p.second}; }
+template <class P>
+Tensors two(P p) {
+  return {p.first, p.second};
+}
 
 InterpolateOptions interp(std::vector<int64_t> size, std::vector<double> scale, std::string mode,
                           std::optional<bool> align) {
@@ -398,14 +401,13 @@ std::vector<std::string> run_case(const EdgeCase& c, std::set<std::string>* grap
   return errors;
 }
 
-std::string case_name(std::size_t i) {
-  return "case " + std::to_string(i) + " (" + kEdgeCases[i].fn + ")";
-}
+std::string case_name(std::size_t i) { return "case " + std::to_string(i) + " (" + kEdgeCases[i].fn + ")"; }
 
 // Functions whose float32 results differ from PyTorch at these edges, with the reason.
 const std::map<std::string, std::string> kFloat32Differences = {
-    {"vjp_conv2d_weight", "oneDNN's float32 weight gradient skips the padded taps, so an inf or NaN upstream "
-                          "gradient times a padding zero is never formed (the im2col path and PyTorch give NaN)"},
+    {"vjp_conv2d_weight",
+     "oneDNN's float32 weight gradient skips the padded taps, so an inf or NaN upstream "
+     "gradient times a padding zero is never formed (the im2col path and PyTorch give NaN)"},
 };
 
 void check_all_cases(DType dt) {
@@ -492,8 +494,8 @@ TEST(EdgeValues, EveryDifferentiableOpHasAnEdgeCase) {
     if (!covered.count(name) && !kNoEdgeCase.count(name)) missing += " " + name;
   }
   EXPECT_TRUE(missing.empty()) << "differentiable ops without an edge case:" << missing;
-  std::printf("differentiable table ops: %d, reached by edge cases: %d, excluded: %zu\n", differentiable,
-              with_cases, kNoEdgeCase.size());
+  std::printf("differentiable table ops: %d, reached by edge cases: %d, excluded: %zu\n", differentiable, with_cases,
+              kNoEdgeCase.size());
 }
 
 }  // namespace
