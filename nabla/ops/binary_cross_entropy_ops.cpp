@@ -41,7 +41,10 @@ TensorList bce_grad(GradCtx& c) {
   Tensor g = detail::unreduce_grad(c.grad(), x.sizes(), detail::parse_reduction("binary_cross_entropy",
                                                                                  c.attrs().str(0)));
   if (c.num_inputs() > 2) g = g * c.input(2);
-  TensorList grads{c.needs_grad(0) ? g * (x - t) / clamp_min(x * (1.0 - x), 1e-12) : Tensor(),
+  // PyTorch's EPSILON is the float 1e-12 (9.99999996e-13): the same bound
+  // gives the same gradient where x is exactly 0 or 1.
+  constexpr double kEpsilon = static_cast<double>(1e-12f);
+  TensorList grads{c.needs_grad(0) ? g * (x - t) / clamp_min(x * (1.0 - x), kEpsilon) : Tensor(),
                    c.needs_grad(1) ? g * (log1p(-x) - log(x)) : Tensor()};
   if (c.num_inputs() > 2) grads.push_back(Tensor());  // weight: not differentiated (as in PyTorch)
   return grads;

@@ -30,7 +30,15 @@ struct FloorDivFn {
     } else if constexpr (std::is_same_v<T, bool>) {
       fail("floor_divide: not defined for bool tensors");
     } else {
-      return std::floor(x / y);
+      // PyTorch's div_floor_floating (Python's float //): through fmod, so
+      // -inf // 1 is NaN and 3 // -inf is -1, not floor(x / y).
+      if (y == T(0)) return x / y;
+      T mod = std::fmod(x, y);
+      T div = (x - mod) / y;
+      if (mod != T(0) && (y < T(0)) != (mod < T(0))) div -= T(1);
+      if (div == T(0)) return std::copysign(T(0), x / y);
+      T floordiv = std::floor(div);
+      return div - floordiv > T(0.5) ? floordiv + T(1) : floordiv;
     }
   }
 };
@@ -101,12 +109,17 @@ OutputMetas infer_copy(const OpDef& op, Inputs in, const Attrs&) {
   return {{in[0].sizes(), in[0].dtype()}};
 }
 
-// max/min gradient: all to the larger input; split evenly on ties.
+// max/min gradient: all to the larger input; split evenly on ties. An input
+// is only blocked where it strictly loses, so where either is NaN (the
+// result is NaN) both get the whole gradient, as in PyTorch.
 TensorList maxmin_grad(GradCtx& c, bool is_max) {
   Tensor a = c.input(0), b = c.input(1);
-  Tensor wins = is_max ? (a > b) : (a < b);
-  Tensor w = wins.to(c.grad().dtype()) + (a == b).to(c.grad().dtype()) * 0.5;
-  return {c.grad() * w, c.grad() * (1.0 - w)};
+  const Tensor& g = c.grad();
+  Tensor zero = zeros({}, TensorOptions(g.dtype()).device(g.device()));
+  Tensor share = where(a == b, g * 0.5, g);
+  Tensor a_loses = is_max ? (a < b) : (a > b), b_loses = is_max ? (a > b) : (a < b);
+  return {c.needs_grad(0) ? where(a_loses, zero, share) : Tensor(),
+          c.needs_grad(1) ? where(b_loses, zero, share) : Tensor()};
 }
 
 }  // namespace
@@ -143,9 +156,11 @@ extern const OpDef pow_op = binary_op("pow", cpu::binary_same<PowFn>, [](GradCtx
   Tensor ga = c.needs_grad(0) ? where(b == 0.0, zeros_like(c.grad()), c.grad() * b * pow(a, b - 1.0)) : Tensor();
   Tensor gb;
   if (c.needs_grad(1)) {
-    // d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0 (PyTorch's convention).
-    Tensor safe_log = log(where(a == 0.0, ones_like(a), a));
-    gb = c.grad() * pow(a, b) * safe_log;
+    // d/db a^b = a^b log a, taken as 0 where a == 0 and b >= 0 (PyTorch's
+    // convention; for b < 0 it is inf * -inf = -inf, as there).
+    Tensor at_zero = logical_and(a == 0.0, b >= 0.0);
+    Tensor safe_log = log(where(at_zero, ones_like(a), a));
+    gb = where(at_zero, zeros_like(a), c.grad() * pow(a, b) * safe_log);
   }
   return {ga, gb};
 });

@@ -76,7 +76,10 @@ TensorList cross_entropy_grad(GradCtx& c) {
     Tensor smooth = wb.defined() ? wb * (e / C) : scalar_tensor(e / C, dtype(dt));   // (e/C) w[c]
     dx = p * (wt * (1.0 - e) + valid * total) - (onehot * wt * (1.0 - e) + valid * smooth);
   }
-  TensorList grads{per_sample_grad(c, detail::parse_reduction("cross_entropy", a.str(2)), wt) * dx, Tensor()};
+  // Ignored samples get exactly 0, also when the "mean" scale 1 / sum of
+  // weights is inf because every target is ignored (PyTorch gives 0 there).
+  Tensor scaled = per_sample_grad(c, detail::parse_reduction("cross_entropy", a.str(2)), wt) * dx;
+  TensorList grads{where(unsqueeze(t != a.i(0), 1), scaled, zeros({}, TensorOptions(dt).device(x.device()))), Tensor()};
   if (c.num_inputs() > 2) grads.push_back(Tensor());  // weight: not differentiated (as in PyTorch)
   return grads;
 }
@@ -85,12 +88,16 @@ TensorList nll_loss_grad(GradCtx& c) {
   Tensor t = c.input(1);
   const Shape& sizes = c.input_sizes(0);
   const DType dt = c.input_dtype(0);
-  Tensor valid = unsqueeze((t != c.attrs().i(0)).to(dt), 1);
-  Tensor picked = detail::one_hot_classes(t, sizes[1], dt) * valid;  // scatter pattern of -g w[t]
+  Tensor valid = unsqueeze(t != c.attrs().i(0), 1);
+  Tensor onehot = detail::one_hot_classes(t, sizes[1], dt);
+  Tensor at_target = logical_and(onehot != 0.0, valid);  // where -g w[t] goes
+  Tensor picked = onehot * valid.to(dt);
   if (c.num_inputs() > 2) picked = picked * detail::class_dim_view(c.input(2), static_cast<int64_t>(sizes.size()));
   Tensor wt = sum(picked, {1}, true);
-  TensorList grads{-(per_sample_grad(c, detail::parse_reduction("nll_loss", c.attrs().str(1)), wt) * picked),
-                   Tensor()};
+  // Only the non-ignored target positions get a gradient: elsewhere exactly 0,
+  // also when the "mean" scale is inf (every target ignored), as in PyTorch.
+  Tensor scaled = -(per_sample_grad(c, detail::parse_reduction("nll_loss", c.attrs().str(1)), wt) * picked);
+  TensorList grads{where(at_target, scaled, zeros({}, TensorOptions(dt).device(scaled.device()))), Tensor()};
   if (c.num_inputs() > 2) grads.push_back(Tensor());
   return grads;
 }

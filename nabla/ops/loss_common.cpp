@@ -3,6 +3,8 @@
 // what it expected.
 #include "nabla/ops/loss_common.h"
 
+#include <limits>
+
 #include "nabla/ops/ops.h"
 
 namespace nabla::detail {
@@ -81,7 +83,9 @@ void check_class_weight(std::string_view loss, const Tensor& weight, int64_t cla
 
 Tensor log_softmax_stable(const Tensor& x, int64_t dim) {
   Tensor m = amax(x, {dim}, true).detach();
-  m = where(isinf(m), zeros_like(m), m);  // rows of -inf stay -inf rather than nan
+  // Rows of -inf shift by 0 (not -inf - -inf = nan); a row with +inf gives
+  // NaN everywhere, as PyTorch's log_softmax does.
+  m = where(m == -std::numeric_limits<double>::infinity(), zeros_like(m), m);
   Tensor shifted = x - m;
   return shifted - log(sum(exp(shifted), {dim}, true));
 }

@@ -2,6 +2,7 @@
 // kernels; mean, var, std, norm and logsumexp are composites of them.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "nabla/core/user_op.h"
 #include "nabla/kernels/cpu/reduce.h"
@@ -124,9 +125,28 @@ void scan_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   }
   cpu::scan(x, a.i(0), IsProd, out[0]);
 }
-// sum_{j >= i} g_j along dim, without a flip: total - inclusive cumsum + g.
+// sum_{j >= i} g_j along dim. Through flips, not total - cumsum + g, which
+// cancels: inf - inf is NaN, and small terms after a large one lose digits.
 Tensor reverse_cumsum(const Tensor& g, int64_t dim) {
-  return sum(g, {dim}, true) - cumsum(g, dim) + g;
+  return flip(cumsum(flip(g, {dim}), dim), {dim});
+}
+
+// PyTorch's cumprod_backward, zeros included. Along dim, with z the first zero:
+//   i < z:  sum_{z > k >= i} g_k out_k / x_i     (out_k is 0 from z on)
+//   i = z:  sum_{k >= z} g_k prod_{j <= k, j != z} x_j
+//   i > z:  0                                     (every product through i has x_z)
+TensorList cumprod_grad(GradCtx& c) {
+  const int64_t d = c.attrs().i(0);
+  Tensor x = c.input(0), out = c.output(0);
+  const Tensor& g = c.grad();
+  Tensor zero = zeros({}, TensorOptions(g.dtype()).device(g.device()));
+  Tensor is_zero = x == 0.0;
+  Tensor zeros_so_far = cumsum(is_zero.to(x.dtype()), d);
+  Tensor before = zeros_so_far == 0.0;
+  Tensor first = logical_and(is_zero, zeros_so_far == 1.0);
+  Tensor grad_before = reverse_cumsum(where(before, g * out, zero), d) / where(before, x, ones_like(x));
+  Tensor grad_first = reverse_cumsum(g * cumprod(where(first, ones_like(x), x), d), d);
+  return {where(before, grad_before, where(first, grad_first, zero))};
 }
 
 // ---- composites --------------------------------------------------------
@@ -140,28 +160,98 @@ TensorList mean_composite(Inputs in, const Attrs& a) {
   for (int64_t d : dims) n *= x.sizes()[d];
   return {sum(x, dims, a.b(1)) / static_cast<double>(n)};
 }
-// attrs: dims, correction, keepdim
-TensorList var_composite(Inputs in, const Attrs& a) {
-  const Tensor& x = in[0];
-  NABLA_CHECK(is_floating(x.dtype()), "var: expected a floating point input, got ", x.dtype());
-  Shape dims = reduction_dims(x, a.ints(0), "var");
+// var: a kernel (the mean, then the summed squared deviations, as the
+// composite it replaces computed them) and PyTorch's rule 2 g (x - mean) /
+// (n - correction). Autograd through the composite added -mean(2 g c) / n,
+// which is 0 in exact arithmetic but NaN for a slice holding an infinity
+// (PyTorch: NaN only at the infinity). attrs: dims (normalized), correction, keepdim.
+int64_t reduced_count(const Shape& sizes, const Shape& dims) {
   int64_t n = 1;
-  for (int64_t d : dims) n *= x.sizes()[d];
-  Tensor centered = x - mean(x, dims, true);
-  double denom = std::max<double>(0.0, static_cast<double>(n - a.i(1)));
-  return {sum(centered * centered, dims, a.b(2)) / denom};
+  for (int64_t d : dims) n *= sizes[d];
+  return n;
 }
+double var_denominator(const Shape& sizes, const Attrs& a) {
+  return std::max<double>(0.0, static_cast<double>(reduced_count(sizes, a.ints(0)) - a.i(1)));
+}
+OutputMetas infer_var(const OpDef&, Inputs in, const Attrs& a) {
+  NABLA_CHECK(is_floating(in[0].dtype()), "var: expected a floating point input, got ", in[0].dtype());
+  return {{reduced_shape(in[0].sizes(), a.ints(0), a.b(2)), in[0].dtype()}};
+}
+template <class T>
+void var_kernel_t(const Tensor& x, const Attrs& a, const Tensor& out) {
+  const Shape& dims = a.ints(0);
+  const T n = static_cast<T>(reduced_count(x.sizes(), dims)), denom = static_cast<T>(var_denominator(x.sizes(), a));
+  Tensor mean = make_empty(reduced_shape(x.sizes(), dims, true), x.dtype(), x.device());
+  cpu::reduce(x, dims, ReduceKind::Sum, mean);
+  cpu::map1<T, T>(mean, mean, [n](T s) { return s / n; });
+  Tensor squares = make_empty(x.sizes(), x.dtype(), x.device());
+  cpu::map2<T, T>(squares, x, mean, [](T v, T m) { return (v - m) * (v - m); });
+  cpu::reduce(squares, dims, ReduceKind::Sum, out);
+  cpu::map1<T, T>(out, out, [denom](T s) { return s / denom; });
+}
+void var_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  if (in[0].dtype() == kFloat64) var_kernel_t<double>(in[0], a, out[0]);
+  else var_kernel_t<float>(in[0], a, out[0]);
+}
+TensorList var_grad(GradCtx& c) {
+  Tensor x = c.input(0);
+  const Shape& dims = c.attrs().ints(0);
+  Tensor g = c.grad();
+  if (!c.attrs().b(2)) g = reshape(g, reduced_shape(x.sizes(), dims, true));
+  return {g * (x - mean(x, dims, true)) * (2.0 / var_denominator(x.sizes(), c.attrs()))};
+}
+// Whether a gradient through x may be asked for: recorded now (eager
+// autograd) or later (a graph value's gradients() come from its nodes). The
+// composites below pick their gradient-shaping form only then: their values
+// are the same either way, and the plain form costs fewer ops.
+bool may_need_grad(const Tensor& x) { return x.is_symbolic() || (GradMode::is_enabled() && x.requires_grad()); }
+
+// Note [Subgradient at zero]: s^e (e = 1/2 for sqrt) with the gradient taken
+// as 0 where s == 0, where the true one is infinite (e < 1) and would turn
+// into NaN further back (inf * 0). PyTorch's norm and std backward give 0
+// there, the subgradient that keeps a zero row (padding, a zero-initialized
+// bias) from poisoning training. The double where keeps every branch finite,
+// so second derivatives stay finite too; NaN inputs still give NaN.
+Tensor pow_zero_grad_at_zero(const Tensor& s, double e) {
+  if (!may_need_grad(s)) return e == 0.5 ? sqrt(s) : pow(s, e);
+  Tensor is_zero = s == 0.0;
+  Tensor safe = where(is_zero, ones_like(s), s);
+  Tensor r = e == 0.5 ? sqrt(safe) : pow(safe, e);
+  return where(is_zero, zeros_like(s), r);
+}
+
 // attrs: p, dims, keepdim
 TensorList norm_composite(Inputs in, const Attrs& a) {
   const Tensor& x = in[0];
   double p = a.f(0);
   const Shape& dims = a.ints(1);
   bool keep = a.b(2);
-  if (std::isinf(p)) return {p > 0 ? amax(abs(x), dims, keep) : amin(abs(x), dims, keep)};
+  if (std::isinf(p)) {
+    if (!may_need_grad(x)) return {p > 0 ? amax(abs(x), dims, keep) : amin(abs(x), dims, keep)};
+    // A slice holding NaN has norm NaN and, as in PyTorch (whose mask picks
+    // the NaNs and whose sgn(NaN) is 0), gradient 0: the where() gives its
+    // elements none, where amax/amin's own rule would give NaN.
+    Tensor ax = abs(x);
+    Tensor nan_slice = any(isnan(x), dims, keep);
+    Tensor finite_part = where(isnan(ax), zeros_like(ax), ax);
+    Tensor m = p > 0 ? amax(finite_part, dims, keep) : amin(finite_part, dims, keep);
+    return {where(nan_slice, full_like(m, std::numeric_limits<double>::quiet_NaN()), m)};
+  }
   if (p == 1.0) return {sum(abs(x), dims, keep)};
-  if (p == 2.0) return {sqrt(sum(x * x, dims, keep))};
+  if (p == 2.0) return {pow_zero_grad_at_zero(sum(x * x, dims, keep), 0.5)};
   NABLA_CHECK(p > 0, "norm: p must be positive or inf, got ", p);
-  return {pow(sum(pow(abs(x), p), dims, keep), 1.0 / p)};
+  // |x|^p for p < 1 has an infinite slope at 0: there the value is |x| itself
+  // (0, slope sign(0) = 0), so the gradient is 0 * upstream, as PyTorch's
+  // masked x |x|^(p-2) times g / norm^(p-1) (NaN only in a row with an inf).
+  Tensor ax = abs(x);
+  Tensor powered;
+  if (p < 1.0 && may_need_grad(x)) {
+    Tensor at_zero = ax == 0.0;
+    powered = where(at_zero, ax, pow(where(at_zero, ones_like(ax), ax), p));
+  } else {
+    powered = pow(ax, p);
+  }
+  return {pow_zero_grad_at_zero(sum(powered, dims, keep), 1.0 / p)};
 }
 // attrs: dims, keepdim
 TensorList logsumexp_composite(Inputs in, const Attrs& a) {
@@ -216,13 +306,10 @@ extern const OpDef cumsum_op{.name = "cumsum", .attr_names = "dim", .infer = inf
                       .grad = [](GradCtx& c) -> TensorList { return {reverse_cumsum(c.grad(), c.attrs().i(0))}; },
                       .save_inputs = 0};
 extern const OpDef cumprod_op{.name = "cumprod", .attr_names = "dim", .infer = infer_scan, .kernels = {scan_kernel<true>},
-                       .grad = [](GradCtx& c) -> TensorList {
-                         // Valid where x != 0 (documented): sum_{j>=i} g_j out_j / x_i.
-                         return {reverse_cumsum(c.grad() * c.output(0), c.attrs().i(0)) / c.input(0)};
-                       },
-                       .flags = kSaveOutputs};
+                       .grad = cumprod_grad, .flags = kSaveOutputs};
 extern const OpDef mean_op{.name = "mean", .attr_names = "dims,keepdim", .composite = mean_composite};
-extern const OpDef var_op{.name = "var", .attr_names = "dims,correction,keepdim", .composite = var_composite};
+extern const OpDef var_op{.name = "var", .attr_names = "dims,correction,keepdim", .infer = infer_var,
+                          .kernels = {var_kernel}, .grad = var_grad};
 extern const OpDef norm_op{.name = "norm", .attr_names = "p,dims,keepdim", .composite = norm_composite};
 extern const OpDef logsumexp_op{.name = "logsumexp", .attr_names = "dims,keepdim", .composite = logsumexp_composite};
 
@@ -246,17 +333,32 @@ Tensor amax(const Tensor& x, IntList dims, bool keepdim) {
 Tensor amin(const Tensor& x, IntList dims, bool keepdim) {
   return call1(amin_op, {x}, {reduction_dims(x, dims, "amin"), keepdim});
 }
+namespace {
+// max()/min() of all elements: amax/amin, except that with NaN present the
+// value is NaN and the gradient is split between the NaN elements (PyTorch's
+// evenly_distribute_backward), where amax's rule would give every element NaN.
+Tensor extreme_of_all(const Tensor& x, bool is_max) {
+  if (!is_floating(x.dtype()) || !may_need_grad(x)) return is_max ? amax(x) : amin(x);
+  Tensor nan_mask = isnan(x);
+  Tensor nan_count = sum(nan_mask.to(x.dtype()));
+  Tensor numbers = where(nan_mask, zeros_like(x), x);  // amax/amin see no NaN
+  Tensor extreme = is_max ? amax(numbers) : amin(numbers);
+  Tensor nan_mean = sum(where(nan_mask, x, zeros_like(x))) / clamp_min(nan_count, 1.0);
+  return where(nan_count > 0.0, nan_mean, extreme);
+}
+}  // namespace
+
 // The public functions below run other ops (max runs amax, argmax runs max
 // along a dim, ...): errors name the function called (Note [User-facing op names]).
 Tensor max(const Tensor& x) try {
   NABLA_CHECK(x.numel() > 0, "max: the input is empty (shape ", x.sizes(), "); specify a dim or give elements");
-  return amax(x);
+  return extreme_of_all(x, true);
 } catch (const Error&) {
   detail::rethrow_naming("max");
 }
 Tensor min(const Tensor& x) try {
   NABLA_CHECK(x.numel() > 0, "min: the input is empty (shape ", x.sizes(), "); specify a dim or give elements");
-  return amin(x);
+  return extreme_of_all(x, false);
 } catch (const Error&) {
   detail::rethrow_naming("min");
 }
@@ -287,10 +389,11 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) try {
   detail::rethrow_naming("argmin");
 }
 Tensor var(const Tensor& x, IntList dims, int64_t correction, bool keepdim) {
-  return call1(var_op, {x}, {dims.shape(), correction, keepdim});
+  return call1(var_op, {x}, {reduction_dims(x, dims, "var"), correction, keepdim});
 }
 Tensor std(const Tensor& x, IntList dims, int64_t correction, bool keepdim) try {
-  return sqrt(var(x, dims, correction, keepdim));
+  // A constant slice has std 0 and gradient 0 (See Note [Subgradient at zero]).
+  return pow_zero_grad_at_zero(var(x, dims, correction, keepdim), 0.5);
 } catch (const Error&) {
   detail::rethrow_naming("std");
 }

@@ -33,8 +33,12 @@ TensorList l1_composite(Inputs in, const Attrs& a) {
   Tensor d = checked_diff("l1_loss", in, a, r);
   return {detail::reduce_loss(abs(d), r)};
 }
-// attrs: reduction, beta. Quadratic below beta, linear above: both pieces
-// are finite everywhere, so where() passes no nan to the unselected branch.
+// The quadratic piece of smooth_l1/huber sees d with its infinities zeroed:
+// where() sends it a zero gradient, and 0 * (2 d) would be NaN at d = +-inf
+// (PyTorch: the linear piece's slope there). NaN still propagates.
+Tensor finite_or_zero(const Tensor& d) { return where(isinf(d), zeros_like(d), d); }
+
+// attrs: reduction, beta. Quadratic below beta, linear above.
 TensorList smooth_l1_composite(Inputs in, const Attrs& a) {
   Reduction r;
   Tensor d = checked_diff("smooth_l1_loss", in, a, r);
@@ -42,7 +46,8 @@ TensorList smooth_l1_composite(Inputs in, const Attrs& a) {
   NABLA_CHECK(beta >= 0.0, "smooth_l1_loss: beta must be >= 0, got ", beta);
   Tensor ad = abs(d);
   if (beta == 0.0) return {detail::reduce_loss(ad, r)};
-  return {detail::reduce_loss(where(ad < beta, d * d * (0.5 / beta), ad - 0.5 * beta), r)};
+  Tensor dq = finite_or_zero(d);
+  return {detail::reduce_loss(where(ad < beta, dq * dq * (0.5 / beta), ad - 0.5 * beta), r)};
 }
 // attrs: reduction, delta
 TensorList huber_composite(Inputs in, const Attrs& a) {
@@ -51,7 +56,8 @@ TensorList huber_composite(Inputs in, const Attrs& a) {
   const double delta = a.f(1);
   NABLA_CHECK(delta > 0.0, "huber_loss: delta must be > 0, got ", delta);
   Tensor ad = abs(d);
-  return {detail::reduce_loss(where(ad < delta, d * d * 0.5, (ad - 0.5 * delta) * delta), r)};
+  Tensor dq = finite_or_zero(d);
+  return {detail::reduce_loss(where(ad < delta, dq * dq * 0.5, (ad - 0.5 * delta) * delta), r)};
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Unary elementwise ops: one table entry each, with its scalar functor and
 // its gradient rule written in nabla ops (so it can be differentiated again).
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "nabla/core/user_op.h"
@@ -56,7 +57,9 @@ NABLA_FN(NegFn, static_cast<T>(-x));
 NABLA_FN(AbsFn, x < T(0) ? static_cast<T>(-x) : x);
 NABLA_FN(SignFn, static_cast<T>((T(0) < x) - (x < T(0))));
 NABLA_FN(SquareFn, static_cast<T>(x * x));
-NABLA_FN(ReluFn, x > T(0) ? x : T(0));
+// NaN fails `x <= 0` and passes through, as in PyTorch (a diverging network
+// is not hidden); one comparison, so the loop still vectorizes.
+NABLA_FN(ReluFn, !(x <= T(0)) ? x : T(0));
 #undef NABLA_FN
 
 struct ClampFn {
@@ -80,6 +83,19 @@ OpDef same_dtype_op(std::string_view name, KernelFn cpu, GradFn grad, uint32_t s
 
 TensorList zero_grad(GradCtx& c) { return {zeros_like(c.grad())}; }
 
+// x^0.5 and x^-0.5 are sqrt and rsqrt, as in PyTorch: they differ from
+// std::pow at the edges (sqrt(-inf) is NaN where pow gives +inf; sqrt(-0) is -0).
+void pow_scalar_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  if (a.f(0) == 0.5) return cpu::unary_float<SqrtFn>(in, a, out);
+  if (a.f(0) == -0.5) return cpu::unary_float<RsqrtFn>(in, a, out);
+  cpu::unary_float<PowScalarFn>(in, a, out);
+}
+
+// g where `blocked` is false, else 0 (not g * 0: a NaN or inf g stays out).
+Tensor grad_unless(const Tensor& blocked, const Tensor& g) {
+  return where(blocked, zeros({}, TensorOptions(g.dtype()).device(g.device())), g);
+}
+
 }  // namespace
 
 // ---- table entries ------------------------------------------------------
@@ -90,9 +106,9 @@ extern const OpDef sign_op = same_dtype_op("sign", cpu::unary_same<SignFn>, zero
 extern const OpDef square_op = same_dtype_op("square", cpu::unary_same<SquareFn>, [](GradCtx& c) -> TensorList {
   return {c.grad() * c.input(0) * 2.0};
 });
+// PyTorch's threshold_backward: blocked where out <= 0, so a NaN passes the gradient.
 extern const OpDef relu_op = same_dtype_op("relu", cpu::unary_same<ReluFn>, [](GradCtx& c) -> TensorList {
-  Tensor out = c.output(0);
-  return {c.grad() * (out > 0).to(out.dtype())};
+  return {grad_unless(c.output(0) <= 0.0, c.grad())};
 }, 0, kSaveOutputs);
 
 extern const OpDef exp_op = unary_float_op("exp", cpu::unary_float<ExpFn>,
@@ -174,7 +190,7 @@ extern const OpDef softplus_op = unary_float_op("softplus", cpu::unary_float<Sof
   double beta = c.attrs().f(0), threshold = c.attrs().f(1);
   return {where(x * beta > threshold, c.grad(), c.grad() * sigmoid(x * beta))};
 }, false, "beta,threshold");
-extern const OpDef pow_scalar_op = unary_float_op("pow_scalar", cpu::unary_float<PowScalarFn>, [](GradCtx& c) -> TensorList {
+extern const OpDef pow_scalar_op = unary_float_op("pow_scalar", pow_scalar_kernel, [](GradCtx& c) -> TensorList {
   double e = c.attrs().f(0);
   if (e == 0.0) return {zeros_like(c.grad())};
   return {c.grad() * pow(c.input(0), e - 1.0) * e};
@@ -272,7 +288,12 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
   NABLA_CHECK(min || max, "clamp: at least one of min and max must be given");
   Tensor in = x;
   if (!is_floating(x.dtype()) && ((min && min->is_floating()) || (max && max->is_floating()))) in = x.to(kFloat32);
-  return call1(clamp_op, {in}, {min ? AttrValue(*min) : AttrValue(), max ? AttrValue(*max) : AttrValue()});
+  Tensor clamped = call1(clamp_op, {in}, {min ? AttrValue(*min) : AttrValue(), max ? AttrValue(*max) : AttrValue()});
+  // PyTorch 1.13: with both bounds given and one of them NaN, NaN everywhere
+  // (gradient 0, as x >= NaN is false); a lone NaN bound leaves x as it is.
+  if (min && max && (std::isnan(min->to_double()) || std::isnan(max->to_double())))
+    return clamped * 0.0 + std::numeric_limits<double>::quiet_NaN();
+  return clamped;
 } catch (const Error&) {
   detail::rethrow_naming("clamp");
 }

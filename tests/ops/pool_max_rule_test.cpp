@@ -3,7 +3,7 @@
 // windows, interior windows tap by tap, a fused 2x2/stride-2 pass by rows or
 // through a table of windows for narrow planes) that must
 // all follow PyTorch's rule: the first maximum in window order wins a tie, a
-// NaN wins over numbers (the first NaN). The OpInfo samples use continuous
+// NaN wins over numbers (the last NaN: PyTorch 1.13 takes val > max || isnan(val)). The OpInfo samples use continuous
 // random values, which never tie, and have no NaN.
 #include <gtest/gtest.h>
 
@@ -37,7 +37,7 @@ std::pair<std::vector<float>, std::vector<int64_t>> reference(const Tensor& x, c
             int64_t ih = oh * g.s - g.p + ki * g.d, iw = ow * g.s - g.p + kj * g.d;
             if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w) continue;
             float val = px[q * g.h * g.w + ih * g.w + iw];
-            bool take = arg < 0 || val > best || (std::isnan(val) && !std::isnan(best));
+            bool take = arg < 0 || val > best || std::isnan(val);
             if (take) best = val, arg = ih * g.w + iw;
           }
         v.push_back(best);

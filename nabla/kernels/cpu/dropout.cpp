@@ -24,7 +24,9 @@ void dropout(const Tensor& x_in, double p, uint64_t seed, uint64_t offset, const
         int lane = static_cast<int>(i % 2) * 2;
         bool keep = Philox::to_unit_double(w[lane], w[lane + 1]) < keep_prob;
         m[i] = keep;
-        py[i] = keep ? px[i] * s : T(0);
+        // x * 0, not 0: a dropped NaN or inf stays NaN, as in PyTorch
+        // (input * mask / (1 - p)), so a diverging network is not hidden.
+        py[i] = px[i] * (keep ? s : T(0));
       }
     });
   });

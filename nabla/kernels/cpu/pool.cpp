@@ -62,8 +62,8 @@ int64_t adaptive_end(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in 
 
 // One tap of the interior max-pool windows of an output row: for the n
 // outputs j, the candidate plane[i0 + j * stride] (stride: SW, or sw when SW
-// is 0). The first tap starts the maximum; a later one wins if larger or the
-// first NaN (edge()'s rule). The outputs of a row are independent, so this
+// is 0). The first tap starts the maximum; a later one wins if larger or a
+// NaN (edge()'s rule: the last NaN wins, as in PyTorch). The outputs of a row are independent, so this
 // loop vectorizes (with a constant stride); a window-at-a-time loop is one
 // long dependency chain through the running maximum, ~5x slower.
 template <int64_t SW, class T>
@@ -80,7 +80,7 @@ void max_taps_row(const T* __restrict plane, int64_t i0, int64_t n, int64_t sw, 
   }
   for (int64_t j = 0; j < n; ++j) {
     T v = src[j * stride], best = vb[j];
-    bool take = v > best || (v != v && best == best);
+    bool take = v > best || v != v;  // the last NaN wins, as in PyTorch
     vb[j] = take ? v : best;
     ib[j] = take ? i0 + j * stride : ib[j];
   }
@@ -94,7 +94,7 @@ void max2x2_row(const T* __restrict plane, int64_t i0, int64_t W, int64_t n, T* 
   const T* __restrict r0 = plane + i0;
   const T* __restrict r1 = r0 + W;
   auto tap = [](T v, int64_t i, T& best, int64_t& arg) {
-    bool take = v > best || (v != v && best == best);
+    bool take = v > best || v != v;  // the last NaN wins, as in PyTorch
     best = take ? v : best;
     arg = take ? i : arg;
   };
@@ -115,7 +115,7 @@ template <class T>
 void max2x2_table(const T* __restrict plane, const int64_t* __restrict at, int64_t W, int64_t n, T* __restrict vb,
                   int64_t* __restrict ib) {
   auto tap = [](T v, int64_t i, T& best, int64_t& arg) {
-    bool take = v > best || (v != v && best == best);
+    bool take = v > best || v != v;  // the last NaN wins, as in PyTorch
     best = take ? v : best;
     arg = take ? i : arg;
   };
@@ -175,8 +175,9 @@ void max_pool2d_forward(const Tensor& x_in, const Tensor& values, const Tensor& 
             int64_t iw = ow * g.stride_w - g.pad_w + kj * g.dilation_w;
             if (iw < 0 || iw >= g.in_w) continue;
             T v = plane[ih * g.in_w + iw];
-            // NaN wins (propagates), like PyTorch; first maximum on ties.
-            if (arg < 0 || v > best || (std::isnan(v) && !std::isnan(best))) {
+            // NaN wins (propagates) and the last NaN of the window takes the
+            // gradient, like PyTorch (val > max || isnan(val)); first maximum on ties.
+            if (arg < 0 || v > best || std::isnan(v)) {
               best = v;
               arg = ih * g.in_w + iw;
             }
