@@ -249,6 +249,20 @@ void check_member_name(const char* api, const std::string& path, const std::stri
   }
 }
 
+// A member's array. parse_npy's errors say "read_npy: '<where>' ..."; the user
+// called read_npz, so they are raised again under that name, naming the
+// archive and the member.
+Tensor parse_member(const std::string& path, const std::string& member, const std::string& bytes) {
+  const std::string where = path + "[" + member + "]";
+  try {
+    return parse_npy(bytes, where);
+  } catch (const Error& e) {
+    const std::string msg = e.what(), prefix = "read_npy: '" + where + "'";
+    fail("read_npz: '", path, "' member '", member, "'",
+         msg.rfind(prefix, 0) == 0 ? msg.substr(prefix.size()) : ": " + msg);
+  }
+}
+
 }  // namespace
 
 NpzArrays read_npz(const std::string& path) {
@@ -275,7 +289,7 @@ NpzArrays read_npz(const std::string& path) {
     const std::string bytes = m.method == 8 ? inflate_member(z, m, data) : b.substr(data, m.size);
     const uint32_t crc = crc_of(bytes.data(), bytes.size());
     NABLA_CHECK(crc == m.crc, "read_npz: '", path, "' member '", m.name, "' fails its CRC-32 check (corrupt data)");
-    out.emplace_back(key, parse_npy(bytes, path + "[" + m.name + "]"));
+    out.emplace_back(key, parse_member(path, m.name, bytes));
   }
   // Members lie one after another before the directory, sharing no byte.
   std::sort(spans.begin(), spans.end());
