@@ -156,6 +156,26 @@ TEST(NpzSweep, MemberErrorsNameReadNpz) {
   std::filesystem::remove_all(dir);
 }
 
+// Found by the sweep: the data descriptors of a streamed archive (CRC-32 and
+// sizes after each member's data, flag bit 3) were not read, so a descriptor
+// that disagreed with the central directory loaded.
+TEST(NpzSweep, DataDescriptorsMustAgree) {
+  const std::string dir = sweep_dir("npz_descriptor");
+  const std::string good = fixture("numpy_savez_stream.npz"), path = dir + "/x.npz";
+  const ZipLayout L = layout_of(good);
+  ASSERT_NE(L.members[0].descriptor_crc, 0u);
+  for (const auto& [offset, field] : {std::pair<std::size_t, const char*>{0, "'crc-32'"},
+                                      {4, "'compressed size'"},
+                                      {12, "'uncompressed size'"}}) {
+    std::string b = good;
+    b[L.members[0].descriptor_crc + offset] ^= 1;
+    put_file(path, b);
+    expect_error(error_of([&] { read_npz(path); }),
+                 {"read_npz: '", path.c_str(), "' member 'f32.npy': data descriptor field ", field});
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(NpzSweep, WrittenByWriteNpz) {
   const std::string dir = sweep_dir("npz_good");
   write_npz(dir + "/good.npz", {{"w", arange(0, 6, 1, dtype(kFloat32)).reshape({2, 3})},
@@ -172,6 +192,12 @@ TEST(NpzSweep, NumpySavezStored) {
 
 TEST(NpzSweep, NumpySavezCompressed) {
   EXPECT_GT(sweep("np.savez_compressed, deflate", fixture("numpy_savez_compressed.npz"), /*stored=*/false, 1305).refused,
+            200);
+}
+
+TEST(NpzSweep, NumpySavezToAStream) {
+  EXPECT_GT(sweep("np.savez to a stream, data descriptors", fixture("numpy_savez_stream.npz"), /*stored=*/true, 1306)
+                .refused,
             200);
 }
 
