@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "nabla/nabla.h"
+#include "tests/support/error_message.h"
 #include "tests/support/sweep.h"
 #include "tests/support/sweep_formats.h"
 
@@ -15,6 +16,31 @@ namespace nabla::io {
 namespace {
 
 using namespace nabla::testing;
+
+// Found by the sweep (through restore_training_state): a header length one
+// short moved the header's last padding space into the data section, and
+// every tensor loaded shifted by one byte. The tensors must fill the data
+// section exactly, as Python's safetensors requires (MetadataIncompleteBuffer).
+TEST(SafetensorsSweep, TensorsMustFillTheDataSection) {
+  const std::string dir = sweep_dir("safetensors_fill");
+  const std::string path = dir + "/x.safetensors";
+  save_safetensors(path, {{"w", arange(0, 4, 1, dtype(kFloat32))}});
+  const std::string good = file_bytes(path);
+  std::string shifted = good;
+  shifted[0] = static_cast<char>(shifted[0] - 1);  // the header length, one byte less
+  put_file(path, shifted);
+  expect_error(error_of([&] { load_safetensors(path); }),
+               {"load_safetensors: '", path.c_str(), "data_offsets end at 16 but the data section has 17 bytes"});
+  put_file(path, good + "junk");
+  expect_error(error_of([&] { load_safetensors(path); }), {path.c_str(), "the data section has 20 bytes"});
+  const std::string header = R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}})";
+  std::string len(8, '\0');
+  len[0] = static_cast<char>(header.size());
+  put_file(path, len + header + "abcd");
+  expect_error(error_of([&] { load_safetensors(path); }),
+               {path.c_str(), "tensor 'a' field 'data_offsets' starts at 2, expected 0"});
+  std::filesystem::remove_all(dir);
+}
 
 TEST(SafetensorsSweep, EveryMutantIsRefusedOrLoadsConsistently) {
   const std::string dir = sweep_dir("safetensors");
