@@ -131,6 +131,9 @@ SweepTally run_sweep(const SweepCase& c, const std::string& good, const std::vec
               c.reader.c_str(), t.mutants, t.refused, t.identical, t.different, t.failures, t.slowest_ms, t.total_s);
   std::fflush(stdout);
   EXPECT_EQ(t.failures, 0) << c.reader << ": the first 10 are reported above";
+  // Small files: a load that takes a second is a near-hang (a loop bounded by
+  // a damaged count), even under the sanitizers on a busy machine.
+  EXPECT_LT(t.slowest_ms, 1000) << c.reader;
   return t;
 }
 

@@ -7,8 +7,9 @@
 //   - a mutant with a changed redundant field or a cut-off declared length
 //     (Mutant::must_refuse) must not load at all;
 //   - other loads are allowed (the bytes changed are plain values) and counted.
-// Each load is timed; a watchdog aborts the run, naming the mutant, if one
-// takes over 10 s (a hang). Prints one summary line per sweep.
+// Each load is timed and must take under 1 s; a watchdog aborts the run,
+// naming the mutant, if one takes over 10 s (a hang). Prints one summary line
+// per sweep.
 #pragma once
 #include <functional>
 #include <string>
