@@ -72,6 +72,11 @@ std::vector<Field> nbg_fields(const std::string& b) {
       if (tag == 1) add(node + "kind", v, 1, false);
       if (tag == 7) metas.emplace_back(v, len);
       if (tag == 5) add(node + "input count", v, 4, true);
+      if (tag == 4 && len >= 5) {  // attrs: u32 count, then (u8 type, value) in the op's order
+        add(node + "attr count", v, 4, true);
+        add(node + "attr 0 type", v + 4, 1, true);
+        if (get_le(b, v + 4, 1) == 1 && len >= 13) add(node + "attr 0 (i64)", v + 5, 8, false);  // a loop bound
+      }
       if (tag == 5 && len >= 12) add(node + "input 0", v + 4, 4, false);
       if (tag == 9) {  // value: u8 dtype, u32 ndim, i64 sizes, u64 offset, u64 nbytes
         const std::size_t ndim = get_le(b, v + 1, 4), off = v + 5 + 8 * ndim;
