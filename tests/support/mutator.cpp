@@ -161,6 +161,20 @@ std::string edited_decimal(const std::string& t, const Field& f, const std::stri
   return kWild[rng.below(std::size(kWild))];
 }
 
+// Whether decimal texts `a` and `b` denote the same integer ("1" and "01"): a
+// redundant count rewritten so is no disagreement.
+bool same_number(const std::string& a, const std::string& b) {
+  const auto digits = [](const std::string& t) {
+    return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!digits(a) || !digits(b)) return false;
+  const auto strip = [](const std::string& t) {
+    const std::size_t nz = t.find_first_not_of('0');
+    return nz == std::string::npos ? std::string("0") : t.substr(nz);
+  };
+  return strip(a) == strip(b);
+}
+
 std::string printable(const std::string& s) {
   std::string out;
   for (char c : s) out += (c >= 32 && c < 127) ? std::string(1, c) : "?";
@@ -254,7 +268,8 @@ Mutant one_mutant(const std::string& good, const MutatorSpec& spec, SplitMix64& 
       defers = f.all_ones_defers && v == (f.width >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * f.width)) - 1);
     }
     b = good.substr(0, f.offset) + replacement + good.substr(f.offset + f.width);
-    m.must_refuse = f.redundant && !defers;
+    m.must_refuse = f.redundant && !defers &&
+                    !(f.kind == FieldKind::Decimal && same_number(good.substr(f.offset, f.width), replacement));
     may_repair = !f.no_repair;
   } else {
     m.kind = MutationKind::FieldSwap;
@@ -272,7 +287,9 @@ Mutant one_mutant(const std::string& good, const MutatorSpec& spec, SplitMix64& 
         good.substr(first.offset + first.width, second.offset - first.offset - first.width) +
         good.substr(first.offset, first.width) + good.substr(second.offset + second.width);
     m.what = "fields '" + f.name + "' and '" + o.name + "' swapped";
-    m.must_refuse = (f.redundant || o.redundant) && (f.group.empty() || f.group != o.group);
+    const std::string f_text = good.substr(f.offset, f.width), o_text = good.substr(o.offset, o.width);
+    const bool same = f.kind == FieldKind::Decimal && same_number(f_text, o_text);
+    m.must_refuse = (f.redundant || o.redundant) && (f.group.empty() || f.group != o.group) && !same;
     may_repair = !f.no_repair && !o.no_repair;
   }
   // Field edits are always repaired (to reach the checks behind a checksum);
