@@ -30,7 +30,8 @@ MutatorSpec spec() {
   return s;
 }
 
-const std::string kGood = std::string("HEAD\x10\0\0\0\0\x03..123.F32.tail-of-the-file", 40);
+constexpr char kGoodBytes[] = "HEAD\x10\0\0\0\0\x03..123.F32.tail-of-the-file";  // fields at 4, 8, 12, 16, 20
+const std::string kGood(kGoodBytes, sizeof kGoodBytes - 1);
 
 TEST(Mutator, SameSeedSameMutantsOtherSeedOthers) {
   const auto a = make_mutants(kGood, spec(), 7, 200), b = make_mutants(kGood, spec(), 7, 200);
