@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -76,7 +77,10 @@ int mutant_count(int n) {
 }
 
 std::string sweep_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("nabla_sweep_" + name + "_" + std::to_string(::getpid()));
+  std::string safe = name;  // "npz_np.savez, stored" -> "npz_np_savez__stored"
+  for (char& ch : safe)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  const auto dir = std::filesystem::temp_directory_path() / ("nabla_sweep_" + safe + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir.string();
 }
