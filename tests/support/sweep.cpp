@@ -67,6 +67,9 @@ std::string file_bytes(const std::string& path) {
 }
 
 void put_file(const std::string& path, const std::string& bytes) {
+  // A new file, not one truncated and rewritten: ext4 flushes the latter to
+  // disk on close (auto_da_alloc), which made the sweep wait on the disk.
+  std::filesystem::remove(path);
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
