@@ -22,7 +22,7 @@ namespace nabla::data {
 namespace {
 
 constexpr uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0x06054b50;
-constexpr uint32_t kZip64EndSig = 0x06064b50, kZip64LocatorSig = 0x07064b50;
+constexpr uint32_t kZip64EndSig = 0x06064b50, kZip64LocatorSig = 0x07064b50, kDescriptorSig = 0x08074b50;
 constexpr uint64_t kMax32 = 0xFFFFFFFFu;
 
 // Bounds-checked little-endian reads from the archive bytes.
@@ -192,6 +192,35 @@ uint64_t check_local_header(const Bytes& z, const Member& m) {
   return at + 30 + name_len + extra_len;
 }
 
+// Whether the member's local header has a ZIP64 extra field (id 1).
+bool local_zip64(const Bytes& z, const Member& m) {
+  const uint64_t at = m.local_offset, name_len = z.le(at + 26, 2), extra_len = z.le(at + 28, 2);
+  for (uint64_t e = at + 30 + name_len, stop = e + extra_len; e + 4 <= stop; e += 4 + z.le(e + 2, 2))
+    if (z.le(e, 2) == 1) return true;
+  return false;
+}
+
+// With flag bit 3 the CRC-32 and sizes follow the member's data in a data
+// descriptor ([signature] crc-32, compressed size, size; 8-byte sizes when the
+// local header has a ZIP64 extra field), as a writer to a stream puts them:
+// one more copy, which a streaming reader trusts, so it must agree too.
+// Returns where the descriptor ends.
+uint64_t check_data_descriptor(const Bytes& z, const Member& m, uint64_t data) {
+  uint64_t at = data + m.compressed;
+  z.need(at, 4, "data descriptor");
+  if (z.le(at, 4) == kDescriptorSig) at += 4;
+  const int width = local_zip64(z, m) ? 8 : 4;
+  z.need(at, 4 + 2 * static_cast<uint64_t>(width), "data descriptor");
+  const auto agree = [&](const char* field, uint64_t copy, uint64_t central) {
+    NABLA_CHECK(copy == central, "read_npz: '", z.path, "' member '", m.name, "': data descriptor field '", field,
+                "' is ", copy, " but the central directory says ", central);
+  };
+  agree("crc-32", z.le(at, 4), m.crc);
+  agree("compressed size", z.le(at + 4, width), m.compressed);
+  agree("uncompressed size", z.le(at + 4 + width, width), m.size);
+  return at + 4 + 2 * static_cast<uint64_t>(width);
+}
+
 std::string inflate_member(const Bytes& z, const Member& m, uint64_t data) {
   // Deflate expands at most ~1032:1: a larger claimed size is a corrupt (or
   // hostile) directory, refused before allocating it.
@@ -249,6 +278,20 @@ void check_member_name(const char* api, const std::string& path, const std::stri
   }
 }
 
+// A member's array. parse_npy's errors say "read_npy: '<where>' ..."; the user
+// called read_npz, so they are raised again under that name, naming the
+// archive and the member.
+Tensor parse_member(const std::string& path, const std::string& member, const std::string& bytes) {
+  const std::string where = path + "[" + member + "]";
+  try {
+    return parse_npy(bytes, where);
+  } catch (const Error& e) {
+    const std::string msg = e.what(), prefix = "read_npy: '" + where + "'";
+    fail("read_npz: '", path, "' member '", member, "'",
+         msg.rfind(prefix, 0) == 0 ? msg.substr(prefix.size()) : ": " + msg);
+  }
+}
+
 }  // namespace
 
 NpzArrays read_npz(const std::string& path) {
@@ -269,13 +312,13 @@ NpzArrays read_npz(const std::string& path) {
     NABLA_CHECK(names.insert(key).second, "read_npz: '", path, "' has two members named '", m.name, "'");
     const uint64_t data = check_local_header(z, m);
     z.need(data, m.compressed, "member data");
-    spans.emplace_back(m.local_offset, data + m.compressed);
+    spans.emplace_back(m.local_offset, m.flags & 8 ? check_data_descriptor(z, m, data) : data + m.compressed);
     NABLA_CHECK(m.method == 8 || m.compressed == m.size, "read_npz: '", path, "' stored member '", m.name, "' has ",
                 m.compressed, " bytes but a size of ", m.size);
     const std::string bytes = m.method == 8 ? inflate_member(z, m, data) : b.substr(data, m.size);
     const uint32_t crc = crc_of(bytes.data(), bytes.size());
     NABLA_CHECK(crc == m.crc, "read_npz: '", path, "' member '", m.name, "' fails its CRC-32 check (corrupt data)");
-    out.emplace_back(key, parse_npy(bytes, path + "[" + m.name + "]"));
+    out.emplace_back(key, parse_member(path, m.name, bytes));
   }
   // Members lie one after another before the directory, sharing no byte.
   std::sort(spans.begin(), spans.end());

@@ -4,14 +4,15 @@
 // read_npz reads members that are stored or deflate-compressed (zlib), with
 // ZIP64 records as NumPy writes them, checks every offset, size and CRC-32,
 // refuses an archive whose redundant fields disagree (entry counts, directory
-// offset and size, local headers against the central directory) or whose
-// members overlap, and parses each member with parse_npy (npy.h). Member names
-// that would escape the archive's folder ('/x', '../x', backslashes, drive
-// letters) are refused by read_npz and write_npz. write_npz writes stored
-// (uncompressed) members, atomically (AtomicFile); NumPy's np.load reads
-// it. Encrypted or otherwise compressed members, members not named *.npy,
-// duplicate names and archives over 4 GiB (write) raise nabla::Error naming
-// the file and the member.
+// offset and size, local headers and data descriptors against the central
+// directory) or whose members overlap, and parses each member with parse_npy
+// (npy.h), whose errors name read_npz and the member. Member names that would
+// escape the archive's folder ('/x', '../x', backslashes, drive letters) are
+// refused by read_npz and write_npz. write_npz writes stored (uncompressed)
+// members, atomically (AtomicFile); NumPy's np.load reads it. Encrypted or
+// otherwise compressed members, members not named *.npy, duplicate names and
+// archives over 4 GiB (write) raise nabla::Error naming the file and the
+// member.
 #pragma once
 #include <string>
 #include <utility>

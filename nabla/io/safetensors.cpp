@@ -203,12 +203,24 @@ TensorDict detail::load_safetensors_as(const std::string& api, const std::string
   std::sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) {
     return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
   });
-  for (size_t i = 1; i < by_offset.size(); ++i) {
-    const Entry& a = *by_offset[i - 1];
+  // The tensors must tile the data section, as Python's safetensors requires:
+  // a gap or bytes after the last tensor mean a wrong header length or
+  // offsets (one byte less of header shifts every tensor by a byte).
+  uint64_t covered = 0;
+  for (size_t i = 0; i < by_offset.size(); ++i) {
     const Entry& b = *by_offset[i];
-    NABLA_CHECK(b.begin >= a.end, file, ": tensors '", a.name, "' [", a.begin, ", ", a.end, ") and '", b.name, "' [",
-                b.begin, ", ", b.end, ") overlap in field 'data_offsets'; expected disjoint ranges");
+    if (i > 0) {
+      const Entry& a = *by_offset[i - 1];
+      NABLA_CHECK(b.begin >= a.end, file, ": tensors '", a.name, "' [", a.begin, ", ", a.end, ") and '", b.name,
+                  "' [", b.begin, ", ", b.end, ") overlap in field 'data_offsets'; expected disjoint ranges");
+    }
+    NABLA_CHECK(b.begin == covered, file, ": tensor '", b.name, "' field 'data_offsets' starts at ", b.begin,
+                ", expected ", covered, " (", i == 0 ? "the start of the data section" : "the end of the tensor before",
+                "): the tensors must fill the data section without gaps");
+    covered = b.end;
   }
+  NABLA_CHECK(covered == data_size, file, ": the tensors' data_offsets end at ", covered, " but the data section has ",
+              data_size, " bytes (bytes after the last tensor, or a wrong header length)");
 
   TensorDict out;
   out.reserve(entries.size());

@@ -12,9 +12,10 @@
 // existing file untouched. Non-contiguous tensors are written contiguously,
 // tensors on other devices are copied to the CPU one at a time.
 // load_safetensors validates the whole header (lengths, dtypes, shapes,
-// offsets within the data section, no overlaps, unique names) before reading
-// any data and raises nabla::Error naming the file and the field. Loading
-// never executes anything from the file.
+// offsets that fill the data section without gaps or overlaps, as Python's
+// safetensors requires; unique names) before reading any data and raises
+// nabla::Error naming the file and the field. Loading never executes
+// anything from the file.
 #pragma once
 #include <map>
 #include <string>

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "nabla/core/error.h"
+#include "nabla/io/safetensors_api.h"
 
 namespace nabla::io {
 namespace {
@@ -79,6 +80,17 @@ optim::LRSchedulerState read_scheduler(const char* api, const std::string& path,
   return s;
 }
 
+// load_checkpoint's checks, with errors naming the API the user called.
+void load_checkpoint_as(const char* api, const std::string& path, nn::Module& model, optim::Optimizer& optimizer) {
+  try {
+    load_checkpoint(path, model, &optimizer);
+  } catch (const Error& e) {
+    const std::string msg = e.what(), prefix = "load_checkpoint: ";
+    if (msg.rfind(prefix, 0) != 0) throw;
+    fail(api, ": ", msg.substr(prefix.size()));
+  }
+}
+
 }  // namespace
 
 void save_training_state(const std::string& path, const nn::Module& model, const optim::Optimizer& optimizer,
@@ -112,7 +124,7 @@ void save_training_state(const std::string& path, const nn::Module& model, const
 
 TrainingState read_training_state(const std::string& path) {
   Metadata meta;
-  load_safetensors(path, &meta);
+  detail::load_safetensors_as("read_training_state", path, &meta);
   return parse("read_training_state", path, meta);
 }
 
@@ -120,7 +132,7 @@ TrainingState restore_training_state(const std::string& path, nn::Module& model,
                                      optim::LRScheduler* scheduler) {
   const char* api = "restore_training_state";
   Metadata meta;
-  load_safetensors(path, &meta);
+  detail::load_safetensors_as(api, path, &meta);
   TrainingState state = parse(api, path, meta);
   optim::LRSchedulerState sched;
   if (scheduler) {
@@ -133,7 +145,7 @@ TrainingState restore_training_state(const std::string& path, nn::Module& model,
   }
   // Checks the model and optimizer entries before changing either (it reads
   // the file again: the metadata alone cannot be had without the tensors).
-  load_checkpoint(path, model, &optimizer);
+  load_checkpoint_as(api, path, model, optimizer);
   if (scheduler) scheduler->load_state_dict(sched);
   default_generator().set_state(state.rng);
   return state;

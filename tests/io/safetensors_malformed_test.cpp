@@ -137,7 +137,7 @@ TEST(SafetensorsMalformed, OverlapsDuplicatesAndBadBools) {
   // Empty tensors may sit anywhere.
   EXPECT_EQ(load_safetensors(st_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
                                      R"("e":{"dtype":"F32","shape":[0],"data_offsets":[4,4]}})",
-                                     data))
+                                     data.substr(0, 8)))
                 .size(),
             2u);
 }
