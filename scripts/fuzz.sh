@@ -68,13 +68,22 @@ run_target() {
   fi
   local dirs=("$build/work/$t" "$root/fuzz/corpus/$t")
   [ -d "$root/fuzz/regressions/$t" ] && dirs+=("$root/fuzz/regressions/$t")
-  nice "$exe" "${flags[@]}" -max_total_time="$seconds" -artifact_prefix="$build/crashes/$t/" \
-    "${dirs[@]}" >"$log" 2>&1 || rc=$?
-  local execs cov
+  # In a subshell whose `times` gives the fuzzer's CPU seconds (the machine may be shared).
+  (
+    rc=0
+    nice "$exe" "${flags[@]}" -max_total_time="$seconds" -artifact_prefix="$build/crashes/$t/" \
+      "${dirs[@]}" >"$log" 2>&1 || rc=$?
+    times >"$build/logs/$t.cpu"
+    exit $rc
+  ) || rc=$?
+  local execs cov cpu
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  # "0m12.345s 0m0.678s" (user, system) -> whole CPU seconds
+  cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' \
+    "$build/logs/$t.cpu")
   if [ $rc -eq 0 ]; then
-    echo "$t: $((SECONDS - start)) s, ${execs:-?} executions, coverage ${cov:-?}, work corpus $(ls "$build/work/$t" | wc -l) files"
+    echo "$t: $((SECONDS - start)) s ($cpu CPU s), ${execs:-?} executions, coverage ${cov:-?}, work corpus $(ls "$build/work/$t" | wc -l) files"
   else
     echo "$t: FINDING after $((SECONDS - start)) s (exit $rc): $(ls -t "$build/crashes/$t" | head -1) in build/fuzz/crashes/$t/, log: $log"
     grep -m3 -E 'ERROR: |runtime error|terminate called|deadly signal|Test unit written' "$log" | sed 's/^/    /'
