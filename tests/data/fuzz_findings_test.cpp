@@ -38,5 +38,16 @@ TEST(FuzzFindings, EmptyShapeWithHugeDimsIsRefused) {
                {"read_idx: '", "huge_empty.idx", "declares dims [0, 4294967295, 4294967295]", "overflows int64"});
 }
 
+// view/reshape sizes whose product passes int64 before the -1 is inferred:
+// signed overflow in infer_size. Found by fuzz/nbg (a saved while_loop body
+// with a 'view' node of shape [16580610, 4251398048237748225]).
+TEST(FuzzFindings, ViewShapePastInt64IsRefused) {
+  const Tensor x = zeros({4});
+  expect_error(error_of([&] { x.view({-1, int64_t(1) << 40, int64_t(1) << 40}); }),
+               {"view: shape [-1, 1099511627776, 1099511627776] has more elements than fit in int64"});
+  expect_error(error_of([&] { reshape(x, {int64_t(1) << 40, -1, int64_t(1) << 40}); }),
+               {"reshape: shape", "has more elements than fit in int64"});
+}
+
 }  // namespace
 }  // namespace nabla
