@@ -13,7 +13,7 @@
 # build/fuzz/crashes/<target>/. A finding fails the script: fix the reader,
 # then copy the input to fuzz/regressions/<target>/ (replayed by CI).
 # Environment: NABLA_FUZZ_JOBS=N runs N targets at once (default 1);
-# NABLA_FUZZ_NO_BUILD=1 skips the build (CI builds once).
+# NABLA_FUZZ_NO_BUILD=1 skips the build (CI builds once); NABLA_FUZZ_NICE (default 10) the niceness.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -71,7 +71,7 @@ run_target() {
   # In a subshell whose `times` gives the fuzzer's CPU seconds (the machine may be shared).
   (
     rc=0
-    nice "$exe" "${flags[@]}" -max_total_time="$seconds" -artifact_prefix="$build/crashes/$t/" \
+    nice -n "${NABLA_FUZZ_NICE:-10}" "$exe" "${flags[@]}" -max_total_time="$seconds" -artifact_prefix="$build/crashes/$t/" \
       "${dirs[@]}" >"$log" 2>&1 || rc=$?
     times >"$build/logs/$t.cpu"
     exit $rc
