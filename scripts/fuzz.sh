@@ -13,11 +13,13 @@
 # build/fuzz/crashes/<target>/. A finding fails the script: fix the reader,
 # then copy the input to fuzz/regressions/<target>/ (replayed by CI).
 # Environment: NABLA_FUZZ_JOBS=N runs N targets at once (default 1);
-# NABLA_FUZZ_NO_BUILD=1 skips the build (CI builds once); NABLA_FUZZ_NICE (default 10) the niceness.
+# NABLA_FUZZ_NO_BUILD=1 skips the build (CI builds once); NABLA_FUZZ_NICE (default 10) the niceness;
+# NABLA_FUZZ_WORK another work directory (CI starts from an empty one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 build=$root/build/fuzz
+work=${NABLA_FUZZ_WORK:-$build/work}
 all_targets=(safetensors checkpoint nbg npy npz idx idx_gzip csv json)
 
 mode=fuzz seconds=60
@@ -57,7 +59,7 @@ flags=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=8192 -print
 # One target: replay its checked-in inputs, or fuzz it for $seconds. Prints one summary line.
 run_target() {
   local t=$1 log=$build/logs/$t.log exe=$build/fuzz/fuzz_$t
-  mkdir -p "$build/logs" "$build/work/$t" "$build/crashes/$t"
+  mkdir -p "$build/logs" "$work/$t" "$build/crashes/$t"
   local start=$SECONDS rc=0
   if [ "$mode" = replay ]; then
     mapfile -t inputs < <(find "$root/fuzz/regressions/$t" "$root/fuzz/corpus/$t" -type f 2>/dev/null | sort)
@@ -66,7 +68,7 @@ run_target() {
     if [ $rc -eq 0 ]; then echo "$t: ${#inputs[@]} inputs replayed, ok"; else echo "$t: FAILED replaying (log: $log)"; fi
     return $rc
   fi
-  local dirs=("$build/work/$t" "$root/fuzz/corpus/$t")
+  local dirs=("$work/$t" "$root/fuzz/corpus/$t")
   [ -d "$root/fuzz/regressions/$t" ] && dirs+=("$root/fuzz/regressions/$t")
   # In a subshell whose `times` gives the fuzzer's CPU seconds (the machine may be shared).
   (
@@ -83,7 +85,7 @@ run_target() {
   cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' \
     "$build/logs/$t.cpu")
   if [ $rc -eq 0 ]; then
-    echo "$t: $((SECONDS - start)) s ($cpu CPU s), ${execs:-?} executions, coverage ${cov:-?}, work corpus $(ls "$build/work/$t" | wc -l) files"
+    echo "$t: $((SECONDS - start)) s ($cpu CPU s), ${execs:-?} executions, coverage ${cov:-?}, work corpus $(ls "$work/$t" | wc -l) files"
   else
     echo "$t: FINDING after $((SECONDS - start)) s (exit $rc): $(ls -t "$build/crashes/$t" | head -1) in build/fuzz/crashes/$t/, log: $log"
     grep -m3 -E 'ERROR: |runtime error|terminate called|deadly signal|Test unit written' "$log" | sed 's/^/    /'
