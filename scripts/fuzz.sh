@@ -37,7 +37,6 @@ for t in "${targets[@]}"; do
 done
 
 if [ -z "${NABLA_FUZZ_NO_BUILD:-}" ]; then
-  [ -f /root/.ccache_env ] && . /root/.ccache_env
   launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   cmake --preset fuzz "${launcher[@]}" >/dev/null
