@@ -3,7 +3,8 @@
 # apt round trip when everything is already there. Run as root.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libopenblas-dev libdnnl-dev libgtest-dev libbenchmark-dev zlib1g-dev
-  dataset-fashion-mnist)  # the data of `nabla train`
+  dataset-fashion-mnist  # the data of `nabla train`
+  clang-16 libclang-rt-16-dev)  # the "fuzz" preset: libFuzzer + sanitizers (clang 14 lacks std::source_location)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,12 +3,22 @@
 // which matters for type promotion (int tensor * 2 stays int, * 2.5 is float).
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <type_traits>
 
 #include "nabla/core/dtype.h"
 
 namespace nabla {
+
+namespace detail {
+// double -> int64 as x86's conversion gives it (NaN and values out of range
+// become INT64_MIN), without the undefined behaviour of a plain cast.
+inline int64_t to_int64_saturated(double v) {
+  if (v >= -9223372036854775808.0 && v < 9223372036854775808.0) return static_cast<int64_t>(v);
+  return std::numeric_limits<int64_t>::min();
+}
+}  // namespace detail
 
 class Scalar {
  public:
@@ -17,7 +27,8 @@ class Scalar {
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   Scalar(T v) : kind_(DType::Int64), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v)) {}
   template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
-  Scalar(T v) : kind_(DType::Float64), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v)) {}
+  Scalar(T v)
+      : kind_(DType::Float64), i_(detail::to_int64_saturated(static_cast<double>(v))), d_(static_cast<double>(v)) {}
 
   double to_double() const { return d_; }
   int64_t to_int() const { return i_; }

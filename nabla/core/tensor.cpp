@@ -36,11 +36,17 @@ Shape contiguous_strides(IntList sizes) {
 }
 
 int64_t checked_numel(IntList sizes, const char* api) {
-  int64_t n = 1;
+  // span: the product of the sizes with 0s counted as 1s, which the strides
+  // (contiguous_strides) reach; it bounds the element count, so one check
+  // covers both, also for an empty tensor with huge other dims.
+  int64_t n = 1, span = 1;
+  const bool empty = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
   for (int64_t d : sizes) {
     NABLA_CHECK(d >= 0, api, ": negative dimension in size ", sizes, "; sizes must be >= 0");
-    NABLA_CHECK(d == 0 || n <= std::numeric_limits<int64_t>::max() / d, api, ": size ", sizes,
-                " has more elements than fit in int64");
+    const int64_t step = std::max<int64_t>(d, 1);
+    NABLA_CHECK(span <= std::numeric_limits<int64_t>::max() / step, api, ": size ", sizes,
+                " has more elements than fit in int64", empty ? " (not counting its 0-size dims)" : "");
+    span *= step;
     n *= d;
   }
   return n;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <vector>
 
 #include "nabla/core/error.h"
@@ -109,6 +110,14 @@ Tensor read_idx(const std::string& path) {
       fail("read_idx: '", path, "' is truncated: dims ", sizes, " need more than the ", payload, " data bytes it has");
     }
     if (!empty_array) count *= static_cast<size_t>(sizes[d]);
+  }
+  if (empty_array) {  // no bytes, but the strides still span the other dims
+    uint64_t span = 1;
+    for (int64_t d : sizes) {
+      NABLA_CHECK(d == 0 || span <= uint64_t(std::numeric_limits<int64_t>::max()) / uint64_t(d), "read_idx: '", path,
+                  "' declares dims ", sizes, " whose product (not counting the 0s) overflows int64");
+      if (d != 0) span *= uint64_t(d);
+    }
   }
   NABLA_CHECK(count * item == payload, "read_idx: '", path, "' has ", payload, " data bytes but dims ", sizes, " need ",
               count * item);

@@ -2,6 +2,7 @@
 // Each gradient rule maps the gradient back to the input's layout.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
@@ -65,6 +66,8 @@ Shape infer_size(const Tensor& x, IntList sizes, std::string_view op) {
       infer_at = static_cast<int64_t>(i);
     } else {
       NABLA_CHECK(out[i] >= 0, op, ": invalid size ", out[i], " in ", sizes);
+      NABLA_CHECK(out[i] == 0 || known <= std::numeric_limits<int64_t>::max() / out[i], op, ": shape ", sizes,
+                  " has more elements than fit in int64");
       known *= out[i];
     }
   }
