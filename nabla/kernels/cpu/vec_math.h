@@ -12,7 +12,11 @@ namespace nabla::cpu::vec {
 // building the exponent bits.
 inline float exp(float x) {
   const float in = x;
-  x = x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
+  // Clamp so that NaN lands inside the range too (comparisons with NaN are
+  // false): the conversion of n to int below is undefined for NaN. NaN is
+  // given back at the end.
+  x = x >= -87.3f ? x : -87.3f;
+  x = x <= 88.7f ? x : 88.7f;
   // Round to nearest by adding and subtracting 1.5 * 2^23 (no libm call).
   float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   float r = x - n * 0.693145751953125f;  // ln2 split in two for precision
