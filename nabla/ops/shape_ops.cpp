@@ -412,6 +412,8 @@ Tensor expand(const Tensor& x, IntList sizes) {
       target[i] = x.sizes()[i - off];
     }
   }
+  // A view whose element count overflows int64 cannot be made (its numel would be undefined).
+  if (std::all_of(target.begin(), target.end(), [](int64_t d) { return d >= 0; })) checked_numel(target, "expand");
   if (target == x.sizes()) return x;
   return call1(expand_op, {x}, {target});
 }

@@ -42,6 +42,8 @@ NABLA_ERROR_INPUTS({
      {"cannot expand shape [2] to [2, 3]"}},
     {"expand", "expand", "-1 for a new leading dim", [] { expand(zeros({2}), {-1, 2}); },
      {"-1 is not allowed for a new leading dim"}},
+    {"expand", "expand", "a shape whose element count overflows int64",
+     [] { expand(zeros({1, 1}), {int64_t(1) << 62, 4}); }, {"more elements than fit in int64"}},
     {"expand", "Tensor::expand_as", "an undefined target", [] { zeros({2}).expand_as(Tensor()); },
      {"undefined tensor"}},
 

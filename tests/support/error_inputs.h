@@ -49,8 +49,6 @@ inline Tensor huge_view(IntList trailing = {}) {
 }
 // A view of 2^62 float32 elements: its size in bytes overflows int64.
 inline Tensor overflowing_view() { return expand(zeros({1}), {int64_t(1) << 62}); }
-// A view of [2^62, 4]: its element count itself overflows int64.
-inline Tensor uncountable_view() { return expand(zeros({1, 1}), {int64_t(1) << 62, 4}); }
 // Runs a table op that has no public function (a gradient-only op) the way
 // graphs and extensions run any op: nabla::call, with its attributes.
 inline Tensor run_op(const char* name, std::initializer_list<Tensor> inputs, const Attrs& attrs) {
