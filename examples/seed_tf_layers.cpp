@@ -34,7 +34,10 @@ void train(const std::string& name, graph::Optimizer& opt, int steps, const Tens
   Tensor y = g.placeholder(kFloat32, {N, D}, "y");
   Tensor h = graph::layers::dense(x, H, nabla::relu, graph::init::xavier_uniform);
   Tensor y_pred = graph::layers::dense(h, D, {}, graph::init::xavier_uniform);
-  Tensor loss = graph::losses::mean_squared_error(y_pred, y);
+  // Labels first, as TensorFlow's mean_squared_error(labels, predictions) and
+  // docs/graph.md have it (the lecture passes y_pred first; the mean of
+  // squared differences is the same either way).
+  Tensor loss = graph::losses::mean_squared_error(y, y_pred);
   Tensor updates = opt.minimize(loss);
 
   graph::Session sess(g);
