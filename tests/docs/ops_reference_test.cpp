@@ -39,7 +39,14 @@ docs::DTypeProbe probe_dtypes() {
       try {
         for (std::size_t s = 0; s < samples.size(); ++s) {
           Tensors in;
-          for (const Tensor& x : samples[s]) in.push_back(x.defined() && is_floating(x.dtype()) ? x.to(t) : x);
+          for (const Tensor& x : samples[s]) {
+            if (!x.defined() || !is_floating(x.dtype())) {
+              in.push_back(x);
+              continue;
+            }
+            // Samples lie in [-2, 2]: a negative value converted to uint8 is undefined behaviour.
+            in.push_back((t == kUInt8 ? abs(x) : x).to(t));
+          }
           Tensors out = info.run(in);
           if (s == 0 && !out.empty() && out[0].defined()) result = out[0].dtype();
         }
