@@ -344,9 +344,11 @@ std::string ops_reference(const std::string& source_dir, const DTypeProbe& probe
       bool runs = ops_of[d.key].count(name) > 0;
       bool via = false;
       for (const std::string& p : primary) via = via || calls(d).count(p);
+      // An overload that hands over to one that runs the op (maximum(a, Scalar)
+      // calls maximum(a, b)) is listed with it.
       if (is_method(d) && (runs || via))
         e.methods.push_back(&d);
-      else if (!is_method(d) && runs)
+      else if (!is_method(d) && (runs || (via && primary.count(d.name))))
         e.functions.push_back(&d);
       else if (!is_method(d) && via)
         e.also.push_back(&d);
