@@ -62,7 +62,7 @@ struct Sources {
   std::vector<std::string> headers;                     // op headers, in ops.h's order, then tensor.h
   std::map<std::string, std::string> header_summaries;  // header -> its first comment paragraph
   std::vector<Declaration> decls;                       // in header order
-  std::map<std::string, Definition> functions;          // by key: every function defined in nabla/ops/*.cpp, tensor.cpp
+  std::map<std::string, Definition> functions;          // by key: every function defined in nabla/{ops,core}/*.cpp
   std::map<std::string, Definition> by_name;            // the same, overloads merged
   std::map<std::string, std::string> op_of_variable;    // add_op -> "add"
   std::set<std::string> public_names;                   // declared names (free functions and Tensor::methods)
@@ -91,10 +91,11 @@ Sources read_sources(const fs::path& root) {
       s.decls.push_back(std::move(d));
     }
   }
+  // Public functions and Tensor methods are defined in nabla/ops and nabla/core.
   std::vector<fs::path> sources;
-  for (const auto& e : fs::directory_iterator(root / "nabla/ops"))
-    if (e.path().extension() == ".cpp") sources.push_back(e.path());
-  sources.push_back(root / "nabla/core/tensor.cpp");
+  for (const char* dir : {"nabla/ops", "nabla/core"})
+    for (const auto& e : fs::directory_iterator(root / dir))
+      if (e.path().extension() == ".cpp") sources.push_back(e.path());
   std::sort(sources.begin(), sources.end());
   for (const fs::path& p : sources) {
     SourceFile f = scan_source(read_text(p));

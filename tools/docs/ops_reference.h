@@ -1,6 +1,6 @@
 // The op reference, docs/ops.md: one entry per op of nabla's op_table(), with
 // the public functions and Tensor methods that run it (read from the op
-// headers, nabla/core/tensor.h and the definitions in nabla/ops/*.cpp), the
+// headers, nabla/core/tensor.h and the definitions in nabla/{ops,core}/*.cpp), the
 // dtypes it ran on, its kernels per device, whether it is differentiable, a
 // one-line meaning and the PyTorch / TensorFlow names it mirrors; then the
 // public functions that run no table op of their own (factories, composites

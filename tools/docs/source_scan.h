@@ -1,6 +1,6 @@
 // Reads nabla's own sources for the op reference (docs/ops.md): the public
 // declarations of the op headers and of class Tensor, with the comment above
-// each, and which table ops each function defined in nabla/ops/*.cpp runs.
+// each, and which table ops each function defined in nabla/{ops,core}/*.cpp runs.
 // The sources follow a regular style (one declaration per statement, a
 // comment block right above it, definitions at namespace scope), which is all
 // this relies on: no C++ parser, only comments, strings and braces are
