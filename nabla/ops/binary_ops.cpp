@@ -180,8 +180,17 @@ detail::RegisterOps register_binary{&add_op,       &sub_op,     &mul_op,     &di
 }
 
 Tensor add(const Tensor& a, const Tensor& b) { return call1(add_op, {a, b}); }
-Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return add(a, b * alpha); }
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) try {
+  return add(a, b * alpha);
+} catch (const Error&) {
+  detail::rethrow_naming("add");
+}
 Tensor sub(const Tensor& a, const Tensor& b) { return call1(sub_op, {a, b}); }
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) try {
+  return sub(a, b * alpha);
+} catch (const Error&) {
+  detail::rethrow_naming("sub");
+}
 Tensor mul(const Tensor& a, const Tensor& b) { return call1(mul_op, {a, b}); }
 Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) try {
   if (rounding_mode.empty()) return call1(div_op, {a, b});
@@ -197,7 +206,67 @@ Tensor remainder(const Tensor& a, const Tensor& b) { return call1(remainder_op, 
 Tensor maximum(const Tensor& a, const Tensor& b) { return call1(maximum_op, {a, b}); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return call1(minimum_op, {a, b}); }
 Tensor pow(const Tensor& a, const Tensor& b) { return call1(pow_op, {a, b}); }
-Tensor pow(const Scalar& a, const Tensor& b) { return pow(scalar_tensor_like(a, b), b); }
+Tensor pow(const Scalar& a, const Tensor& b) try {
+  return pow(scalar_tensor_like(a, b), b);
+} catch (const Error&) {
+  detail::rethrow_naming("pow");
+}
+
+// ---- a number on either side -----------------------------------------------
+// The number becomes a 0-dim tensor of the dtype PyTorch gives `tensor op
+// number` (scalar_tensor_like); type promotion then keeps the tensor's dtype
+// (a 0-dim operand only wins when of a higher category). Errors name the op
+// called, also when the tensor is undefined (Note [User-facing op names]).
+#define NABLA_SCALAR_FORMS(name)                                      \
+  Tensor name(const Tensor& a, const Scalar& b) try {                 \
+    return name(a, scalar_tensor_like(b, a));                         \
+  } catch (const Error&) {                                            \
+    detail::rethrow_naming(#name);                                    \
+  }                                                                   \
+  Tensor name(const Scalar& a, const Tensor& b) try {                 \
+    return name(scalar_tensor_like(a, b), b);                         \
+  } catch (const Error&) {                                            \
+    detail::rethrow_naming(#name);                                    \
+  }
+NABLA_SCALAR_FORMS(add)
+NABLA_SCALAR_FORMS(sub)
+NABLA_SCALAR_FORMS(mul)
+NABLA_SCALAR_FORMS(floor_divide)
+NABLA_SCALAR_FORMS(remainder)
+NABLA_SCALAR_FORMS(maximum)
+NABLA_SCALAR_FORMS(minimum)
+#undef NABLA_SCALAR_FORMS
+
+Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) try {
+  return add(a, scalar_tensor_like(b, a), alpha);
+} catch (const Error&) {
+  detail::rethrow_naming("add");
+}
+Tensor add(const Scalar& a, const Tensor& b, const Scalar& alpha) try {
+  return add(scalar_tensor_like(a, b), b, alpha);
+} catch (const Error&) {
+  detail::rethrow_naming("add");
+}
+Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) try {
+  return sub(a, scalar_tensor_like(b, a), alpha);
+} catch (const Error&) {
+  detail::rethrow_naming("sub");
+}
+Tensor sub(const Scalar& a, const Tensor& b, const Scalar& alpha) try {
+  return sub(scalar_tensor_like(a, b), b, alpha);
+} catch (const Error&) {
+  detail::rethrow_naming("sub");
+}
+Tensor div(const Tensor& a, const Scalar& b, const std::string& rounding_mode) try {
+  return div(a, scalar_tensor_like(b, a), rounding_mode);
+} catch (const Error&) {
+  detail::rethrow_naming("div");
+}
+Tensor div(const Scalar& a, const Tensor& b, const std::string& rounding_mode) try {
+  return div(scalar_tensor_like(a, b), b, rounding_mode);
+} catch (const Error&) {
+  detail::rethrow_naming("div");
+}
 
 Tensor operator-(const Tensor& x) { return neg(x); }
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
