@@ -270,6 +270,7 @@ class Tensor {
   Tensor take(const Tensor& index) const;
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   std::vector<Tensor> split(IntList split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntList split_sizes, int64_t dim = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   Tensor repeat(IntList repeats) const;
   Tensor tile(IntList reps) const;

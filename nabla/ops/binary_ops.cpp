@@ -88,7 +88,10 @@ struct PowFn {
   const Attrs& a;
   template <class T> T operator()(T x, T y) const {
     if constexpr (is_int<T>) {
-      if (y < 0) fail("pow: integers to negative integer powers are not allowed");
+      // A negative exponent (only reachable with a tensor exponent: a number
+      // exponent is refused in pow(x, Scalar)) truncates as PyTorch's powi:
+      // 1 stays 1, -1 alternates, anything else becomes 0 (0 too).
+      if (y < 0) return x == 1 ? T(1) : x == -1 ? ((-y) % 2 ? T(-1) : T(1)) : T(0);
       T r = 1;
       for (T base = x, e = y; e > 0; e >>= 1, base = static_cast<T>(base * base))
         if (e & 1) r = static_cast<T>(r * base);
@@ -179,15 +182,40 @@ detail::RegisterOps register_binary{&add_op,       &sub_op,     &mul_op,     &di
                                     &trunc_divide_op, &remainder_op, &maximum_op, &minimum_op, &pow_op, &copy_op};
 }
 
+namespace {
+// PyTorch refuses subtraction with a bool operand (a tensor or the number
+// true/false): it is rarely what was meant.
+void check_no_bool_subtraction(bool a_is_bool, bool b_is_bool) {
+  NABLA_CHECK(!a_is_bool && !b_is_bool, "sub: subtraction with a bool operand is not supported; "
+              "use logical_xor() (or logical_not() to invert a mask) instead");
+}
+bool is_bool_tensor(const Tensor& x) { return x.defined() && x.dtype() == kBool; }
+// alpha * b in the result type of (a, b), with PyTorch's checks on alpha
+// (alpha_check): the sum a + alpha * b then keeps that type.
+Tensor times_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  NABLA_CHECK(a.defined() && b.defined(), "an input is an undefined tensor");
+  const Tensor ab[2] = {a, b};
+  DType t = result_type(ab);
+  NABLA_CHECK(!alpha.is_bool() || t == kBool, "a bool alpha is only supported for bool results, got ", t);
+  NABLA_CHECK(is_floating(t) || !alpha.is_floating(), "alpha must not be a floating point number for ", t,
+              " inputs, got ", alpha);
+  return mul(b.to(t), full({}, alpha, TensorOptions(t).device(b.device())));
+}
+}  // namespace
+
 Tensor add(const Tensor& a, const Tensor& b) { return call1(add_op, {a, b}); }
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) try {
-  return add(a, b * alpha);
+  return add(a, times_alpha(a, b, alpha));
 } catch (const Error&) {
   detail::rethrow_naming("add");
 }
-Tensor sub(const Tensor& a, const Tensor& b) { return call1(sub_op, {a, b}); }
+Tensor sub(const Tensor& a, const Tensor& b) {
+  check_no_bool_subtraction(is_bool_tensor(a), is_bool_tensor(b));
+  return call1(sub_op, {a, b});
+}
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) try {
-  return sub(a, b * alpha);
+  check_no_bool_subtraction(is_bool_tensor(a), is_bool_tensor(b));
+  return sub(a, times_alpha(a, b, alpha));
 } catch (const Error&) {
   detail::rethrow_naming("sub");
 }
@@ -205,7 +233,12 @@ Tensor floor_divide(const Tensor& a, const Tensor& b) { return call1(floor_divid
 Tensor remainder(const Tensor& a, const Tensor& b) { return call1(remainder_op, {a, b}); }
 Tensor maximum(const Tensor& a, const Tensor& b) { return call1(maximum_op, {a, b}); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return call1(minimum_op, {a, b}); }
-Tensor pow(const Tensor& a, const Tensor& b) { return call1(pow_op, {a, b}); }
+Tensor pow(const Tensor& a, const Tensor& b) {
+  // PyTorch has no bool power ("pow" not implemented for 'Bool').
+  NABLA_CHECK(!(is_bool_tensor(a) && is_bool_tensor(b)), "pow: not defined for bool base and exponent; "
+              "convert one of them to an integer or floating dtype");
+  return call1(pow_op, {a, b});
+}
 Tensor pow(const Scalar& a, const Tensor& b) try {
   return pow(scalar_tensor_like(a, b), b);
 } catch (const Error&) {
@@ -229,7 +262,6 @@ Tensor pow(const Scalar& a, const Tensor& b) try {
     detail::rethrow_naming(#name);                                    \
   }
 NABLA_SCALAR_FORMS(add)
-NABLA_SCALAR_FORMS(sub)
 NABLA_SCALAR_FORMS(mul)
 NABLA_SCALAR_FORMS(floor_divide)
 NABLA_SCALAR_FORMS(remainder)
@@ -247,12 +279,26 @@ Tensor add(const Scalar& a, const Tensor& b, const Scalar& alpha) try {
 } catch (const Error&) {
   detail::rethrow_naming("add");
 }
+Tensor sub(const Tensor& a, const Scalar& b) try {
+  check_no_bool_subtraction(is_bool_tensor(a), b.is_bool());
+  return sub(a, scalar_tensor_like(b, a));
+} catch (const Error&) {
+  detail::rethrow_naming("sub");
+}
+Tensor sub(const Scalar& a, const Tensor& b) try {
+  check_no_bool_subtraction(a.is_bool(), is_bool_tensor(b));
+  return sub(scalar_tensor_like(a, b), b);
+} catch (const Error&) {
+  detail::rethrow_naming("sub");
+}
 Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) try {
+  check_no_bool_subtraction(is_bool_tensor(a), b.is_bool());
   return sub(a, scalar_tensor_like(b, a), alpha);
 } catch (const Error&) {
   detail::rethrow_naming("sub");
 }
 Tensor sub(const Scalar& a, const Tensor& b, const Scalar& alpha) try {
+  check_no_bool_subtraction(a.is_bool(), is_bool_tensor(b));
   return sub(scalar_tensor_like(a, b), b, alpha);
 } catch (const Error&) {
   detail::rethrow_naming("sub");

@@ -1,6 +1,7 @@
 // Tensor's methods: one-line wrappers over the op functions.
 #include <cstring>
 
+#include "nabla/core/user_op.h"
 #include "nabla/ops/op.h"
 #include "nabla/ops/ops.h"
 
@@ -42,6 +43,28 @@ Tensor Tensor::unsqueeze(int64_t d) const { return nabla::unsqueeze(self("Tensor
 Tensor Tensor::flatten(int64_t a, int64_t b) const { return nabla::flatten(self("Tensor::flatten"), a, b); }
 Tensor Tensor::unflatten(int64_t d, IntList s) const { return nabla::unflatten(self("Tensor::unflatten"), d, s); }
 Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const { return nabla::unfold(self("Tensor::unfold"), d, size, step); }
+
+// The function forms of t, detach, numel and is_floating_point (PyTorch has both).
+Tensor t(const Tensor& x) try {
+  return x.t();
+} catch (const Error&) {
+  detail::rethrow_naming("t");
+}
+Tensor detach(const Tensor& x) try {
+  return x.detach();
+} catch (const Error&) {
+  detail::rethrow_naming("detach");
+}
+int64_t numel(const Tensor& x) try {
+  return x.numel();
+} catch (const Error&) {
+  detail::rethrow_naming("numel");
+}
+bool is_floating_point(const Tensor& x) try {
+  return x.is_floating_point();
+} catch (const Error&) {
+  detail::rethrow_naming("is_floating_point");
+}
 
 Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
   return self("Tensor::index").index(std::vector<TensorIndex>(indices));
@@ -173,6 +196,9 @@ Tensor Tensor::masked_select(const Tensor& mask) const { return nabla::masked_se
 Tensor Tensor::take(const Tensor& index) const { return nabla::take(self("Tensor::take"), index); }
 std::vector<Tensor> Tensor::split(int64_t size, int64_t d) const { return nabla::split(self("Tensor::split"), size, d); }
 std::vector<Tensor> Tensor::split(IntList sizes, int64_t d) const { return nabla::split(self("Tensor::split"), sizes, d); }
+std::vector<Tensor> Tensor::split_with_sizes(IntList sizes, int64_t d) const {
+  return nabla::split_with_sizes(self("Tensor::split_with_sizes"), sizes, d);
+}
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const { return nabla::chunk(self("Tensor::chunk"), chunks, d); }
 Tensor Tensor::repeat(IntList repeats) const { return nabla::repeat(self("Tensor::repeat"), repeats); }
 Tensor Tensor::tile(IntList reps) const { return nabla::tile(self("Tensor::tile"), reps); }
