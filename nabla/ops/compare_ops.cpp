@@ -172,6 +172,12 @@ Tensor operator<(const Tensor& a, const Scalar& b) { return lt(a, scalar_tensor_
 Tensor operator<=(const Tensor& a, const Scalar& b) { return le(a, scalar_tensor_like(b, a)); }
 Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, scalar_tensor_like(b, a)); }
 Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, scalar_tensor_like(b, a)); }
+Tensor operator==(const Scalar& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Scalar& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Scalar& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Scalar& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Scalar& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Scalar& a, const Tensor& b) { return ge(a, b); }
 Tensor operator&&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
 Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
 Tensor operator!(const Tensor& x) { return logical_not(x); }

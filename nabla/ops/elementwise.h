@@ -157,6 +157,12 @@ Tensor operator<(const Tensor& a, const Scalar& b);
 Tensor operator<=(const Tensor& a, const Scalar& b);
 Tensor operator>(const Tensor& a, const Scalar& b);
 Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor operator==(const Scalar& a, const Tensor& b);  // 0 < x, as Python's reflected comparisons
+Tensor operator!=(const Scalar& a, const Tensor& b);
+Tensor operator<(const Scalar& a, const Tensor& b);
+Tensor operator<=(const Scalar& a, const Tensor& b);
+Tensor operator>(const Scalar& a, const Tensor& b);
+Tensor operator>=(const Scalar& a, const Tensor& b);
 Tensor operator&&(const Tensor& a, const Tensor& b);
 Tensor operator||(const Tensor& a, const Tensor& b);
 Tensor operator!(const Tensor& x);

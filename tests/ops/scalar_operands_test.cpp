@@ -187,6 +187,9 @@ TEST(ScalarOperands, LiteralsCompile) {
   EXPECT_EQ(where(x > 0, 1, 0).dtype(), kInt64);      // two numbers: their own type
   EXPECT_EQ(where(x > 0, 1.0, 0).dtype(), kFloat32);  // float32, PyTorch's default dtype
   EXPECT_EQ(x.div(2, "floor").to_vector<double>(), (std::vector<double>{-1.0, 1.0}));
+  EXPECT_EQ((0 < x).to_vector<bool>(), (std::vector<bool>{false, true}));  // a number on the left
+  EXPECT_EQ((2.0 == x).to_vector<bool>(), (std::vector<bool>{false, true}));
+  EXPECT_EQ((1 - x).to_vector<double>(), (std::vector<double>{2.0, -1.0}));
 }
 
 TEST(ScalarOperands, ErrorsNameTheFunctionCalled) {
