@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,14 @@ struct TensorOptions {
 inline TensorOptions dtype(DType t) { return TensorOptions().dtype(t); }
 inline TensorOptions device(Device d) { return TensorOptions().device(d); }
 inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+
+// The `correction` of var/std (PyTorch 1.13's keyword argument): divide by
+// N - value. A strong type, so that `var(x, {1}, 2)` cannot silently mean
+// unbiased = true (integers there are a compile error; see docs/tensors.md).
+struct Correction {
+  int64_t value;
+  constexpr explicit Correction(int64_t v) : value(v) {}
+};
 
 // One index of Tensor::index: an integer, a slice (start, stop, step; missing
 // bounds are open: None or std::nullopt), None (a new axis of size 1) or Ellipsis.
@@ -160,32 +169,117 @@ class Tensor {
   Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
   Tensor view_as(const Tensor& other) const { return self("Tensor::view_as").view(other.sizes()); }
 
-  // ---- elementwise ----------------------------------------------------
+  // ---- elementwise (nabla/ops/elementwise.h) -------------------------
+  // Every op that takes a tensor first and is a method in PyTorch is one here
+  // too (tests/api/tensor_methods_test.cpp checks it against PyTorch's list).
+  // unary math
   Tensor neg() const;
   Tensor abs() const;
+  Tensor sign() const;
   Tensor exp() const;
+  Tensor exp2() const;
   Tensor log() const;
+  Tensor log2() const;
+  Tensor log1p() const;
+  Tensor expm1() const;
   Tensor sqrt() const;
-  Tensor sigmoid() const;
-  Tensor tanh() const;
-  Tensor relu() const;
+  Tensor rsqrt() const;
+  Tensor reciprocal() const;
   Tensor square() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tan() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor erf() const;
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round() const;
+  Tensor trunc() const;
   Tensor pow(const Scalar& exponent) const;
   Tensor pow(const Tensor& exponent) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const;
   Tensor clamp_max(const Scalar& max) const;
+  // binary arithmetic: the other operand is a tensor or a number (PyTorch's
+  // rules for Python numbers decide the result dtype)
   Tensor add(const Tensor& o) const;
+  Tensor add(const Scalar& o) const;
+  Tensor add(const Tensor& o, const Scalar& alpha) const;  // self + alpha * o
+  Tensor add(const Scalar& o, const Scalar& alpha) const;
   Tensor sub(const Tensor& o) const;
+  Tensor sub(const Scalar& o) const;
+  Tensor sub(const Tensor& o, const Scalar& alpha) const;  // self - alpha * o
+  Tensor sub(const Scalar& o, const Scalar& alpha) const;
   Tensor mul(const Tensor& o) const;
-  Tensor div(const Tensor& o) const;
-  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor mul(const Scalar& o) const;
+  // rounding_mode: "" (true division), "floor" or "trunc"
+  Tensor div(const Tensor& o, const std::string& rounding_mode = "") const;
+  Tensor div(const Scalar& o, const std::string& rounding_mode = "") const;
+  Tensor floor_divide(const Tensor& o) const;
+  Tensor floor_divide(const Scalar& o) const;
+  Tensor remainder(const Tensor& o) const;
+  Tensor remainder(const Scalar& o) const;
+  Tensor maximum(const Tensor& o) const;
+  Tensor maximum(const Scalar& o) const;
+  Tensor minimum(const Tensor& o) const;
+  Tensor minimum(const Scalar& o) const;
+  // comparisons and logic (bool results)
+  Tensor eq(const Tensor& o) const;
+  Tensor eq(const Scalar& o) const;
+  Tensor ne(const Tensor& o) const;
+  Tensor ne(const Scalar& o) const;
+  Tensor lt(const Tensor& o) const;
+  Tensor lt(const Scalar& o) const;
+  Tensor le(const Tensor& o) const;
+  Tensor le(const Scalar& o) const;
+  Tensor gt(const Tensor& o) const;
+  Tensor gt(const Scalar& o) const;
+  Tensor ge(const Tensor& o) const;
+  Tensor ge(const Scalar& o) const;
+  Tensor logical_and(const Tensor& o) const;
+  Tensor logical_and(const Scalar& o) const;
+  Tensor logical_or(const Tensor& o) const;
+  Tensor logical_or(const Scalar& o) const;
+  Tensor logical_xor(const Tensor& o) const;
+  Tensor logical_xor(const Scalar& o) const;
+  Tensor logical_not() const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  // PyTorch's Tensor.where: where(condition, self, other)
+  Tensor where(const Tensor& condition, const Tensor& other) const;
+  Tensor where(const Tensor& condition, const Scalar& other) const;
 
-  // ---- indexing and sorting (nabla/ops/indexing.h) --------------------
+  // ---- closeness (nabla/ops/closeness.h) ------------------------------
+  bool equal(const Tensor& o) const;
+  Tensor isclose(const Tensor& o, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
+  bool allclose(const Tensor& o, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
+
+  // ---- indexing, joining and sorting (nabla/ops/indexing.h) -----------
   Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor take(const Tensor& index) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split(IntList split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split_with_sizes(IntList split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  Tensor repeat(IntList repeats) const;
+  Tensor tile(IntList reps) const;
   Tensor flip(IntList dims) const;
-  std::pair<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  Tensor roll(IntList shifts, IntList dims = {}) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  std::pair<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
   std::pair<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
 
   // ---- in place (bump the version counter) ----------------------------
@@ -210,18 +304,52 @@ class Tensor {
   Tensor& operator*=(const Scalar& o) { return mul_(o); }
   Tensor& operator/=(const Scalar& o) { return div_(o); }
 
-  // ---- reductions -----------------------------------------------------
+  // ---- reductions (nabla/ops/reduction.h) -----------------------------
   Tensor sum() const;
   Tensor sum(IntList dims, bool keepdim = false) const;
   Tensor mean() const;
   Tensor mean(IntList dims, bool keepdim = false) const;
+  Tensor prod(IntList dims = {}, bool keepdim = false) const;
+  Tensor amax(IntList dims = {}, bool keepdim = false) const;
+  Tensor amin(IntList dims = {}, bool keepdim = false) const;
   Tensor max() const;
   Tensor min() const;
+  std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;  // (values, indices)
+  std::pair<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  // var/std: PyTorch 1.13's (dim, unbiased, keepdim), or an explicit
+  // Correction{n} (divide by N - n); a plain integer there does not compile.
+  Tensor var(IntList dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(IntList dims, Correction correction, bool keepdim = false) const;
+  template <class Int>
+    requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
+  Tensor var(IntList dims, Int correction, bool keepdim = false) const = delete;  // write Correction{n}
+  Tensor std(IntList dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(IntList dims, Correction correction, bool keepdim = false) const;
+  template <class Int>
+    requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
+  Tensor std(IntList dims, Int correction, bool keepdim = false) const = delete;  // write Correction{n}
+  Tensor norm(double p = 2.0, IntList dims = {}, bool keepdim = false) const;
+  Tensor logsumexp(IntList dims, bool keepdim = false) const;
+  Tensor all(IntList dims = {}, bool keepdim = false) const;
+  Tensor any(IntList dims = {}, bool keepdim = false) const;
+  Tensor cumsum(int64_t dim) const;
+  Tensor cumprod(int64_t dim) const;
 
-  // ---- linear algebra -------------------------------------------------
+  // ---- linear algebra (nabla/ops/linalg.h) ----------------------------
   Tensor mm(const Tensor& o) const;
+  Tensor bmm(const Tensor& o) const;
   Tensor matmul(const Tensor& o) const;
+  // beta * self + alpha * (mat1 @ mat2)
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1, const Scalar& alpha = 1) const;
+  Tensor outer(const Tensor& o) const;
+  Tensor dot(const Tensor& o) const;
+
+  // ---- neural-network functions and random draws ----------------------
+  Tensor softmax(int64_t dim) const;      // nabla/ops/nn_functional.h
+  Tensor log_softmax(int64_t dim) const;
+  Tensor bernoulli() const;               // nabla/ops/factory.h: draws with probabilities self
 
  private:
   // The one way methods reach the impl: an undefined tensor (default-constructed

@@ -88,7 +88,10 @@ struct PowFn {
   const Attrs& a;
   template <class T> T operator()(T x, T y) const {
     if constexpr (is_int<T>) {
-      if (y < 0) fail("pow: integers to negative integer powers are not allowed");
+      // A negative exponent (only reachable with a tensor exponent: a number
+      // exponent is refused in pow(x, Scalar)) truncates as PyTorch's powi:
+      // 1 stays 1, -1 alternates, anything else becomes 0 (0 too).
+      if (y < 0) return x == 1 ? T(1) : x == -1 ? ((-y) % 2 ? T(-1) : T(1)) : T(0);
       T r = 1;
       for (T base = x, e = y; e > 0; e >>= 1, base = static_cast<T>(base * base))
         if (e & 1) r = static_cast<T>(r * base);
@@ -179,9 +182,43 @@ detail::RegisterOps register_binary{&add_op,       &sub_op,     &mul_op,     &di
                                     &trunc_divide_op, &remainder_op, &maximum_op, &minimum_op, &pow_op, &copy_op};
 }
 
+namespace {
+// PyTorch refuses subtraction with a bool operand (a tensor or the number
+// true/false): it is rarely what was meant.
+void check_no_bool_subtraction(bool a_is_bool, bool b_is_bool) {
+  NABLA_CHECK(!a_is_bool && !b_is_bool, "sub: subtraction with a bool operand is not supported; "
+              "use logical_xor() (or logical_not() to invert a mask) instead");
+}
+bool is_bool_tensor(const Tensor& x) { return x.defined() && x.dtype() == kBool; }
+// alpha * b in the result type of (a, b), with PyTorch's checks on alpha
+// (alpha_check): the sum a + alpha * b then keeps that type.
+Tensor times_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  NABLA_CHECK(a.defined() && b.defined(), "an input is an undefined tensor");
+  const Tensor ab[2] = {a, b};
+  DType t = result_type(ab);
+  NABLA_CHECK(!alpha.is_bool() || t == kBool, "a bool alpha is only supported for bool results, got ", t);
+  NABLA_CHECK(is_floating(t) || !alpha.is_floating(), "alpha must not be a floating point number for ", t,
+              " inputs, got ", alpha);
+  return mul(b.to(t), full({}, alpha, TensorOptions(t).device(b.device())));
+}
+}  // namespace
+
 Tensor add(const Tensor& a, const Tensor& b) { return call1(add_op, {a, b}); }
-Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return add(a, b * alpha); }
-Tensor sub(const Tensor& a, const Tensor& b) { return call1(sub_op, {a, b}); }
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) try {
+  return add(a, times_alpha(a, b, alpha));
+} catch (const Error&) {
+  detail::rethrow_naming("add");
+}
+Tensor sub(const Tensor& a, const Tensor& b) {
+  check_no_bool_subtraction(is_bool_tensor(a), is_bool_tensor(b));
+  return call1(sub_op, {a, b});
+}
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) try {
+  check_no_bool_subtraction(is_bool_tensor(a), is_bool_tensor(b));
+  return sub(a, times_alpha(a, b, alpha));
+} catch (const Error&) {
+  detail::rethrow_naming("sub");
+}
 Tensor mul(const Tensor& a, const Tensor& b) { return call1(mul_op, {a, b}); }
 Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode) try {
   if (rounding_mode.empty()) return call1(div_op, {a, b});
@@ -196,8 +233,86 @@ Tensor floor_divide(const Tensor& a, const Tensor& b) { return call1(floor_divid
 Tensor remainder(const Tensor& a, const Tensor& b) { return call1(remainder_op, {a, b}); }
 Tensor maximum(const Tensor& a, const Tensor& b) { return call1(maximum_op, {a, b}); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return call1(minimum_op, {a, b}); }
-Tensor pow(const Tensor& a, const Tensor& b) { return call1(pow_op, {a, b}); }
-Tensor pow(const Scalar& a, const Tensor& b) { return pow(scalar_tensor_like(a, b), b); }
+Tensor pow(const Tensor& a, const Tensor& b) {
+  // PyTorch has no bool power ("pow" not implemented for 'Bool').
+  NABLA_CHECK(!(is_bool_tensor(a) && is_bool_tensor(b)), "pow: not defined for bool base and exponent; "
+              "convert one of them to an integer or floating dtype");
+  return call1(pow_op, {a, b});
+}
+Tensor pow(const Scalar& a, const Tensor& b) try {
+  return pow(scalar_tensor_like(a, b), b);
+} catch (const Error&) {
+  detail::rethrow_naming("pow");
+}
+
+// ---- a number on either side -----------------------------------------------
+// The number becomes a 0-dim tensor of the dtype PyTorch gives `tensor op
+// number` (scalar_tensor_like); type promotion then keeps the tensor's dtype
+// (a 0-dim operand only wins when of a higher category). Errors name the op
+// called, also when the tensor is undefined (Note [User-facing op names]).
+#define NABLA_SCALAR_FORMS(name)                                      \
+  Tensor name(const Tensor& a, const Scalar& b) try {                 \
+    return name(a, scalar_tensor_like(b, a));                         \
+  } catch (const Error&) {                                            \
+    detail::rethrow_naming(#name);                                    \
+  }                                                                   \
+  Tensor name(const Scalar& a, const Tensor& b) try {                 \
+    return name(scalar_tensor_like(a, b), b);                         \
+  } catch (const Error&) {                                            \
+    detail::rethrow_naming(#name);                                    \
+  }
+NABLA_SCALAR_FORMS(add)
+NABLA_SCALAR_FORMS(mul)
+NABLA_SCALAR_FORMS(floor_divide)
+NABLA_SCALAR_FORMS(remainder)
+NABLA_SCALAR_FORMS(maximum)
+NABLA_SCALAR_FORMS(minimum)
+#undef NABLA_SCALAR_FORMS
+
+Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) try {
+  return add(a, scalar_tensor_like(b, a), alpha);
+} catch (const Error&) {
+  detail::rethrow_naming("add");
+}
+Tensor add(const Scalar& a, const Tensor& b, const Scalar& alpha) try {
+  return add(scalar_tensor_like(a, b), b, alpha);
+} catch (const Error&) {
+  detail::rethrow_naming("add");
+}
+Tensor sub(const Tensor& a, const Scalar& b) try {
+  check_no_bool_subtraction(is_bool_tensor(a), b.is_bool());
+  return sub(a, scalar_tensor_like(b, a));
+} catch (const Error&) {
+  detail::rethrow_naming("sub");
+}
+Tensor sub(const Scalar& a, const Tensor& b) try {
+  check_no_bool_subtraction(a.is_bool(), is_bool_tensor(b));
+  return sub(scalar_tensor_like(a, b), b);
+} catch (const Error&) {
+  detail::rethrow_naming("sub");
+}
+Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) try {
+  check_no_bool_subtraction(is_bool_tensor(a), b.is_bool());
+  return sub(a, scalar_tensor_like(b, a), alpha);
+} catch (const Error&) {
+  detail::rethrow_naming("sub");
+}
+Tensor sub(const Scalar& a, const Tensor& b, const Scalar& alpha) try {
+  check_no_bool_subtraction(a.is_bool(), is_bool_tensor(b));
+  return sub(scalar_tensor_like(a, b), b, alpha);
+} catch (const Error&) {
+  detail::rethrow_naming("sub");
+}
+Tensor div(const Tensor& a, const Scalar& b, const std::string& rounding_mode) try {
+  return div(a, scalar_tensor_like(b, a), rounding_mode);
+} catch (const Error&) {
+  detail::rethrow_naming("div");
+}
+Tensor div(const Scalar& a, const Tensor& b, const std::string& rounding_mode) try {
+  return div(scalar_tensor_like(a, b), b, rounding_mode);
+} catch (const Error&) {
+  detail::rethrow_naming("div");
+}
 
 Tensor operator-(const Tensor& x) { return neg(x); }
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "nabla/core/user_op.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -108,6 +109,52 @@ Tensor isnan(const Tensor& x) { return call1(isnan_op, {x}); }
 Tensor isinf(const Tensor& x) { return call1(isinf_op, {x}); }
 Tensor isfinite(const Tensor& x) { return call1(isfinite_op, {x}); }
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return call1(where_op, {c, a, b}); }
+
+// A number on either side: see NABLA_SCALAR_FORMS in binary_ops.cpp.
+#define NABLA_SCALAR_FORMS(name)                                      \
+  Tensor name(const Tensor& a, const Scalar& b) try {                 \
+    return name(a, scalar_tensor_like(b, a));                         \
+  } catch (const Error&) {                                            \
+    detail::rethrow_naming(#name);                                    \
+  }                                                                   \
+  Tensor name(const Scalar& a, const Tensor& b) try {                 \
+    return name(scalar_tensor_like(a, b), b);                         \
+  } catch (const Error&) {                                            \
+    detail::rethrow_naming(#name);                                    \
+  }
+NABLA_SCALAR_FORMS(eq)
+NABLA_SCALAR_FORMS(ne)
+NABLA_SCALAR_FORMS(lt)
+NABLA_SCALAR_FORMS(le)
+NABLA_SCALAR_FORMS(gt)
+NABLA_SCALAR_FORMS(ge)
+NABLA_SCALAR_FORMS(logical_and)
+NABLA_SCALAR_FORMS(logical_or)
+NABLA_SCALAR_FORMS(logical_xor)
+#undef NABLA_SCALAR_FORMS
+
+Tensor where(const Tensor& c, const Tensor& a, const Scalar& b) try {
+  return where(c, a, scalar_tensor_like(b, a));
+} catch (const Error&) {
+  detail::rethrow_naming("where");
+}
+Tensor where(const Tensor& c, const Scalar& a, const Tensor& b) try {
+  return where(c, scalar_tensor_like(a, b), b);
+} catch (const Error&) {
+  detail::rethrow_naming("where");
+}
+Tensor where(const Tensor& c, const Scalar& a, const Scalar& b) try {
+  // Two Python numbers: their own result type, with float32 for a floating
+  // one (PyTorch's default dtype), on the condition's device.
+  DType t = promote_types(a.kind(), b.kind());
+  if (t == kFloat64) t = kFloat32;
+  NABLA_CHECK(c.defined(), "where: the condition is an undefined tensor");
+  Tensor va = full({}, a, TensorOptions(t).device(c.device()));
+  return where(c, va, scalar_tensor_like(b, va));
+} catch (const Error&) {
+  detail::rethrow_naming("where");
+}
+
 Tensor cast(const Tensor& x, DType t) {
   if (x.defined() && x.dtype() == t) return x;
   return call1(cast_op, {x}, {t});  // an undefined input: the op's check names it
@@ -125,6 +172,12 @@ Tensor operator<(const Tensor& a, const Scalar& b) { return lt(a, scalar_tensor_
 Tensor operator<=(const Tensor& a, const Scalar& b) { return le(a, scalar_tensor_like(b, a)); }
 Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, scalar_tensor_like(b, a)); }
 Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, scalar_tensor_like(b, a)); }
+Tensor operator==(const Scalar& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Scalar& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Scalar& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Scalar& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Scalar& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Scalar& a, const Tensor& b) { return ge(a, b); }
 Tensor operator&&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
 Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
 Tensor operator!(const Tensor& x) { return logical_not(x); }

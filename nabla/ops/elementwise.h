@@ -2,6 +2,7 @@
 // promotion, comparisons, logical ops, where, clamp, casts, in-place forms.
 #pragma once
 #include <optional>
+#include <string>
 
 #include "nabla/core/tensor.h"
 
@@ -45,33 +46,82 @@ Tensor pow(const Tensor& x, const Scalar& exponent);
 Tensor pow(const Tensor& x, const Tensor& exponent);
 Tensor pow(const Scalar& base, const Tensor& exponent);
 
-// binary arithmetic (broadcasting)
+// Binary arithmetic (broadcasting). Every binary op also takes a number
+// (Scalar: bool, integer or floating) on either side, where PyTorch takes a
+// Python number: the result dtype follows PyTorch's rules for Python numbers
+// (torch.result_type(tensor, number): the tensor's dtype unless the number is
+// of a higher category — int32 tensor + 2 is int32, + 2.5 is float32).
 Tensor add(const Tensor& a, const Tensor& b);
+Tensor add(const Tensor& a, const Scalar& b);
+Tensor add(const Scalar& a, const Tensor& b);
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha);  // a + alpha * b
+Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha);
+Tensor add(const Scalar& a, const Tensor& b, const Scalar& alpha);
 Tensor sub(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Scalar& b);
+Tensor sub(const Scalar& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha);  // a - alpha * b
+Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha);
+Tensor sub(const Scalar& a, const Tensor& b, const Scalar& alpha);
 Tensor mul(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Scalar& b);
+Tensor mul(const Scalar& a, const Tensor& b);
 // rounding_mode: "" (true division), "floor" or "trunc"
 Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode = "");
+Tensor div(const Tensor& a, const Scalar& b, const std::string& rounding_mode = "");
+Tensor div(const Scalar& a, const Tensor& b, const std::string& rounding_mode = "");
 Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, const Scalar& b);
+Tensor floor_divide(const Scalar& a, const Tensor& b);
 Tensor remainder(const Tensor& a, const Tensor& b);  // sign of the divisor, like Python's %
+Tensor remainder(const Tensor& a, const Scalar& b);
+Tensor remainder(const Scalar& a, const Tensor& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor maximum(const Tensor& a, const Scalar& b);  // maximum(matmul(x, w), 0.0): TensorFlow's ReLU
+Tensor maximum(const Scalar& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Scalar& b);
+Tensor minimum(const Scalar& a, const Tensor& b);
 
-// comparisons and logic: bool results
+// comparisons and logic: bool results (a number is compared in the dtype
+// PyTorch promotes to: int tensor == 2.5 compares as float32)
 Tensor eq(const Tensor& a, const Tensor& b);
+Tensor eq(const Tensor& a, const Scalar& b);
+Tensor eq(const Scalar& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Scalar& b);
+Tensor ne(const Scalar& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Scalar& b);
+Tensor lt(const Scalar& a, const Tensor& b);
 Tensor le(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Scalar& b);
+Tensor le(const Scalar& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Scalar& b);
+Tensor gt(const Scalar& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Scalar& b);
+Tensor ge(const Scalar& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_and(const Tensor& a, const Scalar& b);
+Tensor logical_and(const Scalar& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Scalar& b);
+Tensor logical_or(const Scalar& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
+Tensor logical_xor(const Tensor& a, const Scalar& b);
+Tensor logical_xor(const Scalar& a, const Tensor& b);
 Tensor logical_not(const Tensor& x);
 Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);
 Tensor isfinite(const Tensor& x);
+// a where condition is true, else b; either value may be a number. Two
+// numbers give a tensor of their own result type (float32 for a floating one).
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b);
+Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
+Tensor where(const Tensor& condition, const Scalar& a, const Scalar& b);
 
 // dtype conversion (differentiable between floating dtypes)
 Tensor cast(const Tensor& x, DType dtype);
@@ -107,6 +157,12 @@ Tensor operator<(const Tensor& a, const Scalar& b);
 Tensor operator<=(const Tensor& a, const Scalar& b);
 Tensor operator>(const Tensor& a, const Scalar& b);
 Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor operator==(const Scalar& a, const Tensor& b);  // 0 < x, as Python's reflected comparisons
+Tensor operator!=(const Scalar& a, const Tensor& b);
+Tensor operator<(const Scalar& a, const Tensor& b);
+Tensor operator<=(const Scalar& a, const Tensor& b);
+Tensor operator>(const Scalar& a, const Tensor& b);
+Tensor operator>=(const Scalar& a, const Tensor& b);
 Tensor operator&&(const Tensor& a, const Tensor& b);
 Tensor operator||(const Tensor& a, const Tensor& b);
 Tensor operator!(const Tensor& x);

@@ -45,6 +45,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 // Pieces of split_size along dim (the last may be smaller), or pieces of the given sizes.
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& x, IntList split_sizes, int64_t dim = 0);
+// split with sizes, under PyTorch's other name for it.
+std::vector<Tensor> split_with_sizes(const Tensor& x, IntList split_sizes, int64_t dim = 0);
 // At most `chunks` pieces of ceil(size / chunks) along dim.
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
 // Repeats x along each dim (repeats may have more dims than x: new leading dims).

@@ -187,6 +187,9 @@ std::vector<Tensor> split(const Tensor& x, IntList split_sizes, int64_t dim) try
 } catch (const Error&) {
   detail::rethrow_naming("split");  // the user called split, not split_with_sizes
 }
+std::vector<Tensor> split_with_sizes(const Tensor& x, IntList split_sizes, int64_t dim) {
+  return to_vector(call(split_with_sizes_op, Inputs(&x, 1), {split_sizes.shape(), dim}));
+}
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   return to_vector(call(chunk_op, Inputs(&x, 1), {chunks, dim}));
 }

@@ -62,7 +62,7 @@ TensorList batch_norm_composite(Inputs in, const Attrs& a) {
   NABLA_CHECK(n > 1, "batch_norm: expected more than 1 value per channel when training, got input of shape ",
               x.sizes());
   Tensor mean_k = mean(x, dims, true);
-  Tensor var_k = var(x, dims, /*correction=*/0, true);
+  Tensor var_k = var(x, dims, /*unbiased=*/false, true);
   if (running_mean.defined()) {
     // In place, outside autograd: the running stats are buffers, not part of the graph.
     NoGradGuard no_grad;
@@ -94,7 +94,7 @@ TensorList layer_norm_composite(Inputs in, const Attrs& a) {
                 ", expected normalized_shape ", ns);
   Shape dims;
   for (int64_t d = x.dim() - k; d < x.dim(); ++d) dims.push_back(d);
-  Tensor y = normalize(x, mean(x, dims, true), var(x, dims, 0, true), eps);
+  Tensor y = normalize(x, mean(x, dims, true), var(x, dims, /*unbiased=*/false, true), eps);
   return {affine(y, weight, bias, ns)};
 }
 
@@ -114,7 +114,7 @@ TensorList group_norm_composite(Inputs in, const Attrs& a) {
   int64_t per_group = c / groups;
   for (int64_t d = 2; d < x.dim(); ++d) per_group *= x.sizes()[d];
   Tensor g = reshape(x, {x.sizes()[0], groups, per_group});
-  Tensor y = normalize(g, mean(g, {2}, true), var(g, {2}, 0, true), eps);
+  Tensor y = normalize(g, mean(g, {2}, true), var(g, {2}, /*unbiased=*/false, true), eps);
   return {affine(reshape(y, x.sizes()), weight, bias, channel_shape(x))};
 }
 

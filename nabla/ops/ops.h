@@ -1,6 +1,7 @@
 // All public op functions.
 #pragma once
 #include "nabla/core/grad_mode.h"
+#include "nabla/ops/closeness.h"
 #include "nabla/ops/conv.h"
 #include "nabla/ops/elementwise.h"
 #include "nabla/ops/factory.h"

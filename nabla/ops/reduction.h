@@ -1,6 +1,7 @@
 // Reductions over any set of dims (an empty dim list means all dims), with keepdim.
 #pragma once
 #include <optional>
+#include <type_traits>
 
 #include "nabla/core/tensor.h"
 
@@ -18,8 +19,22 @@ std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false
 std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
-Tensor var(const Tensor& x, IntList dims = {}, int64_t correction = 1, bool keepdim = false);
-Tensor std(const Tensor& x, IntList dims = {}, int64_t correction = 1, bool keepdim = false);
+// Variance and standard deviation over dims, in PyTorch 1.13's two forms:
+// `unbiased` (true: divide by N - 1, Bessel's correction; false: by N) or a
+// Correction{n} (divide by N - n, PyTorch's `correction=` keyword). A plain
+// integer in the third place is a compile error rather than a silent
+// `unbiased = true`. nabla::std is named like namespace std: call it as
+// nabla::std(x) or x.std() (see docs/tensors.md).
+Tensor var(const Tensor& x, IntList dims = {}, bool unbiased = true, bool keepdim = false);
+Tensor var(const Tensor& x, IntList dims, Correction correction, bool keepdim = false);
+template <class Int>
+  requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
+Tensor var(const Tensor& x, IntList dims, Int correction, bool keepdim = false) = delete;  // write Correction{n}
+Tensor std(const Tensor& x, IntList dims = {}, bool unbiased = true, bool keepdim = false);
+Tensor std(const Tensor& x, IntList dims, Correction correction, bool keepdim = false);
+template <class Int>
+  requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
+Tensor std(const Tensor& x, IntList dims, Int correction, bool keepdim = false) = delete;  // write Correction{n}
 Tensor norm(const Tensor& x, double p = 2.0, IntList dims = {}, bool keepdim = false);
 Tensor logsumexp(const Tensor& x, IntList dims, bool keepdim = false);
 Tensor all(const Tensor& x, IntList dims = {}, bool keepdim = false);

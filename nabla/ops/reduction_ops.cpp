@@ -388,14 +388,20 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) try {
 } catch (const Error&) {
   detail::rethrow_naming("argmin");
 }
-Tensor var(const Tensor& x, IntList dims, int64_t correction, bool keepdim) {
-  return call1(var_op, {x}, {reduction_dims(x, dims, "var"), correction, keepdim});
+Tensor var(const Tensor& x, IntList dims, Correction correction, bool keepdim) {
+  return call1(var_op, {x}, {reduction_dims(x, dims, "var"), correction.value, keepdim});
 }
-Tensor std(const Tensor& x, IntList dims, int64_t correction, bool keepdim) try {
+Tensor var(const Tensor& x, IntList dims, bool unbiased, bool keepdim) {
+  return var(x, dims, Correction{unbiased ? 1 : 0}, keepdim);
+}
+Tensor std(const Tensor& x, IntList dims, Correction correction, bool keepdim) try {
   // A constant slice has std 0 and gradient 0 (See Note [Subgradient at zero]).
   return pow_zero_grad_at_zero(var(x, dims, correction, keepdim), 0.5);
 } catch (const Error&) {
   detail::rethrow_naming("std");
+}
+Tensor std(const Tensor& x, IntList dims, bool unbiased, bool keepdim) {
+  return std(x, dims, Correction{unbiased ? 1 : 0}, keepdim);
 }
 Tensor norm(const Tensor& x, double p, IntList dims, bool keepdim) {
   return call1(norm_op, {x}, {p, reduction_dims(x, dims, "norm"), keepdim});

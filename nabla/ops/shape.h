@@ -22,6 +22,11 @@ Tensor unflatten(const Tensor& x, int64_t dim, IntList sizes);
 Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step);
 Tensor contiguous(const Tensor& x);
 Tensor clone(const Tensor& x);
+// Functions PyTorch has beside the methods of the same name (torch.t, ...).
+Tensor t(const Tensor& x);  // transpose of a tensor of <= 2 dims
+Tensor detach(const Tensor& x);  // same data, no autograd history
+int64_t numel(const Tensor& x);
+bool is_floating_point(const Tensor& x);
 // Sums x over broadcast dims so that it has `shape` (the gradient of expand).
 Tensor sum_to(const Tensor& x, const Shape& shape);
 

@@ -279,7 +279,11 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
   return call1(softplus_op, {floating_only(x, "softplus")}, {beta, threshold});
 }
 Tensor pow(const Tensor& x, const Scalar& e) try {
-  if (!is_floating(x.dtype()) && !e.is_floating()) return pow(x, scalar_tensor_like(e, x));
+  if (!is_floating(x.dtype()) && !e.is_floating()) {
+    NABLA_CHECK(!(e.is_integral() && e.to_int() < 0), "pow: integers to negative integer powers are not allowed (",
+                x.dtype(), " tensor to the power ", e, "); use a floating tensor or exponent");
+    return pow(x, scalar_tensor_like(e, x));
+  }
   return call1(pow_scalar_op, {x}, {e.to_double()});
 } catch (const Error&) {
   detail::rethrow_naming("pow");  // not pow_scalar: Note [User-facing op names]

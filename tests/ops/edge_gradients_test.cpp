@@ -92,7 +92,7 @@ TEST(EdgeGradients, NormAndStdAtZeroInAGraph) {
 TEST(EdgeGradients, StdOfConstantSliceHasZeroGradient) {
   for (int64_t correction : {0, 1}) {
     Tensor x = leaf({2, 2, 2, 1, 2, 3}, {2, 3});
-    Tensor s = nabla::std(x, {1}, correction);
+    Tensor s = nabla::std(x, {1}, Correction{correction});
     EXPECT_EQ(s.to_vector<double>()[0], 0.0);
     s.sum().backward();
     std::vector<double> g = grad_of(x);
@@ -106,7 +106,7 @@ TEST(EdgeGradients, StdOfConstantSliceHasZeroGradient) {
 TEST(EdgeGradients, StdOfOneElementWithCorrectionIsNaN) {
   // n - correction = 0: PyTorch gives NaN for the value and the gradient; so does nabla.
   Tensor x = leaf({2}, {1, 1});
-  Tensor s = nabla::std(x, {1}, 1);
+  Tensor s = x.std({1}, Correction{1});
   EXPECT_TRUE(std::isnan(s.to_vector<double>()[0]));
   s.sum().backward();
   EXPECT_TRUE(std::isnan(grad_of(x)[0]));

@@ -58,8 +58,16 @@ std::vector<ErrorInput> binary_cases() {
        [i64] { div(i64, zeros({2}, dtype(kInt64)), "trunc"); }, {"integer division by zero"}},
       {"remainder", "remainder", "integer division by zero", [i64] { remainder(i64, zeros({2}, dtype(kInt64))); },
        {"integer division by zero"}},
-      {"pow", "pow", "an integer to a negative integer power", [i64] { pow(i64, tensor({-1.0}, dtype(kInt64))); },
+      {"pow", "pow", "an integer to a negative integer power", [i64] { pow(i64, -1); },
        {"negative integer powers"}},
+      // Bool operands PyTorch refuses, with tensors or numbers.
+      {"sub", "sub", "a bool tensor", [] { sub(ones({2}, dtype(kBool)), ones({2}, dtype(kBool))); },
+       {"bool", "logical_xor"}},
+      {"sub", "sub", "the number true", [] { sub(ones({2}), true); }, {"bool", "logical_xor"}},
+      {"sub", "sub", "a bool tensor minus a number", [] { sub(1, ones({2}, dtype(kBool))); }, {"bool"}},
+      {"pow", "pow", "bool base and exponent", [] { pow(ones({2}, dtype(kBool)), true); }, {"bool"}},
+      {"add", "add", "a floating alpha for integer inputs", [i64] { add(i64, i64, 0.5); },
+       {"alpha", "floating"}},
       {"div", "div", "an unknown rounding mode", [] { div(zeros({2}), ones({2}), "round"); },
        {"rounding_mode", "\"round\""}},
       // In place: the target must hold the broadcast result, and not be a leaf that requires grad.

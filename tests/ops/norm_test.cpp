@@ -218,7 +218,7 @@ TEST(BatchNorm, RepeatedTrainingStepsConvergeToBatchStats) {
   Tensor x = sample({8, 3}, -1, 3, 63).to(kFloat32);
   Tensor rm = zeros({3}), rv = ones({3});
   for (int i = 0; i < 200; ++i) batch_norm(x, rm, rv, Tensor(), Tensor(), true, 0.1);
-  Tensor expected_mean = x.mean({0}), expected_var = var(x, {0}, 1);
+  Tensor expected_mean = x.mean({0}), expected_var = var(x, {0}, /*unbiased=*/true);
   EXPECT_TRUE(compare(rm, expected_mean, 1e-5, 1e-5).empty()) << compare(rm, expected_mean, 1e-5, 1e-5);
   EXPECT_TRUE(compare(rv, expected_var, 1e-5, 1e-5).empty()) << compare(rv, expected_var, 1e-5, 1e-5);
 }

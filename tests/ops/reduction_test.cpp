@@ -57,11 +57,11 @@ NABLA_OP_INFO(reduction("amax", {"amax"}, [](const Tensor& x, IntList d, bool k)
                         [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }));
 NABLA_OP_INFO(reduction("amin", {"amin"}, [](const Tensor& x, IntList d, bool k) { return amin(x, d, k); },
                         [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }));
-NABLA_OP_INFO(reduction("var", {"var"}, [](const Tensor& x, IntList d, bool k) { return var(x, d, 1, k); },
+NABLA_OP_INFO(reduction("var", {"var"}, [](const Tensor& x, IntList d, bool k) { return var(x, d, /*unbiased=*/true, k); },
                         [](const std::vector<double>& v) { return v.size() > 1 ? var_of(v, 1) : NAN; }));
-NABLA_OP_INFO(reduction("var_biased", {"var"}, [](const Tensor& x, IntList d, bool k) { return var(x, d, 0, k); },
+NABLA_OP_INFO(reduction("var_biased", {"var"}, [](const Tensor& x, IntList d, bool k) { return var(x, d, Correction{0}, k); },
                         [](const std::vector<double>& v) { return var_of(v, 0); }));
-NABLA_OP_INFO(reduction("std", {"var"}, [](const Tensor& x, IntList d, bool k) { return nabla::std(x, d, 0, k); },
+NABLA_OP_INFO(reduction("std", {"var"}, [](const Tensor& x, IntList d, bool k) { return nabla::std(x, d, /*unbiased=*/false, k); },
                         [](const std::vector<double>& v) { return std::sqrt(var_of(v, 0)); }));
 NABLA_OP_INFO(reduction("norm2", {"norm"}, [](const Tensor& x, IntList d, bool k) { return norm(x, 2.0, d, k); },
                         [](const std::vector<double>& v) {
