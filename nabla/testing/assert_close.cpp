@@ -100,11 +100,16 @@ struct Greatest {
 
 Tolerances default_tolerances(DType dtype) {
   switch (dtype) {
-    case kFloat16: return {1e-3, 1e-5};
-    case kBFloat16: return {1.6e-2, 1e-5};
-    case kFloat32: return {1.3e-6, 1e-5};
-    case kFloat64: return {1e-7, 1e-7};
-    default: return {0.0, 0.0};  // integers and bool: exact
+    case kFloat16:
+      return {1e-3, 1e-5};
+    case kBFloat16:
+      return {1.6e-2, 1e-5};
+    case kFloat32:
+      return {1.3e-6, 1e-5};
+    case kFloat64:
+      return {1e-7, 1e-7};
+    default:
+      return {0.0, 0.0};  // integers and bool: exact
   }
 }
 
@@ -168,17 +173,17 @@ void assert_close(const Tensor& actual, const Tensor& expected, const CloseOptio
   if (sizes.empty()) {  // a 0-dim tensor: PyTorch's scalar message, from Python numbers
     const double want = floating ? e[0] : static_cast<double>(ei[0]);
     const double rel = want == 0 ? INFINITY : abs_diff.value / std::fabs(want);
-    msg = ::nabla::detail::concat("Scalars are not ", equality ? "equal" : "close", "!\n\nAbsolute difference: ",
-                                  number(abs_diff.value), allowed(tol.atol), "\nRelative difference: ",
-                                  py_float(rel), allowed(tol.rtol));
+    msg = ::nabla::detail::concat("Scalars are not ", equality ? "equal" : "close",
+                                  "!\n\nAbsolute difference: ", number(abs_diff.value), allowed(tol.atol),
+                                  "\nRelative difference: ", py_float(rel), allowed(tol.rtol));
   } else {
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * static_cast<double>(mismatches) / static_cast<double>(n));
-    msg = ::nabla::detail::concat("Tensor-likes are not ", equality ? "equal" : "close", "!\n\nMismatched elements: ",
-                                  mismatches, " / ", n, " (", pct, ")\nGreatest absolute difference: ",
-                                  number(abs_diff.value), " at index ", py_index(sizes, abs_diff.index),
-                                  allowed(tol.atol), "\nGreatest relative difference: ", py_float(rel_diff.value),
-                                  " at index ", py_index(sizes, rel_diff.index), allowed(tol.rtol));
+    msg = ::nabla::detail::concat(
+        "Tensor-likes are not ", equality ? "equal" : "close", "!\n\nMismatched elements: ", mismatches, " / ", n, " (",
+        pct, ")\nGreatest absolute difference: ", number(abs_diff.value), " at index ", py_index(sizes, abs_diff.index),
+        allowed(tol.atol), "\nGreatest relative difference: ", py_float(rel_diff.value), " at index ",
+        py_index(sizes, rel_diff.index), allowed(tol.rtol));
   }
   fail(o, msg);
 }

@@ -8,8 +8,8 @@
 
 #include <cmath>
 #include <functional>
-#include <map>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "nabla/nabla.h"
@@ -42,21 +42,62 @@ struct Case {
 // The cases of make_assert_close_messages.py, built from the same values.
 std::map<std::string, std::function<Case()>> cases() {
   return {
-      {"two_by_three", [] { return Case{tensor({{1., 2., 3.}, {4., 5., 6.}}), tensor({{1.25, 2., 3.}, {4., 5., 6.5}})}; }},
-      {"scalar", [] { return Case{full({}, 1.0), full({}, 1.5)}; }},
-      {"scalar_int", [] { return Case{full({}, 3, kInt64), full({}, 5, kInt64)}; }},
-      {"int_exact", [] { return Case{tensor({1, 2, 3}, kInt64), tensor({1, 2, 4}, kInt64)}; }},
-      {"int_rel_float32", [] { return Case{tensor({5, 7}, kInt64), tensor({3, 7}, kInt64)}; }},
-      {"bool", [] { return Case{tensor({1, 0}, kBool), tensor({1, 1}, kBool)}; }},
-      {"nan_not_equal", [] { return Case{tensor({1., kNaN}), tensor({1., kNaN})}; }},
-      {"inf_opposite", [] { return Case{tensor({1., kInf, 0.}), tensor({1., -kInf, 1e-6})}; }},
-      {"float32_diff_as_float64", [] { return Case{tensor({0.1, 3.0}), tensor({0.2, 3.0})}; }},
-      {"large_values", [] { return Case{tensor({1e10, 2.0}), tensor({1.00001e10, 2.0})}; }},
+      {"two_by_three",
+       [] {
+         return Case{tensor({{1., 2., 3.}, {4., 5., 6.}}), tensor({{1.25, 2., 3.}, {4., 5., 6.5}})};
+       }},
+      {"scalar",
+       [] {
+         return Case{full({}, 1.0), full({}, 1.5)};
+       }},
+      {"scalar_int",
+       [] {
+         return Case{full({}, 3, kInt64), full({}, 5, kInt64)};
+       }},
+      {"int_exact",
+       [] {
+         return Case{tensor({1, 2, 3}, kInt64), tensor({1, 2, 4}, kInt64)};
+       }},
+      {"int_rel_float32",
+       [] {
+         return Case{tensor({5, 7}, kInt64), tensor({3, 7}, kInt64)};
+       }},
+      {"bool",
+       [] {
+         return Case{tensor({1, 0}, kBool), tensor({1, 1}, kBool)};
+       }},
+      {"nan_not_equal",
+       [] {
+         return Case{tensor({1., kNaN}), tensor({1., kNaN})};
+       }},
+      {"inf_opposite",
+       [] {
+         return Case{tensor({1., kInf, 0.}), tensor({1., -kInf, 1e-6})};
+       }},
+      {"float32_diff_as_float64",
+       [] {
+         return Case{tensor({0.1, 3.0}), tensor({0.2, 3.0})};
+       }},
+      {"large_values",
+       [] {
+         return Case{tensor({1e10, 2.0}), tensor({1.00001e10, 2.0})};
+       }},
       {"explicit_tolerances",
-       [] { return Case{tensor({1., 2., 3.}), tensor({1.1, 2., 3.5}), {.rtol = 0.0, .atol = 0.2}}; }},
-      {"expected_zero", [] { return Case{tensor({0.5, 0.}), tensor({0., 0.})}; }},
-      {"float64", [] { return Case{tensor({1., 2.}, kFloat64), tensor({1.000001, 2.}, kFloat64)}; }},
-      {"float16", [] { return Case{tensor({1., 2.}, kFloat16), tensor({1.01, 2.}, kFloat16)}; }},
+       [] {
+         return Case{tensor({1., 2., 3.}), tensor({1.1, 2., 3.5}), {.rtol = 0.0, .atol = 0.2}};
+       }},
+      {"expected_zero",
+       [] {
+         return Case{tensor({0.5, 0.}), tensor({0., 0.})};
+       }},
+      {"float64",
+       [] {
+         return Case{tensor({1., 2.}, kFloat64), tensor({1.000001, 2.}, kFloat64)};
+       }},
+      {"float16",
+       [] {
+         return Case{tensor({1., 2.}, kFloat16), tensor({1.01, 2.}, kFloat16)};
+       }},
   };
 }
 
@@ -64,8 +105,7 @@ TEST(AssertClose, FailsWithPyTorchsMessage) {
   int checked = 0;
   for (const auto& [name, make] : cases()) {
     Case c = make();
-    EXPECT_EQ(failure(c.actual, c.expected, c.options), "assert_close: " + kTorchAssertCloseMessages.at(name))
-        << name;
+    EXPECT_EQ(failure(c.actual, c.expected, c.options), "assert_close: " + kTorchAssertCloseMessages.at(name)) << name;
     ++checked;
   }
   EXPECT_EQ(checked, 14);
