@@ -71,7 +71,8 @@ class Graph {
   // within one Session repeated runs go on drawing new values. Without a seed
   // they draw from the global generator (manual_seed), so each Session and
   // each run gets new values. May be called before or after building; it
-  // applies to the Sessions made afterwards. See docs/graph.md, "Seeds".
+  // applies to the draws that follow (a Session keeps the generators it has
+  // already seeded). See docs/graph.md, "Seeds".
   void seed(uint64_t seed);
   std::optional<uint64_t> seed() const;
 
