@@ -353,8 +353,8 @@ Tensor reshape(const Tensor& x, IntList sizes) {
   if (x.is_symbolic() && std::any_of(x.sizes().begin(), x.sizes().end(), [](int64_t d) { return d < 0; }))
     return view(x, sizes);
   Shape s = infer_size(x, {sizes.data(), sizes.size()}, "reshape"), st;
-  if (x.is_symbolic() || view_strides(x.sizes(), x.strides(), s, st)) return call1(view_op, {x}, {s});
-  return call1(view_op, {clone(x)}, {s});
+  if (x.is_symbolic() || view_strides(x.sizes(), x.strides(), s, st)) return view(x, s);
+  return view(clone(x), s);
 }
 Tensor permute(const Tensor& x, IntList dims) { return call1(permute_op, {x}, {dims.shape()}); }
 Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
