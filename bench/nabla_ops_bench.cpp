@@ -4,6 +4,8 @@
 //   add_scalar_tensor/requires_grad_fwd_bwd (a + b).backward() with a, b requiring grad
 //   matmul/MxKxN                            mm(A[M,K], B[K,N]) float32; counter GFLOPS
 //   elementwise/add_16M, gelu_16M           out-of-place a + b and gelu(a) (exact) on 16M floats
+//   intlist/sum_dims, reshape, permute      per-op overhead of ops that take an IntList (nabla only:
+//                                           x.sum({0}), x.reshape({3, 2}), x.permute({1, 0}) on [2, 3])
 // Threads: NABLA_NUM_THREADS (read by nabla itself; compare.py sets it).
 #include <benchmark/benchmark.h>
 
@@ -39,6 +41,19 @@ void matmul(benchmark::State& st, int64_t M, int64_t K, int64_t N) {
   st.counters["GFLOPS"] = benchmark::Counter(2.0 * M * N * K * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// Ops whose arguments include an IntList built from braces at the call site.
+enum class IntListOp { SumDims, Reshape, Permute };
+void intlist_op(benchmark::State& st, IntListOp op) {
+  nabla::NoGradGuard no_grad;
+  auto x = nabla::randn({2, 3});
+  for (auto _ : st) {
+    nabla::Tensor y = op == IntListOp::SumDims ? x.sum({0})
+                      : op == IntListOp::Reshape ? x.reshape({3, 2})
+                                                 : x.permute({1, 0});
+    benchmark::DoNotOptimize(y.impl());
+  }
+}
+
 constexpr int64_t kElems = 16 * 1024 * 1024;
 
 void elementwise(benchmark::State& st, bool is_gelu) {
@@ -57,6 +72,9 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("nabla_threads", std::to_string(nabla::get_num_threads()));
   benchmark::RegisterBenchmark("add_scalar_tensor/no_grad", add_no_grad)->UseRealTime();
   benchmark::RegisterBenchmark("add_scalar_tensor/requires_grad_fwd_bwd", add_fwd_bwd)->UseRealTime();
+  benchmark::RegisterBenchmark("intlist/sum_dims", intlist_op, IntListOp::SumDims)->UseRealTime();
+  benchmark::RegisterBenchmark("intlist/reshape", intlist_op, IntListOp::Reshape)->UseRealTime();
+  benchmark::RegisterBenchmark("intlist/permute", intlist_op, IntListOp::Permute)->UseRealTime();
   // 64x1000x100 and 100x64x1000: the seed step's forward GEMM and its
   // first layer's weight gradient (bench/README.md, compile()).
   for (auto [M, K, N] : {std::tuple<int64_t, int64_t, int64_t>{64, 1000, 100}, {100, 64, 1000},

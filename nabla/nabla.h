@@ -1,6 +1,10 @@
 // nabla: a deep learning framework in C++20. Including this header gives the
 // whole public API.
 #pragma once
+// <iostream> so that `std::cout << tensor` and `std::cout << model` work with
+// this header alone, as `import torch; print(x)` does.
+#include <iostream>
+
 #include "nabla/autograd/engine.h"
 #include "nabla/core/allocator.h"
 #include "nabla/core/grad_mode.h"

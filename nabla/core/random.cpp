@@ -5,6 +5,8 @@
 namespace nabla {
 namespace {
 std::mutex g_mu;
+// The generator of this thread's innermost GeneratorScope (null: the global one).
+thread_local Generator* t_scoped = nullptr;
 }
 
 void Generator::manual_seed(uint64_t seed) {
@@ -33,8 +35,11 @@ uint64_t Generator::reserve(uint64_t counters) {
 
 Generator& default_generator() {
   static Generator g;
-  return g;
+  return t_scoped ? *t_scoped : g;
 }
+
+GeneratorScope::GeneratorScope(Generator& g) : prev_(t_scoped) { t_scoped = &g; }
+GeneratorScope::~GeneratorScope() { t_scoped = prev_; }
 
 void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
 

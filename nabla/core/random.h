@@ -58,7 +58,24 @@ class Generator {
   uint64_t offset_ = 0;
 };
 
+// The generator that random ops draw from: the global one, or on this thread
+// the one of the innermost live GeneratorScope.
 Generator& default_generator();
 void manual_seed(uint64_t seed);
+
+// While it lives, default_generator() on this thread is `g`: the ops draw
+// from `g` and leave the global generator untouched. A graph Session with a
+// graph-level seed (graph::Graph::seed) runs each random node under the
+// scope of that node's own generator.
+class GeneratorScope {
+ public:
+  explicit GeneratorScope(Generator& g);
+  ~GeneratorScope();
+  GeneratorScope(const GeneratorScope&) = delete;
+  GeneratorScope& operator=(const GeneratorScope&) = delete;
+
+ private:
+  Generator* prev_;
+};
 
 }  // namespace nabla

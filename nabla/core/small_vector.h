@@ -142,31 +142,74 @@ class SmallVector {
 // Shape and strides: dims up to 6 live inline.
 using Shape = SmallVector<int64_t, 6>;
 
-// A read-only view of a list of ints, built from braces, vectors or Shapes.
+// A read-only list of ints, built from braces, vectors, spans, Shapes or a
+// pointer and a count: the type of every dims/shape/stride argument.
+//
+// It owns a copy of its values (up to kInline inline, on the heap beyond), so
+// it is safe to store: `IntList d = {1};` or `IntList s = std::vector<int64_t>{2, 3};`
+// kept for later stays valid. We chose owning over rejecting temporaries at
+// compile time because the two cannot be told apart: `x.sum({0, 1})` and
+// `IntList d = {0, 1};` both bind a temporary initializer_list, and only the
+// second outlives it. Copying a handful of int64s costs a few nanoseconds
+// against an op's ~100 ns of dispatch (bench/nabla_ops_bench, intlist/*), and
+// shapes beyond kInline dims (the only case that allocates) are rare.
 class IntList {
  public:
+  static constexpr std::size_t kInline = 8;
+
   IntList() = default;
-  // Like std::span, an IntList built from braces is valid only for the call it
-  // is passed to; never store one.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Winit-list-lifetime"
-  IntList(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}
-#pragma GCC diagnostic pop
-  IntList(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}
+  IntList(std::initializer_list<int64_t> l) { assign(l.begin(), l.size()); }
+  IntList(const std::vector<int64_t>& v) { assign(v.data(), v.size()); }
   template <std::size_t N>
-  IntList(const SmallVector<int64_t, N>& v) : data_(v.data()), size_(v.size()) {}
-  IntList(std::span<const int64_t> s) : data_(s.data()), size_(s.size()) {}
-  IntList(const int64_t* d, std::size_t n) : data_(d), size_(n) {}
-  const int64_t* begin() const { return data_; }
-  const int64_t* end() const { return data_ + size_; }
-  const int64_t* data() const { return data_; }
+  IntList(const SmallVector<int64_t, N>& v) { assign(v.data(), v.size()); }
+  IntList(std::span<const int64_t> s) { assign(s.data(), s.size()); }
+  IntList(const int64_t* d, std::size_t n) { assign(d, n); }
+  IntList(const IntList& o) { assign(o.data(), o.size_); }
+  IntList(IntList&& o) noexcept { steal(o); }
+  IntList& operator=(const IntList& o) {
+    if (this != &o) { release(); assign(o.data(), o.size_); }
+    return *this;
+  }
+  IntList& operator=(IntList&& o) noexcept {
+    if (this != &o) { release(); steal(o); }
+    return *this;
+  }
+  ~IntList() { release(); }
+
+  const int64_t* begin() const { return data(); }
+  const int64_t* end() const { return data() + size_; }
+  const int64_t* data() const { return heap_ ? heap_ : inline_; }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  int64_t operator[](std::size_t i) const { return data_[i]; }
+  int64_t operator[](std::size_t i) const { return data()[i]; }
   Shape shape() const { return Shape(begin(), end()); }
   std::vector<int64_t> vec() const { return {begin(), end()}; }
+
  private:
-  const int64_t* data_ = nullptr;
+  void assign(const int64_t* d, std::size_t n) {
+    int64_t* dst = inline_;
+    if (n > kInline) dst = heap_ = new int64_t[n];
+    if (n) std::copy(d, d + n, dst);
+    size_ = n;
+  }
+  void steal(IntList& o) noexcept {
+    size_ = o.size_;
+    if (o.heap_) {
+      heap_ = o.heap_;
+      o.heap_ = nullptr;
+    } else {
+      std::copy(o.inline_, o.inline_ + size_, inline_);
+    }
+    o.size_ = 0;
+  }
+  void release() noexcept {
+    delete[] heap_;
+    heap_ = nullptr;
+    size_ = 0;
+  }
+
+  int64_t inline_[kInline];  // left uninitialized: only [0, size_) is ever read
+  int64_t* heap_ = nullptr;
   std::size_t size_ = 0;
 };
 

@@ -25,7 +25,7 @@ bool TensorImpl::is_contiguous() const {
   return true;
 }
 
-Shape contiguous_strides(IntList sizes) {
+Shape contiguous_strides(std::span<const int64_t> sizes) {
   Shape strides(sizes.size(), 1);
   int64_t acc = 1;
   for (std::size_t i = sizes.size(); i-- > 0;) {
@@ -35,16 +35,16 @@ Shape contiguous_strides(IntList sizes) {
   return strides;
 }
 
-int64_t checked_numel(IntList sizes, const char* api) {
+int64_t checked_numel(std::span<const int64_t> sizes, const char* api) {
   // span: the product of the sizes with 0s counted as 1s, which the strides
   // (contiguous_strides) reach; it bounds the element count, so one check
   // covers both, also for an empty tensor with huge other dims.
   int64_t n = 1, span = 1;
   const bool empty = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
   for (int64_t d : sizes) {
-    NABLA_CHECK(d >= 0, api, ": negative dimension in size ", sizes, "; sizes must be >= 0");
+    NABLA_CHECK(d >= 0, api, ": negative dimension in size ", IntList(sizes), "; sizes must be >= 0");
     const int64_t step = std::max<int64_t>(d, 1);
-    NABLA_CHECK(span <= std::numeric_limits<int64_t>::max() / step, api, ": size ", sizes,
+    NABLA_CHECK(span <= std::numeric_limits<int64_t>::max() / step, api, ": size ", IntList(sizes),
                 " has more elements than fit in int64", empty ? " (not counting its 0-size dims)" : "");
     span *= step;
     n *= d;

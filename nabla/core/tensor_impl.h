@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "nabla/core/dtype.h"
 #include "nabla/core/device.h"
@@ -36,9 +37,23 @@ class TensorImpl : public RefCounted {
   bool is_contiguous() const;
 };
 
+// Both read the sizes through a span, so that a Shape is not first copied
+// into an IntList (which owns its values) on every op's output.
 // Row-major strides of a shape.
-Shape contiguous_strides(IntList sizes);
+Shape contiguous_strides(std::span<const int64_t> sizes);
+inline Shape contiguous_strides(const IntList& sizes) { return contiguous_strides(std::span<const int64_t>(sizes.data(), sizes.size())); }
+template <std::size_t N>
+Shape contiguous_strides(const SmallVector<int64_t, N>& sizes) {
+  return contiguous_strides(std::span<const int64_t>(sizes));
+}
 // Product of sizes; throws nabla::Error naming `api` on negative sizes or overflow.
-int64_t checked_numel(IntList sizes, const char* api);
+int64_t checked_numel(std::span<const int64_t> sizes, const char* api);
+inline int64_t checked_numel(const IntList& sizes, const char* api) {
+  return checked_numel(std::span<const int64_t>(sizes.data(), sizes.size()), api);
+}
+template <std::size_t N>
+int64_t checked_numel(const SmallVector<int64_t, N>& sizes, const char* api) {
+  return checked_numel(std::span<const int64_t>(sizes), api);
+}
 
 }  // namespace nabla

@@ -192,6 +192,14 @@ Tensor Graph::global_variables_initializer(std::source_location loc) {
   return detail::add_node(data_, std::move(n), "init")[0];
 }
 
+void Graph::seed(uint64_t seed) {
+  NABLA_CHECK(data_->parent.expired(), "Graph::seed: this is ", data_->region,
+              ", not a top-level graph; set the seed on the graph that holds it");
+  data_->seed = seed;
+}
+
+std::optional<uint64_t> Graph::seed() const { return data_->seed; }
+
 std::vector<Tensor> Graph::variables(bool trainable_only) const {
   std::vector<Tensor> out;
   for (std::size_t i = 0; i < data_->nodes.size(); ++i) {

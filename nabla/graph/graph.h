@@ -6,6 +6,7 @@
 #pragma once
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <utility>
@@ -62,6 +63,18 @@ class Graph {
 
   // The variables made so far (trainable ones only if asked).
   std::vector<Tensor> variables(bool trainable_only = false) const;
+
+  // The graph-level seed (TensorFlow's tf.set_random_seed): from then on every
+  // Session of this graph draws the same values. Each variable initializer and
+  // each random op node (dropout, rand, ...) draws from a generator of its own,
+  // seeded from `seed` and the node's id, and starts afresh in each Session;
+  // within one Session repeated runs go on drawing new values. Without a seed
+  // they draw from the global generator (manual_seed), so each Session and
+  // each run gets new values. May be called before or after building; it
+  // applies to the draws that follow (a Session keeps the generators it has
+  // already seeded). See docs/graph.md, "Seeds".
+  void seed(uint64_t seed);
+  std::optional<uint64_t> seed() const;
 
   // Prefixes names of nodes made while the scope lives with "name/".
   class NameScope {

@@ -128,6 +128,11 @@ struct GraphData {
   // Root graph only: a placeholder has an unknown dim (-1), so the graph is a
   // recipe the Session specializes to the fed shapes (specialize.h).
   bool unknown_dims = false;
+  // Root graph only: the graph-level seed (Graph::seed, TensorFlow's
+  // tf.set_random_seed). With it each Session draws every variable
+  // initializer and random op from a generator of its own, seeded from this
+  // seed and the node's id; without it they draw from the global generator.
+  std::optional<uint64_t> seed;
 };
 
 // What TensorImpl::symbolic holds for a graph value.

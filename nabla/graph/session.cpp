@@ -56,6 +56,16 @@ bool shares_storage(const Tensor& t, Inputs ins) {
   return false;
 }
 
+// The seed of node `id`'s own generator in a graph with seed `graph_seed`:
+// TensorFlow derives an op's seed from the graph seed and the op's id; here
+// splitmix64 of both, so nearby ids give unrelated Philox streams.
+uint64_t node_seed(uint64_t graph_seed, int id) {
+  uint64_t z = graph_seed ^ (0x9E3779B97F4A7C15ull * (static_cast<uint64_t>(id) + 1));
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 // Whether `x`, about to be overwritten by `node` in place, is ours alone:
 // no other handle, no view of its buffer, a plain CPU layout.
 // Whether an op may compute output meta `m` straight into `t` (a variable
@@ -293,10 +303,19 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
                 " before it is initialized; run graph.global_variables_initializer() first");
     return it->second;
   };
+  // Graph-level seed: user node id -> its generator (made on first use).
+  auto node_generator = [&](int id) -> Generator& {
+    auto [it, made] = node_generators_.try_emplace(id);
+    if (made) it->second.manual_seed(node_seed(*user.seed, id));
+    return it->second;
+  };
   for (std::size_t id = 0; id < n; ++id) {
     const Node& node = pg.graph.nodes[id];
     const int origin = pg.origin[id];
     TensorList& out = values[id];
+    std::optional<GeneratorScope> seeded;  // a random op of a seeded graph draws from its own generator
+    if (user.seed && origin >= 0 && node.kind == NodeKind::Op && !node.fused && node.op && node.op->has(kRandom))
+      seeded.emplace(node_generator(origin));
     switch (node.kind) {
       case NodeKind::Placeholder: {
         auto it = fed.find(origin);
@@ -315,7 +334,12 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
         for (int v : node.variables) {
           const Node& var = node_at(user, v);
           if (var.bound) continue;  // always initialized: it is the tensor compile() bound
-          variables_[v] = var.init ? var.init->draw() : var.value.clone();
+          if (var.init && user.seed) {
+            GeneratorScope scope(node_generator(v));
+            variables_[v] = var.init->draw();
+          } else {
+            variables_[v] = var.init ? var.init->draw() : var.value.clone();
+          }
         }
         break;
       case NodeKind::Assign:

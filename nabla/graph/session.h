@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "nabla/core/allocator.h"
+#include "nabla/core/random.h"
 #include "nabla/graph/graph.h"
 
 namespace nabla::graph {
@@ -175,6 +176,9 @@ class Session {
   std::vector<int> unknown_placeholders_;  // ids of the placeholders with unknown dims
   uint64_t uses_ = 0;                      // specializations handed out, for least-recently-used
   std::unordered_map<int, Tensor> variables_;  // user graph node id -> current value
+  // Graphs with a seed: user graph node id -> the generator its draws come
+  // from (a variable's initializer, a random op), made on first use.
+  std::unordered_map<int, Generator> node_generators_;
   Stats stats_;
 };
 

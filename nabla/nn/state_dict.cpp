@@ -3,6 +3,10 @@
 
 namespace nabla::nn {
 
+StateDict::StateDict(std::initializer_list<Item> items) {
+  for (const auto& [name, t] : items) insert(name, t);
+}
+
 void StateDict::insert(const std::string& name, const Tensor& t) {
   auto it = index_.find(name);
   if (it != index_.end()) {

@@ -2,6 +2,7 @@
 // "fc1.bias") to tensors — what Module::state_dict() returns and
 // Module::load_state_dict() reads.
 #pragma once
+#include <initializer_list>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -14,6 +15,12 @@ namespace nabla::nn {
 class StateDict {
  public:
   using Item = std::pair<std::string, Tensor>;
+  StateDict() = default;
+  // From a brace list, as a Python dict literal: nn::StateDict sd = {{"0.weight", w}, {"0.bias", b}};
+  // or model.load_state_dict({{"0.weight", w}, {"0.bias", b}}). Items go in
+  // through insert(), so a repeated name keeps its first position and its
+  // last tensor, as {"a": x, "a": y} does in Python.
+  StateDict(std::initializer_list<Item> items);
   // Adds name -> tensor at the end, or replaces the tensor of an existing name.
   void insert(const std::string& name, const Tensor& t);
   bool contains(const std::string& name) const { return index_.count(name) != 0; }

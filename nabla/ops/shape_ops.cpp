@@ -57,26 +57,28 @@ bool view_strides(const Shape& sizes, const Shape& strides, const Shape& new_siz
   return view_d == -1;
 }
 
-Shape infer_size(const Tensor& x, IntList sizes, std::string_view op) {
-  Shape out = sizes.shape();
+// `sizes` as a span: the callers hold a Shape or an IntList already, and
+// the messages make an IntList only when they throw.
+Shape infer_size(const Tensor& x, std::span<const int64_t> sizes, std::string_view op) {
+  Shape out(sizes);
   int64_t known = 1, infer_at = -1;
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
-      NABLA_CHECK(infer_at < 0, op, ": only one dimension can be -1, got ", sizes);
+      NABLA_CHECK(infer_at < 0, op, ": only one dimension can be -1, got ", IntList(sizes));
       infer_at = static_cast<int64_t>(i);
     } else {
-      NABLA_CHECK(out[i] >= 0, op, ": invalid size ", out[i], " in ", sizes);
-      NABLA_CHECK(out[i] == 0 || known <= std::numeric_limits<int64_t>::max() / out[i], op, ": shape ", sizes,
+      NABLA_CHECK(out[i] >= 0, op, ": invalid size ", out[i], " in ", IntList(sizes));
+      NABLA_CHECK(out[i] == 0 || known <= std::numeric_limits<int64_t>::max() / out[i], op, ": shape ", IntList(sizes),
                   " has more elements than fit in int64");
       known *= out[i];
     }
   }
   if (infer_at >= 0) {
-    NABLA_CHECK(known != 0 && x.numel() % known == 0, op, ": shape ", sizes, " is invalid for input of size ",
+    NABLA_CHECK(known != 0 && x.numel() % known == 0, op, ": shape ", IntList(sizes), " is invalid for input of size ",
                 x.numel(), " (shape ", x.sizes(), ")");
     out[infer_at] = x.numel() / known;
   }
-  NABLA_CHECK(checked_numel(out, op.data()) == x.numel(), op, ": shape ", sizes, " is invalid for input of size ",
+  NABLA_CHECK(checked_numel(out, op.data()) == x.numel(), op, ": shape ", IntList(sizes), " is invalid for input of size ",
               x.numel(), " (shape ", x.sizes(), ")");
   return out;
 }
@@ -350,7 +352,7 @@ Tensor reshape(const Tensor& x, IntList sizes) {
   // A graph value with unknown dims (-1): its size is known only when fed.
   if (x.is_symbolic() && std::any_of(x.sizes().begin(), x.sizes().end(), [](int64_t d) { return d < 0; }))
     return view(x, sizes);
-  Shape s = infer_size(x, sizes, "reshape"), st;
+  Shape s = infer_size(x, {sizes.data(), sizes.size()}, "reshape"), st;
   if (x.is_symbolic() || view_strides(x.sizes(), x.strides(), s, st)) return view(x, s);
   return view(clone(x), s);
 }
@@ -463,7 +465,7 @@ Tensor unflatten(const Tensor& x, int64_t dim, IntList sizes) {
   Shape s;
   for (int64_t i = 0; i < dim; ++i) s.push_back(x.sizes()[i]);
   Tensor part = zeros({x.sizes()[dim]});
-  Shape inner = infer_size(part, sizes, "unflatten");
+  Shape inner = infer_size(part, {sizes.data(), sizes.size()}, "unflatten");
   for (int64_t d : inner) s.push_back(d);
   for (int64_t i = dim + 1; i < x.dim(); ++i) s.push_back(x.sizes()[i]);
   return view(x, s);

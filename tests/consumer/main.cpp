@@ -1,12 +1,22 @@
-// Proves an installed nabla works from another CMake project.
-#include <cstdio>
-
+// Proves an installed nabla works from another CMake project, and that
+// nabla/nabla.h alone is enough to print tensors and modules (issue 14): this
+// file includes nothing else from the standard library. The installed
+// nabla/testing/assert_close.h is used as a test would.
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 
 int main() {
   nabla::Tensor w = nabla::ones({3}, nabla::requires_grad());
   (w * w).sum().backward();
   float g = w.grad().sum().item<float>();
-  std::printf("consumer: grad sum %g\n", g);
+  std::cout << "consumer: grad sum " << g << "\n";
+  nabla::nn::Sequential model(nabla::nn::Linear(3, 2));
+  std::cout << w.grad() << "\n" << model << "\n";
+  try {
+    nabla::testing::assert_close(w.grad(), nabla::full({3}, 2.0));
+  } catch (const nabla::Error& e) {
+    std::cout << e.what() << "\n";
+    return 1;
+  }
   return g == 6.0f ? 0 : 1;
 }

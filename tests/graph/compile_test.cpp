@@ -10,10 +10,13 @@
 #include <vector>
 
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/support/error_message.h"
 
 namespace nabla {
 namespace {
+
+using nabla::testing::assert_close;
 
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
@@ -47,7 +50,7 @@ TEST(Compile, SequentialMlpForwardEqualsEager) {
     Tensor x = randn({5, 6}, kFloat64);
     Tensor y = f(x);
     EXPECT_FALSE(y.is_symbolic());
-    EXPECT_LT(max_abs_diff(y, model->forward(x)), 1e-13);
+    assert_close(y, model->forward(x), {.rtol = 0.0, .atol = 1e-13});
   }
   EXPECT_EQ(traced, 1);
   EXPECT_EQ(f.num_traces(), 1);
@@ -69,15 +72,15 @@ TEST(Compile, RetracesOncePerSignatureAndCacheHitsDoNotCallTheFunction) {
     return {r};
   });
   Tensor a = randn({2, 3}, kFloat64), b = randn({2, 3}, kFloat64);
-  EXPECT_LT(max_abs_diff(f({a})[0], a * 2.0), 1e-15);
-  EXPECT_LT(max_abs_diff(f({b})[0], b * 2.0), 1e-15);  // cache hit: new values, fn not called
+  assert_close(f({a})[0], a * 2.0, {.rtol = 0.0, .atol = 1e-15});
+  assert_close(f({b})[0], b * 2.0, {.rtol = 0.0, .atol = 1e-15});  // cache hit: new values, fn not called
   EXPECT_EQ(traced, 1);
   f({randn({4, 3}, kFloat64)});  // new shape
   EXPECT_EQ(traced, 2);
   Tensor c = randn({2, 3}, kFloat32);
-  EXPECT_LT(max_abs_diff(f({c})[0], c * 2.0), 1e-6);  // new dtype
+  assert_close(f({c})[0], c * 2.0, {.rtol = 0.0, .atol = 1e-6});  // new dtype
   EXPECT_EQ(traced, 3);
-  EXPECT_LT(max_abs_diff(f({a, b})[0], a * 2.0 + b), 1e-15);  // new count
+  assert_close(f({a, b})[0], a * 2.0 + b, {.rtol = 0.0, .atol = 1e-15});  // new count
   EXPECT_EQ(traced, 4);
   f({b, a});
   f({randn({2, 3}, kFloat64)});
@@ -105,7 +108,7 @@ TEST(Compile, InPlaceParameterChangesShowInLaterCalls) {
   for (Tensor& p : model->parameters()) p.mul_(1.5).add_(0.25);
   Tensor after = f(x);
   EXPECT_GT(max_abs_diff(after, before), 1e-3);
-  EXPECT_LT(max_abs_diff(after, model->forward(x)), 1e-13);
+  assert_close(after, model->forward(x), {.rtol = 0.0, .atol = 1e-13});
   EXPECT_EQ(f.num_traces(), 1);
 }
 
@@ -117,10 +120,10 @@ TEST(Compile, ValuesComputedFromParametersAloneAreRecomputedAtEachRun) {
   auto f = compile([&](const Tensor& x) { return x * exp(log_scale); });
   NoGradGuard no_grad;
   Tensor x = randn({2, 3}, kFloat64);
-  EXPECT_LT(max_abs_diff(f(x), x), 1e-15);
+  assert_close(f(x), x, {.rtol = 0.0, .atol = 1e-15});
   EXPECT_NE(f.optimized_graph_text({x}).find("exp = exp(parameter)"), std::string::npos) << f.optimized_graph_text({x});
   log_scale.add_(full({3}, 0.5, kFloat64));
-  EXPECT_LT(max_abs_diff(f(x), x * std::exp(0.5)), 1e-14);
+  assert_close(f(x), x * std::exp(0.5), {.rtol = 0.0, .atol = 1e-14});
   EXPECT_EQ(f.num_traces(), 1);
 }
 
@@ -155,10 +158,10 @@ TEST(Compile, TheSameFunctionWithCondPicksTheBranchAtRunTime) {
     return graph::cond(sum(x) > 0.0, [&] { return x * 2.0; }, [&] { return exp(x); });
   });
   Tensor pos = full({4}, 0.75, kFloat64), neg = full({4}, -0.5, kFloat64);
-  EXPECT_LT(max_abs_diff(f(pos), pos * 2.0), 1e-15);
-  EXPECT_LT(max_abs_diff(f(neg), exp(neg)), 1e-15);
+  assert_close(f(pos), pos * 2.0, {.rtol = 0.0, .atol = 1e-15});
+  assert_close(f(neg), exp(neg), {.rtol = 0.0, .atol = 1e-15});
   Tensor mixed = tensor(std::vector<double>{3.0, -1.0, -1.5, 0.25}, {4});
-  EXPECT_LT(max_abs_diff(f(mixed), mixed * 2.0), 1e-15);
+  assert_close(f(mixed), mixed * 2.0, {.rtol = 0.0, .atol = 1e-15});
   EXPECT_EQ(traced, 1);
 }
 
@@ -228,14 +231,14 @@ TEST(Compile, MultipleOutputsInputsAndConstants) {
   Tensor a = randn({2}, kFloat64), b = randn({2}, kFloat64);
   std::vector<Tensor> out = f({a, b});
   ASSERT_EQ(out.size(), 5u);
-  EXPECT_LT(max_abs_diff(out[0], a + b), 1e-15);
-  EXPECT_LT(max_abs_diff(out[1], a * b), 1e-15);
-  EXPECT_LT(max_abs_diff(out[2], sum(a)), 1e-15);
-  EXPECT_LT(max_abs_diff(out[3], b), 0.0 + 1e-300);
-  EXPECT_LT(max_abs_diff(out[4], c), 1e-300);
+  assert_close(out[0], a + b, {.rtol = 0.0, .atol = 1e-15});
+  assert_close(out[1], a * b, {.rtol = 0.0, .atol = 1e-15});
+  assert_close(out[2], sum(a), {.rtol = 0.0, .atol = 1e-15});
+  assert_close(out[3], b, {.rtol = 0.0, .atol = 0.0 + 1e-300});
+  assert_close(out[4], c, {.rtol = 0.0, .atol = 1e-300});
   // A closed-over tensor is referenced, not copied.
   c.mul_(3.0);
-  EXPECT_LT(max_abs_diff(f({a, b})[4], tensor(std::vector<double>{3.0, 6.0}, {2})), 1e-300);
+  assert_close(f({a, b})[4], tensor(std::vector<double>{3.0, 6.0}, {2}), {.rtol = 0.0, .atol = 1e-300});
   // A braced list is the vector form; the single-tensor call needs exactly one result.
   auto two = compile([](const std::vector<Tensor>& xs) -> std::vector<Tensor> { return {xs[0], xs[0] * 2.0}; });
   EXPECT_EQ(two({a}).size(), 2u);
@@ -250,7 +253,7 @@ TEST(Compile, CalledOnGraphValuesItAddsToThatGraph) {
   });
   auto outer = compile([&](const Tensor& x) { return inner(x) + 1.0; });
   Tensor x = tensor(std::vector<double>{-1.0, 2.0}, {2});
-  EXPECT_LT(max_abs_diff(outer(x), tensor(std::vector<double>{1.0, 7.0}, {2})), 1e-15);
+  assert_close(outer(x), tensor(std::vector<double>{1.0, 7.0}, {2}), {.rtol = 0.0, .atol = 1e-15});
   EXPECT_EQ(inner.num_traces(), 0);  // inlined into outer's graph
   EXPECT_EQ(traced, 1);
 }

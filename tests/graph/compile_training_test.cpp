@@ -10,11 +10,14 @@
 #include <vector>
 
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/support/error_message.h"
 #include "tests/support/max_abs_diff.h"
 
 namespace nabla {
 namespace {
+
+using nabla::testing::assert_close;
 
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
@@ -67,14 +70,16 @@ void expect_trains_like_eager(DType dtype, double tol, const std::function<std::
     Tensor eager_loss = train_step(*eager, *eager_opt, x, y);
     Tensor compiled_loss = step({x, y})[0];
     EXPECT_FALSE(compiled_loss.is_symbolic());
-    EXPECT_LE(max_abs_diff(compiled_loss, eager_loss.detach()), tol * std::abs(eager_loss.item<double>())) << i;
+    assert_close(compiled_loss, eager_loss.detach(),
+                 {.rtol = 0.0, .atol = tol * std::abs(eager_loss.item<double>()), .msg = ::nabla::detail::concat(i)});
     EXPECT_LE(max_param_diff(*compiled, *eager), tol) << "after step " << i;
   }
   EXPECT_EQ(traced, 1);
   // The optimizer's state is the eager one: step counts and buffers.
   EXPECT_EQ(compiled_opt->state(0, 0).step, 6);
   for (const auto& [name, buffer] : eager_opt->state(0, 0).buffers)
-    EXPECT_LE(max_abs_diff(compiled_opt->state(0, 0).buffers.at(name), buffer), tol) << name;
+    assert_close(compiled_opt->state(0, 0).buffers.at(name), buffer,
+                 {.rtol = 0.0, .atol = tol, .msg = ::nabla::detail::concat(name)});
   // Gradients stay in the graph: nothing traced is left in .grad().
   for (const Tensor& p : compiled->parameters()) EXPECT_FALSE(p.grad().defined() && p.grad().is_symbolic());
 }
@@ -142,7 +147,7 @@ TEST(CompileTraining, ManualParameterUpdatesAreTraced) {
     Tensor x = randn({4, 6}, kFloat64), y = randn({4, 3}, kFloat64);
     Tensor a = step({x, y})[0];
     Tensor b = manual_step(*twin, x, y);
-    EXPECT_LE(max_abs_diff(a, b.detach()), 1e-12);
+    assert_close(a, b.detach(), {.rtol = 0.0, .atol = 1e-12});
     EXPECT_LE(max_param_diff(*model, *twin), 1e-12) << i;
   }
 }
@@ -188,8 +193,8 @@ TEST(CompileTraining, LossReturnedIsTheOneBeforeTheUpdateAndLaterReadsSeeIt) {
   for (int i = 0; i < 3; ++i) {
     std::vector<Tensor> a = step({x, y});
     std::vector<Tensor> b = step_and_eval(*twin, twin_opt, x, y);
-    EXPECT_LE(max_abs_diff(a[0], b[0].detach()), 1e-12);
-    EXPECT_LE(max_abs_diff(a[1], b[1].detach()), 1e-12);
+    assert_close(a[0], b[0].detach(), {.rtol = 0.0, .atol = 1e-12});
+    assert_close(a[1], b[1].detach(), {.rtol = 0.0, .atol = 1e-12});
     EXPECT_LT(a[1].item<double>(), a[0].item<double>());  // one SGD step on the same batch lowers it
   }
 }
@@ -301,8 +306,8 @@ TEST(CompileTraining, ACondOnDataInsideATrainingStepPicksTheBranchAtEachRun) {
     Tensor want = sum(x).item<double>() > 0 ? sum(x * w_twin * w_twin) : sum(exp(w_twin) - x);
     want.backward();
     twin_opt.step();
-    EXPECT_LE(max_abs_diff(got, want.detach()), 1e-12) << i;
-    EXPECT_LE(max_abs_diff(w.detach(), w_twin.detach()), 1e-12) << i;
+    assert_close(got, want.detach(), {.rtol = 0.0, .atol = 1e-12, .msg = ::nabla::detail::concat(i)});
+    assert_close(w.detach(), w_twin.detach(), {.rtol = 0.0, .atol = 1e-12, .msg = ::nabla::detail::concat(i)});
   }
   EXPECT_EQ(step.num_traces(), 1);
 }

@@ -8,11 +8,14 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 #include "support/op_info.h"
 #include "tests/support/error_message.h"
 
 namespace nabla::graph {
 namespace {
+
+using nabla::testing::assert_close;
 
 using nabla::testing::compare;
 using nabla::testing::error_of;
@@ -21,11 +24,6 @@ using nabla::testing::sample;
 
 Tensor f64(IntList shape, uint64_t seed) { return sample(shape, -1.0, 1.0, seed); }
 Tensor flag(bool b) { return full({}, b, TensorOptions().dtype(kBool)); }
-
-void expect_close(const Tensor& got, const Tensor& expected, double rtol = 1e-10, double atol = 1e-12) {
-  std::string err = compare(got, expected, atol, rtol);
-  EXPECT_TRUE(err.empty()) << err;
-}
 
 // Central differences of the scalar f at x0, element by element.
 Tensor finite_difference(const std::function<double(const Tensor&)>& f, const Tensor& x0, double eps = 1e-6) {
@@ -52,14 +50,15 @@ TEST(GraphControlFlow, CondPicksTheBranchAndRunsOnlyIt) {
   Session sess(g);
   Tensor bad = full({1}, 7, TensorOptions().dtype(kInt64));
   int64_t before = sess.stats().ops_executed;
-  expect_close(sess.run(y, {{p, flag(true)}, {x, xv}, {idx, bad}}), sum(xv * 2.0));
+  assert_close(sess.run(y, {{p, flag(true)}, {x, xv}, {idx, bad}}), sum(xv * 2.0), {.rtol = 1e-10, .atol = 1e-12});
   const int64_t true_ops = sess.stats().ops_executed - before;
   EXPECT_EQ(true_ops, 2);  // mul and sum, nothing of the false branch
   std::string err = error_of([&] { sess.run(y, {{p, flag(false)}, {x, xv}, {idx, bad}}); });
   expect_error(err, {"index_select", "false branch of cond"});
   Tensor ok = full({1}, 2, TensorOptions().dtype(kInt64));
   before = sess.stats().ops_executed;
-  expect_close(sess.run(y, {{p, flag(false)}, {x, xv}, {idx, ok}}), exp(xv.index_select(0, ok)).sum());
+  assert_close(sess.run(y, {{p, flag(false)}, {x, xv}, {idx, ok}}), exp(xv.index_select(0, ok)).sum(),
+               {.rtol = 1e-10, .atol = 1e-12});
   EXPECT_EQ(sess.stats().ops_executed - before, 3);
 }
 
@@ -83,9 +82,9 @@ TEST(GraphControlFlow, CondWithSeveralOutputsCapturesAndConcretePred) {
   for (double sign : {1.0, -1.0}) {
     Tensor xs = xv.abs() * sign;
     std::vector<Tensor> got = sess.run({out[0], out[1], direct}, {{x, xs}});
-    expect_close(got[0], sign > 0 ? xs * wv : xs - wv);
-    expect_close(got[1], sign > 0 ? xs.sum() : ones({}, kFloat64));
-    expect_close(got[2], xs * 4.0);
+    assert_close(got[0], sign > 0 ? xs * wv : xs - wv, {.rtol = 1e-10, .atol = 1e-12});
+    assert_close(got[1], sign > 0 ? xs.sum() : ones({}, kFloat64), {.rtol = 1e-10, .atol = 1e-12});
+    assert_close(got[2], xs * 4.0, {.rtol = 1e-10, .atol = 1e-12});
   }
 }
 
@@ -104,8 +103,8 @@ TEST(GraphControlFlow, NestedCond) {
       Tensor expected = av ? (bv ? xv * 2.0 : sin(xv)) : xv - 1.0;
       Tensor expected_grad = av ? (bv ? 8.0 * xv : 2.0 * sin(xv) * cos(xv)) : 2.0 * (xv - 1.0);
       std::vector<Tensor> got = sess.run({y, dy}, {{a, flag(av)}, {b, flag(bv)}, {x, xv}});
-      expect_close(got[0], expected);
-      expect_close(got[1], expected_grad);
+      assert_close(got[0], expected, {.rtol = 1e-10, .atol = 1e-12});
+      assert_close(got[1], expected_grad, {.rtol = 1e-10, .atol = 1e-12});
     }
 }
 
@@ -131,9 +130,9 @@ TEST(GraphControlFlow, WhileLoopRepeatedSquaringSumAndMaximumIterations) {
     std::vector<Tensor> got =
         sess.run({sq[0], sq[1], capped[0], capped[1]}, {{x, xv}, {n, full({}, k, TensorOptions().dtype(kInt64))}});
     EXPECT_EQ(got[0].item<int64_t>(), k);
-    expect_close(got[1], pow(xv, std::pow(2.0, static_cast<double>(k))));
+    assert_close(got[1], pow(xv, std::pow(2.0, static_cast<double>(k))), {.rtol = 1e-10, .atol = 1e-12});
     EXPECT_EQ(got[2].item<int64_t>(), 4);
-    expect_close(got[3], xv * 6.0);  // 0 + 1 + 2 + 3
+    assert_close(got[3], xv * 6.0, {.rtol = 1e-10, .atol = 1e-12});  // 0 + 1 + 2 + 3
   }
 }
 
@@ -170,19 +169,22 @@ TEST(GraphControlFlow, RnnLoopForwardAndGradientsMatchUnrolledEagerAndFiniteDiff
     Tensor hh = rnn_eager(ew, eh, ex, steps);
     Tensor eloss = sum(hh * hh) + sum(hh);
     TensorList eg = grad({eloss}, {ew, eh, ex}, {}, std::nullopt, false, true);
-    expect_close(got[0], hh.detach());
-    expect_close(got[1], eg[0].defined() ? eg[0] : zeros({3, 3}, kFloat64));
-    expect_close(got[2], eg[1]);
-    expect_close(got[3], eg[2].defined() ? eg[2] : zeros({3}, kFloat64));
+    assert_close(got[0], hh.detach(), {.rtol = 1e-10, .atol = 1e-12});
+    assert_close(got[1], eg[0].defined() ? eg[0] : zeros({3, 3}, kFloat64), {.rtol = 1e-10, .atol = 1e-12});
+    assert_close(got[2], eg[1], {.rtol = 1e-10, .atol = 1e-12});
+    assert_close(got[3], eg[2].defined() ? eg[2] : zeros({3}, kFloat64), {.rtol = 1e-10, .atol = 1e-12});
     // Central differences through the Session itself.
     auto loss_at = [&](std::size_t which, const Tensor& v) {
       Feeds f = feeds;
       f[which].second = v;
       return sess.run(r.loss, f).item<double>();
     };
-    expect_close(got[1], finite_difference([&](const Tensor& v) { return loss_at(0, v); }, wv), 1e-6, 1e-8);
-    expect_close(got[2], finite_difference([&](const Tensor& v) { return loss_at(1, v); }, h0v), 1e-6, 1e-8);
-    expect_close(got[3], finite_difference([&](const Tensor& v) { return loss_at(2, v); }, xv), 1e-6, 1e-8);
+    assert_close(got[1], finite_difference([&](const Tensor& v) { return loss_at(0, v); }, wv),
+                 {.rtol = 1e-6, .atol = 1e-8});
+    assert_close(got[2], finite_difference([&](const Tensor& v) { return loss_at(1, v); }, h0v),
+                 {.rtol = 1e-6, .atol = 1e-8});
+    assert_close(got[3], finite_difference([&](const Tensor& v) { return loss_at(2, v); }, xv),
+                 {.rtol = 1e-6, .atol = 1e-8});
   }
 }
 
@@ -206,9 +208,11 @@ TEST(GraphControlFlow, CondGradientsWrtInputsAndCapturesMatchFiniteDifferences) 
       f[which].second = v;
       return sess.run(loss, f).item<double>();
     };
-    expect_close(got[0], finite_difference([&](const Tensor& v) { return loss_at(1, v); }, xv), 1e-6, 1e-8);
-    expect_close(got[1], finite_difference([&](const Tensor& v) { return loss_at(2, v); }, wv), 1e-6, 1e-8);
-    if (!pv) expect_close(got[1], zeros({2, 2}, kFloat64));
+    assert_close(got[0], finite_difference([&](const Tensor& v) { return loss_at(1, v); }, xv),
+                 {.rtol = 1e-6, .atol = 1e-8});
+    assert_close(got[1], finite_difference([&](const Tensor& v) { return loss_at(2, v); }, wv),
+                 {.rtol = 1e-6, .atol = 1e-8});
+    if (!pv) assert_close(got[1], zeros({2, 2}, kFloat64), {.rtol = 1e-10, .atol = 1e-12});
   }
 }
 
@@ -235,8 +239,10 @@ TEST(GraphControlFlow, WhileGradientWithCapturedWeightInsideACond) {
     f[which].second = v;
     return sess.run(loss, f).item<double>();
   };
-  expect_close(got[0], finite_difference([&](const Tensor& v) { return loss_at(0, v); }, wv), 1e-6, 1e-8);
-  expect_close(got[1], finite_difference([&](const Tensor& v) { return loss_at(1, v); }, hv), 1e-6, 1e-8);
+  assert_close(got[0], finite_difference([&](const Tensor& v) { return loss_at(0, v); }, wv),
+               {.rtol = 1e-6, .atol = 1e-8});
+  assert_close(got[1], finite_difference([&](const Tensor& v) { return loss_at(1, v); }, hv),
+               {.rtol = 1e-6, .atol = 1e-8});
 }
 
 TEST(GraphControlFlow, SecondDerivativeThroughCondAndUnoptimizedSession) {
@@ -251,9 +257,9 @@ TEST(GraphControlFlow, SecondDerivativeThroughCondAndUnoptimizedSession) {
   Session sess(g, SessionOptions{.optimize = false});
   for (bool pv : {true, false}) {
     std::vector<Tensor> got = sess.run({y, dx, d2x}, {{p, flag(pv)}, {x, xv}});
-    expect_close(got[0], pv ? xv * xv * xv : sin(xv));
-    expect_close(got[1], pv ? 3.0 * xv * xv : cos(xv));
-    expect_close(got[2], pv ? 6.0 * xv : -sin(xv));
+    assert_close(got[0], pv ? xv * xv * xv : sin(xv), {.rtol = 1e-10, .atol = 1e-12});
+    assert_close(got[1], pv ? 3.0 * xv * xv : cos(xv), {.rtol = 1e-10, .atol = 1e-12});
+    assert_close(got[2], pv ? 6.0 * xv : -sin(xv), {.rtol = 1e-10, .atol = 1e-12});
   }
 }
 
@@ -304,8 +310,10 @@ TEST(GraphControlFlow, LoopInsideCondInsideLoopGradients) {
       f[which].second = v;
       return sess.run(loss, f).item<double>();
     };
-    expect_close(got[0], finite_difference([&](const Tensor& v) { return loss_at(0, v); }, wv), 1e-6, 1e-8);
-    expect_close(got[1], finite_difference([&](const Tensor& v) { return loss_at(1, v); }, h0s), 1e-6, 1e-8);
+    assert_close(got[0], finite_difference([&](const Tensor& v) { return loss_at(0, v); }, wv),
+                 {.rtol = 1e-6, .atol = 1e-8});
+    assert_close(got[1], finite_difference([&](const Tensor& v) { return loss_at(1, v); }, h0s),
+                 {.rtol = 1e-6, .atol = 1e-8});
   }
 }
 
@@ -359,7 +367,7 @@ TEST(GraphControlFlow, BuildErrorsNameTheConstructAndLine) {
   Tensor y = cond(p, [&] { return x + 1.0; }, [&] { return x - 1.0; });
   Session sess(g);
   Tensor xv = f64({3}, 13);
-  expect_close(sess.run(y, {{p, flag(true)}, {x, xv}}), xv + 1.0);
+  assert_close(sess.run(y, {{p, flag(true)}, {x, xv}}), xv + 1.0, {.rtol = 1e-10, .atol = 1e-12});
 }
 
 }  // namespace

@@ -10,11 +10,14 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 #include "support/op_info.h"
 #include "tests/support/error_message.h"
 
 namespace nabla::graph {
 namespace {
+
+using nabla::testing::assert_close;
 
 using nabla::testing::compare;
 using nabla::testing::error_of;
@@ -22,11 +25,6 @@ using nabla::testing::expect_error;
 using nabla::testing::sample;
 
 Tensor f64(IntList shape, uint64_t seed) { return sample(shape, -1.5, 1.5, seed); }
-
-void expect_close(const Tensor& got, const Tensor& expected, double rtol = 1e-10, double atol = 1e-12) {
-  std::string err = compare(got, expected, atol, rtol);
-  EXPECT_TRUE(err.empty()) << err;
-}
 
 TEST(GraphGradients, MlpLossMatchesEagerAutograd) {
   Tensor xv = f64({4, 5}, 1), w1v = f64({5, 3}, 2), w2v = f64({3, 2}, 3), yv = f64({4, 2}, 4);
@@ -48,10 +46,10 @@ TEST(GraphGradients, MlpLossMatchesEagerAutograd) {
   Tensor eh = maximum(matmul(ex, e1), zeros({}, kFloat64));
   Tensor eloss = mean(sum(pow(matmul(eh, e2) - yv, 2), {1}));
   TensorList eg = grad({eloss}, {e1, e2, ex});
-  expect_close(got[0], eloss.detach());
-  expect_close(got[1], eg[0]);
-  expect_close(got[2], eg[1]);
-  expect_close(got[3], eg[2]);
+  assert_close(got[0], eloss.detach(), {.rtol = 1e-10, .atol = 1e-12});
+  assert_close(got[1], eg[0], {.rtol = 1e-10, .atol = 1e-12});
+  assert_close(got[2], eg[1], {.rtol = 1e-10, .atol = 1e-12});
+  assert_close(got[3], eg[2], {.rtol = 1e-10, .atol = 1e-12});
 }
 
 TEST(GraphGradients, SeveralConsumersAccumulateAndBroadcastingReduces) {
@@ -66,8 +64,8 @@ TEST(GraphGradients, SeveralConsumersAccumulateAndBroadcastingReduces) {
   EXPECT_EQ(gs[1].sizes(), (Shape{3}));
   Session sess(g);
   std::vector<Tensor> got = sess.run(gs, {{x, xv}, {b, bv}});
-  expect_close(got[0], bv + 2.0 * xv);
-  expect_close(got[1], sum(xv, {0}) + 2.0);
+  assert_close(got[0], bv + 2.0 * xv, {.rtol = 1e-10, .atol = 1e-12});
+  assert_close(got[1], sum(xv, {0}) + 2.0, {.rtol = 1e-10, .atol = 1e-12});
 }
 
 TEST(GraphGradients, MultiOutputOpAndIntegerOutputsCarryNoGradient) {
@@ -84,7 +82,7 @@ TEST(GraphGradients, MultiOutputOpAndIntegerOutputsCarryNoGradient) {
   Tensor ex = xv.clone().requires_grad_();
   auto [ev, ei] = max(ex, 1);
   Tensor eloss = sum(ev * 2.0) + sum(ei.to(kFloat64));
-  expect_close(got, grad({eloss}, {ex})[0]);
+  assert_close(got, grad({eloss}, {ex})[0], {.rtol = 1e-10, .atol = 1e-12});
   // Gradients w.r.t. the integer output itself: none (TensorFlow's None).
   EXPECT_FALSE(gradients(y, {indices})[0].defined());
 }
@@ -119,10 +117,10 @@ TEST(GraphGradients, IntermediateXsAndXsOnOnePath) {
   Session sess(g);
   std::vector<Tensor> got = sess.run(gs, {{x, xv}});
   Tensor dh = 1.0 - pow(tanh(xv * xv), 2);
-  expect_close(got[0], dh);
-  expect_close(got[1], dh * 2.0 * xv);
+  assert_close(got[0], dh, {.rtol = 1e-10, .atol = 1e-12});
+  assert_close(got[1], dh * 2.0 * xv, {.rtol = 1e-10, .atol = 1e-12});
   // y itself as an x: its gradient is the seed (ones).
-  expect_close(sess.run(gradients(y, {y})[0]), ones({}, kFloat64));
+  assert_close(sess.run(gradients(y, {y})[0]), ones({}, kFloat64), {.rtol = 1e-10, .atol = 1e-12});
 }
 
 TEST(GraphGradients, GradYsWeightAndSumOverYs) {
@@ -135,11 +133,11 @@ TEST(GraphGradients, GradYsWeightAndSumOverYs) {
   Tensor y2 = x * x;
   Session sess(g);
   Tensor both = sess.run(gradients({y1, y2}, {x})[0], {{x, xv}});
-  expect_close(both, cos(xv) + 2.0 * xv);
+  assert_close(both, cos(xv) + 2.0 * xv, {.rtol = 1e-10, .atol = 1e-12});
   Tensor weighted = sess.run(gradients({y1, y2}, {x}, {gy, Tensor()})[0], {{x, xv}, {gy, gv}});
-  expect_close(weighted, cos(xv) * gv + 2.0 * xv);
+  assert_close(weighted, cos(xv) * gv + 2.0 * xv, {.rtol = 1e-10, .atol = 1e-12});
   Tensor concrete = sess.run(gradients({y1}, {x}, {gv})[0], {{x, xv}});
-  expect_close(concrete, cos(xv) * gv);
+  assert_close(concrete, cos(xv) * gv, {.rtol = 1e-10, .atol = 1e-12});
 }
 
 TEST(GraphGradients, NodesAreScopedAndRecordTheCallersLine) {
@@ -273,8 +271,8 @@ TEST(GraphGradients, SecondDerivativesMatchEagerDoubleBackwardAndFiniteDifferenc
     }
     TensorList ehv = grad({es}, leaves, {}, std::nullopt, false, /*allow_unused=*/true);
     for (std::size_t i = 0; i < xs.size(); ++i) {
-      expect_close(got_g[i], eg[i].detach());
-      expect_close(got_hv[i], ehv[i].defined() ? ehv[i] : zeros_like(c.inputs[i]));
+      assert_close(got_g[i], eg[i].detach(), {.rtol = 1e-10, .atol = 1e-12});
+      assert_close(got_hv[i], ehv[i].defined() ? ehv[i] : zeros_like(c.inputs[i]), {.rtol = 1e-10, .atol = 1e-12});
     }
 
     // Finite differences of the graph's own gradient along the directions:
@@ -286,7 +284,8 @@ TEST(GraphGradients, SecondDerivativesMatchEagerDoubleBackwardAndFiniteDifferenc
       minus.emplace_back(xs[i], c.inputs[i] - eps * dirs[i]);
     }
     std::vector<Tensor> gp = sess.run(g1, plus), gm = sess.run(g1, minus);
-    for (std::size_t i = 0; i < xs.size(); ++i) expect_close(got_hv[i], (gp[i] - gm[i]) / (2 * eps), 1e-6, 1e-7);
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      assert_close(got_hv[i], (gp[i] - gm[i]) / (2 * eps), {.rtol = 1e-6, .atol = 1e-7});
   }
 }
 
@@ -300,9 +299,9 @@ TEST(GraphGradients, ThirdDerivativeOfCubeIsSix) {
   Tensor xv = f64({4}, 30);
   Session sess(g);
   std::vector<Tensor> got = sess.run({d1, d2, d3}, {{x, xv}});
-  expect_close(got[0], 3.0 * xv * xv);
-  expect_close(got[1], 6.0 * xv);
-  expect_close(got[2], full({4}, 6.0, kFloat64));
+  assert_close(got[0], 3.0 * xv * xv, {.rtol = 1e-10, .atol = 1e-12});
+  assert_close(got[1], 6.0 * xv, {.rtol = 1e-10, .atol = 1e-12});
+  assert_close(got[2], full({4}, 6.0, kFloat64), {.rtol = 1e-10, .atol = 1e-12});
 }
 
 }  // namespace

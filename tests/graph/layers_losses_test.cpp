@@ -6,17 +6,17 @@
 #include <string>
 
 #include "nabla/nabla.h"
-#include "tests/support/max_abs_diff.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/support/error_message.h"
 #include "tests/support/sample_stats.h"
 
 namespace nabla::graph {
 namespace {
 
+using nabla::testing::assert_close;
+
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
-
-using nabla::testing::max_abs_diff;
 
 Tensor variable_named(const Graph& g, const std::string& name) {
   for (const Tensor& v : g.variables())
@@ -40,7 +40,7 @@ TEST(GraphLayers, DenseInASessionEqualsEagerMatmulBiasActivation) {
   EXPECT_EQ(kernel.sizes(), Shape({3, 5}));  // TensorFlow's [in, units]
   EXPECT_EQ(kernel.dtype(), kFloat64);
   Tensor eager = relu(matmul(xv, kernel) + bias);
-  EXPECT_LT(max_abs_diff(sess.run(y, {{x, xv}}), eager), 1e-12);
+  assert_close(sess.run(y, {{x, xv}}), eager, {.rtol = 0.0, .atol = 1e-12});
   EXPECT_GT(eager.sum().item<double>(), 0.0);  // the activation did not zero everything
 }
 

@@ -9,11 +9,14 @@
 #include <string>
 
 #include "nabla/nabla.h"
-#include "tests/support/max_abs_diff.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/support/error_message.h"
+#include "tests/support/max_abs_diff.h"
 
 namespace nabla::graph {
 namespace {
+
+using nabla::testing::assert_close;
 
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
@@ -50,8 +53,8 @@ void expect_graph_equals_eager(Optimizer& opt, const MakeEager& make_eager, int 
     l.backward();
     eager->step();
   }
-  EXPECT_LT(max_abs_diff(sess.variable_value(w1), e1.detach()), 1e-12);
-  EXPECT_LT(max_abs_diff(sess.variable_value(w2), e2.detach()), 1e-12);
+  assert_close(sess.variable_value(w1), e1.detach(), {.rtol = 0.0, .atol = 1e-12});
+  assert_close(sess.variable_value(w2), e2.detach(), {.rtol = 0.0, .atol = 1e-12});
   EXPECT_LT(graph_losses.back(), graph_losses.front());
 }
 
@@ -160,7 +163,8 @@ TEST(GraphMinimize, DenseLayersTrainInAGraphAndEqualEagerTraining) {
   }
   EXPECT_LT(last, 0.5 * first);
   for (std::size_t i = 0; i < vars.size(); ++i)
-    EXPECT_LT(max_abs_diff(sess.variable_value(vars[i]), eager[i].detach()), 1e-12) << g.node_of(vars[i]).name;
+    assert_close(sess.variable_value(vars[i]), eager[i].detach(),
+                 {.rtol = 0.0, .atol = 1e-12, .msg = ::nabla::detail::concat(g.node_of(vars[i]).name)});
 }
 
 TEST(GraphMinimize, ModuleTrainedInAGraphEqualsEagerTrainingAfterCopyBack) {
@@ -194,7 +198,8 @@ TEST(GraphMinimize, ModuleTrainedInAGraphEqualsEagerTrainingAfterCopyBack) {
   }
   EXPECT_GT(max_abs_diff(graph_model->parameters()[0].detach(), before), 1e-3);  // training changed it
   auto gp = graph_model->parameters(), ep = eager_model->parameters();
-  for (std::size_t i = 0; i < gp.size(); ++i) EXPECT_LT(max_abs_diff(gp[i].detach(), ep[i].detach()), 1e-12) << i;
+  for (std::size_t i = 0; i < gp.size(); ++i)
+    assert_close(gp[i].detach(), ep[i].detach(), {.rtol = 0.0, .atol = 1e-12, .msg = ::nabla::detail::concat(i)});
 }
 
 TEST(GraphMinimize, BadLossesAndVarListsAreClearErrors) {

@@ -11,11 +11,14 @@
 #include <string>
 
 #include "nabla/nabla.h"
-#include "tests/support/max_abs_diff.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/support/error_message.h"
+#include "tests/support/max_abs_diff.h"
 
 namespace nabla::graph {
 namespace {
+
+using nabla::testing::assert_close;
 
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
@@ -61,7 +64,7 @@ TEST(GraphOptimizers, GradientDescentStepsEqualEagerSgd) {
   GradientDescentOptimizer opt(0.1);
   Tensor graph_w = graph_steps(p, opt, 20);
   Tensor eager_w = eager_steps(p, [](Tensor w) { return std::make_unique<optim::SGD>(std::vector<Tensor>{w}, optim::Options{{"lr", 0.1}}); }, 20);
-  EXPECT_LT(max_abs_diff(graph_w, eager_w), 1e-12);
+  assert_close(graph_w, eager_w, {.rtol = 0.0, .atol = 1e-12});
   EXPECT_GT(max_abs_diff(graph_w, p.w0), 0.1);  // it moved
 }
 
@@ -78,7 +81,7 @@ TEST(GraphOptimizers, MomentumStepsEqualEagerSgdWithMomentum) {
               optim::Options{{"lr", 0.05}, {"momentum", 0.9}, {"nesterov", nesterov ? 1.0 : 0.0}});
         },
         20);
-    EXPECT_LT(max_abs_diff(graph_w, eager_w), 1e-12) << "nesterov " << nesterov;
+    assert_close(graph_w, eager_w, {.rtol = 0.0, .atol = 1e-12, .msg = ::nabla::detail::concat("nesterov ", nesterov)});
     EXPECT_GT(max_abs_diff(graph_w, p.w0), 0.1);
   }
 }
@@ -96,7 +99,7 @@ TEST(GraphOptimizers, AdamStepsEqualEagerAdamWithPyTorchEpsilon) {
                                              optim::Options{{"lr", 0.05}, {"beta1", 0.8}, {"beta2", 0.99}, {"eps", 0.1}});
       },
       25);
-  EXPECT_LT(max_abs_diff(graph_w, eager_w), 1e-12);
+  assert_close(graph_w, eager_w, {.rtol = 0.0, .atol = 1e-12});
   EXPECT_GT(max_abs_diff(graph_w, p.w0), 0.1);
 }
 
@@ -107,7 +110,7 @@ TEST(GraphOptimizers, AdamDefaultsAreTensorFlowsAndMatchEagerAdam) {
   Tensor eager_w = eager_steps(
       p, [](Tensor w) { return std::make_unique<optim::Adam>(std::vector<Tensor>{w}, optim::Options{{"lr", 0.01}}); },
       30);
-  EXPECT_LT(max_abs_diff(graph_w, eager_w), 1e-12);
+  assert_close(graph_w, eager_w, {.rtol = 0.0, .atol = 1e-12});
 }
 
 TEST(GraphOptimizers, AdamSlotsAreNonTrainableVariablesNamedAfterTheVariable) {

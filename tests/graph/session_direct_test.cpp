@@ -6,16 +6,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/support/max_abs_diff.h"
 
 namespace nabla::graph {
 namespace {
+
+using nabla::testing::assert_close;
 
 using nabla::testing::max_abs_diff;
 
@@ -59,7 +61,8 @@ TEST(SessionDirect, OpsGiveBitwiseTheResultsOfEagerCalls) {
         for (int run = 0; run < 3; ++run) {  // later runs write into the buffers of the first
           Tensor got = sess.run(y, {{a, av}, {b, bv}});
           ASSERT_EQ(got.sizes(), want.sizes()) << s.name;
-          EXPECT_EQ(max_abs_diff(got, want), 0.0) << s.name << " " << dt << " run " << run;
+          assert_close(got, want,
+                       {.rtol = 0.0, .atol = 0.0, .msg = ::nabla::detail::concat(s.name, " ", dt, " run ", run)});
         }
         EXPECT_GT(sess.stats().direct_ops_executed + sess.stats().fused_ops_executed, 0) << s.name;
       }
@@ -77,8 +80,8 @@ TEST(SessionDirect, PromotionAndReducedFloatsStillGoThroughCall) {
   Tensor av = randn({4}), iv = arange(4), hv = randn({4}).to(kBFloat16);
   Session sess(g);
   auto out = sess.run({mixed, half}, {{a, av}, {i, iv}, {h, hv}});
-  EXPECT_EQ(max_abs_diff(out[0], av * iv), 0.0);
-  EXPECT_EQ(max_abs_diff(out[1], exp(hv)), 0.0);
+  assert_close(out[0], av * iv, {.rtol = 0.0, .atol = 0.0});
+  assert_close(out[1], exp(hv), {.rtol = 0.0, .atol = 0.0});
   EXPECT_EQ(sess.stats().direct_ops_executed, 0);
 }
 
@@ -92,9 +95,9 @@ TEST(SessionDirect, AFetchedValueTheCallerKeepsIsNotOverwrittenByTheNextRun) {
   auto first = sess.run({y, v}, {{x, x1}});
   const Tensor y1 = first[0].clone(), v1 = first[1].clone();
   auto second = sess.run({y, v}, {{x, x2}});
-  EXPECT_EQ(max_abs_diff(first[0], y1), 0.0);
-  EXPECT_EQ(max_abs_diff(first[1], v1), 0.0);
-  EXPECT_EQ(max_abs_diff(second[0], matmul(exp(x2), x2.t())), 0.0);
+  assert_close(first[0], y1, {.rtol = 0.0, .atol = 0.0});
+  assert_close(first[1], v1, {.rtol = 0.0, .atol = 0.0});
+  assert_close(second[0], matmul(exp(x2), x2.t()), {.rtol = 0.0, .atol = 0.0});
   EXPECT_GT(max_abs_diff(second[0], y1), 0.0);
 }
 
@@ -111,7 +114,8 @@ TEST(SessionDirect, AStridedValueReadByTwoChainsGivesThePlainResults) {
     for (int run = 0; run < 2; ++run) {
       auto got = fast.run({u, v, t}, {{a, av}, {b, bv}});
       auto want = plain.run({u, v, t}, {{a, av}, {b, bv}});
-      for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(max_abs_diff(got[i], want[i]), 0.0) << dt << " fetch " << i;
+      for (std::size_t i = 0; i < 3; ++i)
+        assert_close(got[i], want[i], {.rtol = 0.0, .atol = 0.0, .msg = ::nabla::detail::concat(dt, " fetch ", i)});
     }
   }
 }
@@ -157,7 +161,8 @@ TEST(SessionDirect, SeedTrainingStepAllocatesNothingInSteadyStateAndEqualsAPlain
   for (const Tensor& v : step.g.variables(true))
     // Not bitwise: the optimized plan computes weight gradients as gᵀx, not
     // (xᵀg)ᵀ (passes/transpose_matmul.h), another GEMM summation order.
-    EXPECT_LT(max_abs_diff(fast.variable_value(v), plain.variable_value(v)), 1e-6) << step.g.node_of(v).name;
+    assert_close(fast.variable_value(v), plain.variable_value(v),
+                 {.rtol = 0.0, .atol = 1e-6, .msg = ::nabla::detail::concat(step.g.node_of(v).name)});
 }
 
 }  // namespace

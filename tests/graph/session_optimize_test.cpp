@@ -3,12 +3,13 @@
 // optimization can be switched off, and fetched bytes are counted.
 #include <gtest/gtest.h>
 
+#include "nabla/testing/assert_close.h"
 #include "tests/graph/passes/pass_test_util.h"
 
 namespace nabla::graph {
 namespace {
 
-using testing::expect_same;
+using nabla::testing::assert_close;
 
 TEST(GraphSessionOptimize, UserGraphUntouchedAndEveryValueFetchable) {
   Tensor cv = randn({3}, kFloat64);
@@ -26,12 +27,12 @@ TEST(GraphSessionOptimize, UserGraphUntouchedAndEveryValueFetchable) {
   EXPECT_LT(sess.optimized_graph_text().size(), before.size());
   Tensor xv = randn({3}, kFloat64);
   auto out = sess.run({y, k, a, s2, c, x}, {{x, xv}});
-  expect_same(out[0], relu(xv + exp(cv)) * relu(xv + exp(cv)), 0.0);
-  expect_same(out[1], exp(cv), 0.0);
-  expect_same(out[2], xv, 0.0);
-  expect_same(out[3], relu(xv + exp(cv)), 0.0);
-  expect_same(out[4], cv, 0.0);
-  expect_same(out[5], xv, 0.0);
+  assert_close(out[0], relu(xv + exp(cv)) * relu(xv + exp(cv)), {.rtol = 0.0, .atol = 0.0});
+  assert_close(out[1], exp(cv), {.rtol = 0.0, .atol = 0.0});
+  assert_close(out[2], xv, {.rtol = 0.0, .atol = 0.0});
+  assert_close(out[3], relu(xv + exp(cv)), {.rtol = 0.0, .atol = 0.0});
+  assert_close(out[4], cv, {.rtol = 0.0, .atol = 0.0});
+  assert_close(out[5], xv, {.rtol = 0.0, .atol = 0.0});
 }
 
 TEST(GraphSessionOptimize, OptimizedTextShowsTheResult) {
@@ -57,7 +58,7 @@ TEST(GraphSessionOptimize, GraphGrownAfterTheSessionIsReoptimized) {
   sess.run(a, {{x, ones({2})}});
   Tensor b = a * 3.0f;  // added after the Session was made
   Tensor out = sess.run(b, {{x, ones({2})}});
-  expect_same(out, exp(ones({2})) * 3.0f, 0.0);
+  assert_close(out, exp(ones({2})) * 3.0f, {.rtol = 0.0, .atol = 0.0});
   EXPECT_EQ(sess.stats().optimizations, 2);
   sess.run(b, {{x, ones({2})}});
   EXPECT_EQ(sess.stats().optimizations, 2);
@@ -73,7 +74,7 @@ TEST(GraphSessionOptimize, MovedSessionKeepsVariablesAndPlans) {
   a.run(init);
   a.run(upd);
   Session b = std::move(a);
-  expect_same(b.run(upd), full({2}, 3.0), 0.0);
+  assert_close(b.run(upd), full({2}, 3.0), {.rtol = 0.0, .atol = 0.0});
   EXPECT_EQ(b.stats().runs, 3);
 }
 
@@ -85,7 +86,7 @@ TEST(GraphSessionOptimize, OptionsOffRunTheGraphAsBuilt) {
   Session on(g);
   EXPECT_EQ(off.optimized_graph_text(), g.to_text());
   Tensor xv = randn({5});
-  expect_same(off.run(y, {{x, xv}}), on.run(y, {{x, xv}}), 0.0);
+  assert_close(off.run(y, {{x, xv}}), on.run(y, {{x, xv}}), {.rtol = 0.0, .atol = 0.0});
   EXPECT_EQ(off.stats().ops_executed, 5);  // mul, relu, mul, relu, add
   EXPECT_EQ(on.stats().ops_executed, 2);   // relu(x) + relu(x): x * 1 goes, CSE merges the relus
 }
@@ -109,8 +110,9 @@ TEST(GraphSessionOptimize, DeviceToHostCountsFetchedBytesOnly) {
   EXPECT_EQ(sess.stats().device_to_host_bytes, 4);  // loss: one float32; the update stays in the session
   EXPECT_FALSE(out[1].defined());
   Tensor e = matmul(xv, w0) - tv;
-  expect_same(out[0], mean(square(e)), 1e-6);
-  expect_same(sess.variable_value(w), w0 - matmul(transpose(xv, 0, 1), e * (2.0f / 32.0f)) * 0.1f, 1e-6);
+  assert_close(out[0], mean(square(e)), {.rtol = 0.0, .atol = 1e-6});
+  assert_close(sess.variable_value(w), w0 - matmul(transpose(xv, 0, 1), e * (2.0f / 32.0f)) * 0.1f,
+               {.rtol = 0.0, .atol = 1e-6});
   sess.run({loss, w}, {{x, xv}, {t, tv}});
   EXPECT_EQ(sess.stats().device_to_host_bytes, 4 + 4 + 3 * 4 * 4);  // fetching w copies it out
 }

@@ -5,19 +5,13 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/support/error_message.h"
 
 namespace nabla::graph {
 namespace {
 
-void expect_same(const Tensor& got, const Tensor& want) {
-  ASSERT_FALSE(got.is_symbolic());
-  ASSERT_EQ(got.sizes(), want.sizes());
-  ASSERT_EQ(got.dtype(), want.dtype());
-  auto g = got.to(kFloat64).to_vector<double>();
-  auto w = want.to(kFloat64).to_vector<double>();
-  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], w[i], 1e-12) << "element " << i;
-}
+using nabla::testing::assert_close;
 
 using nabla::testing::error_of;
 
@@ -36,8 +30,8 @@ TEST(GraphSession, MatmulReluSumBroadcastEqualEager) {
   Session sess(g);
   auto out = sess.run({h, s}, {{x, xv}, {w, wv}});
   Tensor eh = relu(matmul(xv, wv) + bv);
-  expect_same(out[0], eh);
-  expect_same(out[1], sum(eh, {1}));
+  assert_close(out[0], eh, {.rtol = 0.0, .atol = 1e-12});
+  assert_close(out[1], sum(eh, {1}), {.rtol = 0.0, .atol = 1e-12});
 }
 
 TEST(GraphSession, ConcreteOperandBecomesConstant) {
@@ -49,7 +43,7 @@ TEST(GraphSession, ConcreteOperandBecomesConstant) {
   for (int i = 0; i < g.num_nodes(); ++i) constants += g.node(i).kind == NodeKind::Constant;
   EXPECT_GE(constants, 1);
   Session sess(g);
-  expect_same(sess.run(y, {{x, xv}}), xv * cv - 1.5);
+  assert_close(sess.run(y, {{x, xv}}), xv * cv - 1.5, {.rtol = 0.0, .atol = 1e-12});
 }
 
 TEST(GraphSession, CompositeOpsExpandIntoTableOps) {
@@ -63,9 +57,9 @@ TEST(GraphSession, CompositeOpsExpandIntoTableOps) {
   Tensor st = stack({x, t}, 0);
   Session sess(g);
   auto out = sess.run({sm, loss, st}, {{x, xv}, {t, tv}});
-  expect_same(out[0], softmax(xv, 1));
-  expect_same(out[1], mse_loss(xv, tv));
-  expect_same(out[2], stack({xv, tv}, 0));
+  assert_close(out[0], softmax(xv, 1), {.rtol = 0.0, .atol = 1e-12});
+  assert_close(out[1], mse_loss(xv, tv), {.rtol = 0.0, .atol = 1e-12});
+  assert_close(out[2], stack({xv, tv}, 0), {.rtol = 0.0, .atol = 1e-12});
 }
 
 TEST(GraphSession, BuildErrorsAreTheEagerOnes) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/graph/passes/pass_test_util.h"
 #include "tests/support/error_message.h"
 #include "tests/support/nbg_bytes.h"
@@ -14,12 +15,12 @@
 namespace nabla::graph {
 namespace {
 
+using nabla::testing::assert_close;
+
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
 
 // Element by element within `tol` (pass_test_util.h's comparison).
-void expect_close(const Tensor& got, const Tensor& want, double tol = 1e-12) { testing::expect_same(got, want, tol); }
-
 TEST(GraphUnknownDims, ShapesAtBuildTimeKeepTheBatchUnknown) {
   Graph g;
   Tensor x = g.placeholder(kFloat32, {-1, 4}, "x");
@@ -54,9 +55,9 @@ TEST(GraphUnknownDims, OneGraphRunsEveryBatchSizeLikeEager) {
     Tensor xv = randn({n, 4}, kFloat64), yv = randn({n, 3}, kFloat64);
     auto out = sess.run({pred, loss, row_mean}, {{x, xv}, {y, yv}});
     Tensor epred = tanh(matmul(xv, wv) + bv);
-    expect_close(out[0], epred);
-    expect_close(out[1], mse_loss(epred, yv));
-    expect_close(out[2], mean(epred, {0}));
+    assert_close(out[0], epred, {.rtol = 0.0, .atol = 1e-12});
+    assert_close(out[1], mse_loss(epred, yv), {.rtol = 0.0, .atol = 1e-12});
+    assert_close(out[2], mean(epred, {0}), {.rtol = 0.0, .atol = 1e-12});
   }
   // One specialization per batch size, reused when a size comes back.
   EXPECT_EQ(sess.stats().optimizations, 3);
@@ -71,7 +72,7 @@ TEST(GraphUnknownDims, TheLeastRecentlyUsedSpecializationIsDroppedPastTheLimit) 
   Session sess(g, options);
   auto run = [&](int64_t n) {
     Tensor xv = randn({n, 2}, kFloat64);
-    expect_close(sess.run(y, {{x, xv}}), sum(xv * 2.0, {1}));
+    assert_close(sess.run(y, {{x, xv}}), sum(xv * 2.0, {1}), {.rtol = 0.0, .atol = 1e-12});
     return sess.stats().optimizations;
   };
   EXPECT_EQ(run(1), 1);
@@ -101,9 +102,9 @@ TEST(GraphUnknownDims, GradientsMatchEagerAutogradForEachBatchSize) {
     Tensor ew = wv.detach().requires_grad_(true), eb = bv.detach().requires_grad_(true);
     Tensor ex = xv.detach().requires_grad_(true);
     (sum(square(sigmoid(matmul(ex, ew) + eb))) / 7.0).backward();
-    expect_close(out[0], ew.grad());
-    expect_close(out[1], eb.grad());  // the broadcast bias: summed over the fed batch
-    expect_close(out[2], ex.grad());
+    assert_close(out[0], ew.grad(), {.rtol = 0.0, .atol = 1e-12});
+    assert_close(out[1], eb.grad(), {.rtol = 0.0, .atol = 1e-12});  // the broadcast bias: summed over the fed batch
+    assert_close(out[2], ex.grad(), {.rtol = 0.0, .atol = 1e-12});
   }
 }
 
@@ -131,7 +132,7 @@ TEST(GraphUnknownDims, SecondDerivativesMatchAGraphWithTheBatchGiven) {
   Graph unknown, known;
   Tensor got = hessian_vector(unknown, unknown.placeholder(kFloat64, {-1, 3}, "x"));
   Tensor want = hessian_vector(known, known.placeholder(kFloat64, {6, 3}, "x"));
-  expect_close(got, want, 1e-10);
+  assert_close(got, want, {.rtol = 0.0, .atol = 1e-10});
 }
 
 // Two layers, MSE and an optimizer: built once with batch -1, or (the
@@ -174,10 +175,10 @@ TEST(GraphUnknownDims, TrainingWithTheBatchUnknownEqualsAGraphPerBatchSize) {
   std::vector<Tensor> xs = {randn({4, 5}, kFloat64), randn({7, 5}, kFloat64)};
   std::vector<Tensor> ys = {randn({4, 2}, kFloat64), randn({7, 2}, kFloat64)};
   // Gradient descent keeps no state, so graphs per size sharing variables are exact.
-  expect_close(train_dense(true, xs, ys, false), train_dense(false, xs, ys, false), 1e-10);
+  assert_close(train_dense(true, xs, ys, false), train_dense(false, xs, ys, false), {.rtol = 0.0, .atol = 1e-10});
   // Adam's slots and step count belong to one minimize(): one batch size, twice.
   std::vector<Tensor> xs4 = {xs[0], randn({4, 5}, kFloat64)}, ys4 = {ys[0], randn({4, 2}, kFloat64)};
-  expect_close(train_dense(true, xs4, ys4, true), train_dense(false, xs4, ys4, true), 1e-10);
+  assert_close(train_dense(true, xs4, ys4, true), train_dense(false, xs4, ys4, true), {.rtol = 0.0, .atol = 1e-10});
 }
 
 // An nn CNN (conv, pool, flatten, linear) used in a graph through
@@ -212,11 +213,12 @@ TEST(GraphUnknownDims, AnNnConvNetInAGraphTakesAnUnknownBatch) {
     Tensor logits = model->forward(xv);
     Tensor loss = cross_entropy(logits, lv);
     loss.backward();
-    expect_close(got[0], logits.detach());
-    expect_close(got[1], loss.detach());
+    assert_close(got[0], logits.detach(), {.rtol = 0.0, .atol = 1e-12});
+    assert_close(got[1], loss.detach(), {.rtol = 0.0, .atol = 1e-12});
     auto params = model->parameters();
     ASSERT_EQ(params.size() + 2, got.size());
-    for (std::size_t i = 0; i < params.size(); ++i) expect_close(got[i + 2], params[i].grad(), 1e-10);
+    for (std::size_t i = 0; i < params.size(); ++i)
+      assert_close(got[i + 2], params[i].grad(), {.rtol = 0.0, .atol = 1e-10});
   }
 }
 
@@ -263,8 +265,8 @@ TEST(GraphUnknownDims, FetchesThatDoNotNeedTheUnknownPlaceholderRunWithoutIt) {
   Tensor doubled = v * 2.0;
   Session sess(g);
   sess.run(g.global_variables_initializer());
-  expect_close(sess.run(doubled), full({2}, 6.0, kFloat64));
-  expect_close(sess.run(y, {{x, ones({3, 2}, kFloat64)}}), full({3}, 6.0, kFloat64));
+  assert_close(sess.run(doubled), full({2}, 6.0, kFloat64), {.rtol = 0.0, .atol = 1e-12});
+  assert_close(sess.run(y, {{x, ones({3, 2}, kFloat64)}}), full({3}, 6.0, kFloat64), {.rtol = 0.0, .atol = 1e-12});
 }
 
 TEST(GraphUnknownDims, ErrorsAtRunTimeNameTheUsersLine) {
@@ -314,7 +316,7 @@ TEST(GraphUnknownDims, CondAndWhileLoopOnAnUnknownBatchMatchAGraphWithTheBatchGi
       auto got = run_control_flow(-1, xv, wv);
       auto want = run_control_flow(n, xv, wv);
       ASSERT_EQ(got.size(), want.size());
-      for (std::size_t i = 0; i < got.size(); ++i) expect_close(got[i], want[i], 1e-12);
+      for (std::size_t i = 0; i < got.size(); ++i) assert_close(got[i], want[i], {.rtol = 0.0, .atol = 1e-12});
       EXPECT_EQ(got[4].item<bool>(), shift > 0);  // the branch taken
     }
   }
@@ -338,11 +340,12 @@ TEST(GraphUnknownDims, ATrainingGraphSavedAndLoadedTrainsOnLikeTheOriginal) {
     Feeds same = {{x, feeds[0].second}, {y, feeds[1].second}};
     auto want = sess.run({loss, g.tensor("train")}, same);
     auto got = loaded.run(std::vector<std::string>{"loss", "train"}, feeds);
-    expect_close(got[0], want[0], 0.0);  // same bits: same graph, same variables, same Adam slots
+    assert_close(got[0], want[0],
+                 {.rtol = 0.0, .atol = 0.0});  // same bits: same graph, same variables, same Adam slots
   }
-  expect_close(
+  assert_close(
       loaded.run(std::vector<std::string>{"loss"}, {{"x", ones({1, 3}, kFloat64)}, {"y", ones({1, 2}, kFloat64)}})[0],
-      sess.run(loss, {{x, ones({1, 3}, kFloat64)}, {y, ones({1, 2}, kFloat64)}}), 0.0);
+      sess.run(loss, {{x, ones({1, 3}, kFloat64)}, {y, ones({1, 2}, kFloat64)}}), {.rtol = 0.0, .atol = 0.0});
 }
 
 TEST(GraphUnknownDims, CorruptedFilesWithGradientsNodesFailClearly) {

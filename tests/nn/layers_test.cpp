@@ -3,16 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 
 namespace {
 
-using namespace nabla;
+using nabla::testing::assert_close;
 
-void expect_close(const Tensor& a, const Tensor& b) {
-  ASSERT_EQ(a.sizes(), b.sizes());
-  auto x = a.to_vector<float>(), y = b.to_vector<float>();
-  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], 1e-5f) << i;
-}
+using namespace nabla;
 
 TEST(NnLayers, SequentialEqualsManualComposition) {
   manual_seed(0);
@@ -21,7 +18,7 @@ TEST(NnLayers, SequentialEqualsManualComposition) {
   nn::Sequential s(fc1, nn::Tanh(), fc2, nn::Sigmoid(), nn::GELU(), nn::ReLU());
   Tensor x = randn({4, 6});
   Tensor manual = gelu(linear(linear(x, fc1->weight, fc1->bias).tanh(), fc2->weight, fc2->bias).sigmoid()).relu();
-  expect_close(s(x), manual);
+  assert_close(s(x), manual, {.rtol = 0.0, .atol = 1e-5});
   EXPECT_EQ(s.size(), 6u);
 }
 
@@ -41,12 +38,12 @@ TEST(NnLayers, BatchNorm2dTracksRunningStatsInTrainingOnly) {
   Tensor y = bn(x);
   EXPECT_NEAR(y.mean().item<float>(), 0.0f, 1e-5f);
   Tensor batch_mean = x.mean({0, 2, 3});
-  expect_close(bn.running_mean, batch_mean * 0.5);
+  assert_close(bn.running_mean, batch_mean * 0.5, {.rtol = 0.0, .atol = 1e-5});
   EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 1);
   bn.eval();
   Tensor rm = bn.running_mean.clone();
   bn(x);
-  expect_close(bn.running_mean, rm);
+  assert_close(bn.running_mean, rm, {.rtol = 0.0, .atol = 1e-5});
   EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 1);
   EXPECT_EQ(bn.parameters().size(), 2u);
   EXPECT_EQ(bn.buffers().size(), 3u);

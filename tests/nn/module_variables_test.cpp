@@ -8,16 +8,16 @@
 #include <string>
 
 #include "nabla/nabla.h"
-#include "tests/support/max_abs_diff.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/support/error_message.h"
 
 namespace nabla::nn {
 namespace {
 
+using nabla::testing::assert_close;
+
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
-
-using nabla::testing::max_abs_diff;
 
 std::shared_ptr<Sequential> make_model() {
   auto model = std::make_shared<Sequential>(Linear(6, 8), ReLU(), Linear(8, 3));
@@ -45,10 +45,10 @@ TEST(ModuleVariables, SequentialForwardInAGraphEqualsEager) {
   // Restored: the module computes eagerly again, with the same values.
   EXPECT_FALSE(model->parameters()[0].is_symbolic());
   EXPECT_TRUE(model->parameters()[0].requires_grad());
-  EXPECT_EQ(max_abs_diff(model->forward(xv).detach(), eager), 0.0);
+  assert_close(model->forward(xv).detach(), eager, {.rtol = 0.0, .atol = 0.0});
   graph::Session sess(g);
   sess.run(g.global_variables_initializer());
-  EXPECT_LT(max_abs_diff(sess.run(y, {{x, xv}}), eager), 1e-12);
+  assert_close(sess.run(y, {{x, xv}}), eager, {.rtol = 0.0, .atol = 1e-12});
 }
 
 TEST(ModuleVariables, CopyToModuleWritesSessionValuesIntoTheParameters) {
@@ -65,8 +65,8 @@ TEST(ModuleVariables, CopyToModuleWritesSessionValuesIntoTheParameters) {
     sess.run(bump);
     mv.copy_to_module(sess);  // while alive: written to the parameter's own data
   }
-  EXPECT_LT(max_abs_diff(weight.detach(), old_weight + 1.0), 1e-15);
-  EXPECT_EQ(max_abs_diff(model->named_parameters()[1].second.detach(), old_bias), 0.0);
+  assert_close(weight.detach(), old_weight + 1.0, {.rtol = 0.0, .atol = 1e-15});
+  assert_close(model->named_parameters()[1].second.detach(), old_bias, {.rtol = 0.0, .atol = 0.0});
   EXPECT_TRUE(weight.requires_grad());
   EXPECT_FALSE(weight.grad().defined());
 }
@@ -102,7 +102,7 @@ TEST(ModuleVariables, CopyToModuleBeforeInitializationIsAnErrorThatChangesNothin
     ModuleVariables mv(g, *model);
     expect_error(error_of([&] { mv.copy_to_module(sess); }), {"not initialized", "0/weight"});
   }
-  EXPECT_EQ(max_abs_diff(model->parameters()[0].detach(), old), 0.0);
+  assert_close(model->parameters()[0].detach(), old, {.rtol = 0.0, .atol = 0.0});
 }
 
 }  // namespace

@@ -105,4 +105,34 @@ TEST(NnStateDict, UndefinedTensorNamesTheApiAndTheKey) {
   EXPECT_EQ(load_error(net, d), "Module::load_state_dict: the tensor for key '0.bias' is undefined");
 }
 
+// issue 14: a state dict built by hand from a brace list, as a Python dict literal.
+TEST(NnStateDict, BuiltFromABraceList) {
+  Tensor w = full({4, 3}, 0.25), b = full({4}, -1.0);
+  nn::StateDict sd = {{"weight", w}, {"bias", b}};
+  EXPECT_EQ(sd.keys(), (std::vector<std::string>{"weight", "bias"}));
+  EXPECT_TRUE(sd.at("weight").is_same(w));  // holds the tensors, like insert
+
+  nn::Linear lin(3, 4);
+  lin.load_state_dict({{"weight", w}, {"bias", b}});
+  EXPECT_EQ(lin.weight.to_vector<float>(), std::vector<float>(12, 0.25f));
+  EXPECT_EQ(lin.bias.to_vector<float>(), std::vector<float>(4, -1.0f));
+
+  auto net = nn::Sequential(nn::Linear(3, 4));
+  net.load_state_dict({{"0.weight", w * 2}, {"0.bias", b * 2}});
+  EXPECT_EQ(net.state_dict().at("0.bias").to_vector<float>(), std::vector<float>(4, -2.0f));
+  // A brace list is checked like any dict: a missing key is still named.
+  EXPECT_NE(load_error(net, {{"0.weight", w}}).find("missing keys: 0.bias"), std::string::npos);
+  EXPECT_TRUE(nn::StateDict({}).empty());
+}
+
+// A repeated name keeps its first position and its last tensor, as
+// {"a": x, "b": y, "a": z} does in Python (and as insert() does).
+TEST(NnStateDict, BraceListWithARepeatedNameKeepsTheLast) {
+  Tensor x = zeros({1}), y = ones({1}), z = full({1}, 7.0);
+  nn::StateDict sd = {{"a", x}, {"b", y}, {"a", z}};
+  EXPECT_EQ(sd.size(), 2u);
+  EXPECT_EQ(sd.keys(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(sd.at("a").is_same(z));
+}
+
 }  // namespace

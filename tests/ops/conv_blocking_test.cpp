@@ -7,11 +7,12 @@
 #include <gtest/gtest.h>
 
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 
 namespace nabla {
 namespace {
 
-double max_abs_diff(const Tensor& a, const Tensor& b) { return max(abs(a - b)).item<double>(); }
+using nabla::testing::assert_close;
 
 class ConvBlocking : public ::testing::Test {
  protected:
@@ -28,7 +29,8 @@ class ConvBlocking : public ::testing::Test {
 TEST_F(ConvBlocking, Conv2dMatchesPerSample) {
   Tensor y = conv2d(x, w, b, {1}, {1});
   for (int64_t n = 0; n < 7; ++n)
-    EXPECT_LT(max_abs_diff(y.narrow(0, n, 1), conv2d(x.narrow(0, n, 1), w, b, {1}, {1})), 1e-10) << "sample " << n;
+    assert_close(y.narrow(0, n, 1), conv2d(x.narrow(0, n, 1), w, b, {1}, {1}),
+                 {.rtol = 0.0, .atol = 1e-10, .msg = ::nabla::detail::concat("sample ", n)});
 }
 
 TEST_F(ConvBlocking, WeightGradMatchesSumOverSamples) {
@@ -36,18 +38,18 @@ TEST_F(ConvBlocking, WeightGradMatchesSumOverSamples) {
   Tensor expected = zeros({3, 2, 3, 3}, dtype(kFloat64));
   for (int64_t n = 0; n < 7; ++n)
     expected = expected + conv2d_weight_grad(x.narrow(0, n, 1), gy.narrow(0, n, 1), {3, 2, 3, 3}, {1}, {1});
-  EXPECT_LT(max_abs_diff(gw, expected), 1e-7);
+  assert_close(gw, expected, {.rtol = 0.0, .atol = 1e-7});
   // A strided grad_output (the kernel packs it instead of reading in place).
   Tensor strided = gy.transpose(2, 3).contiguous().transpose(2, 3);
   ASSERT_FALSE(strided.is_contiguous());
-  EXPECT_LT(max_abs_diff(conv2d_weight_grad(x, strided, {3, 2, 3, 3}, {1}, {1}), gw), 1e-9);
+  assert_close(conv2d_weight_grad(x, strided, {3, 2, 3, 3}, {1}, {1}), gw, {.rtol = 0.0, .atol = 1e-9});
 }
 
 TEST_F(ConvBlocking, ConvTranspose2dMatchesPerSample) {
   Tensor y = conv_transpose2d(gy, w, Tensor(), {1}, {1});
   for (int64_t n = 0; n < 7; ++n)
-    EXPECT_LT(max_abs_diff(y.narrow(0, n, 1), conv_transpose2d(gy.narrow(0, n, 1), w, Tensor(), {1}, {1})), 1e-10)
-        << "sample " << n;
+    assert_close(y.narrow(0, n, 1), conv_transpose2d(gy.narrow(0, n, 1), w, Tensor(), {1}, {1}),
+                 {.rtol = 0.0, .atol = 1e-10, .msg = ::nabla::detail::concat("sample ", n)});
 }
 
 }  // namespace

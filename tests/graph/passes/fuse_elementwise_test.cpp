@@ -1,16 +1,18 @@
 // Fusion: an elementwise chain runs as one node, one loop over the data, with
 // no full-size intermediate, and gives the unfused results exactly.
+#include "nabla/graph/passes/fuse_elementwise.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "nabla/graph/passes/fuse_elementwise.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/graph/passes/pass_test_util.h"
 
 namespace nabla::graph {
 namespace {
 
-using testing::expect_same;
+using nabla::testing::assert_close;
 
 constexpr int64_t kN = 100003;  // not a multiple of the tile
 
@@ -28,8 +30,8 @@ TEST(GraphPassFusion, ChainRunsAsOneKernelWithoutIntermediates) {
       << fused.plan_text({z});
   Tensor a = fused.run(z, {{x, xv}, {y, yv}});
   Tensor b = plain.run(z, {{x, xv}, {y, yv}});
-  expect_same(a, b, 0.0);
-  expect_same(a, sigmoid(relu(xv * 2.0 + yv) - 0.25), 0.0);
+  assert_close(a, b, {.rtol = 0.0, .atol = 0.0});
+  assert_close(a, sigmoid(relu(xv * 2.0 + yv) - 0.25), {.rtol = 0.0, .atol = 0.0});
 
   EXPECT_EQ(fused.stats().ops_executed, 1);  // one node for the whole chain
   EXPECT_EQ(fused.stats().fused_ops_executed, 1);
@@ -55,8 +57,8 @@ TEST(GraphPassFusion, FetchedOrSharedValuesBreakTheChain) {
   Tensor xv = randn({64}, kFloat64);
   Session sess(g);
   auto out = sess.run({b, d}, {{x, xv}});
-  expect_same(out[0], exp(xv) * 3.0, 0.0);
-  expect_same(out[1], neg(relu(exp(xv) * 3.0)) + relu(exp(xv) * 3.0), 0.0);
+  assert_close(out[0], exp(xv) * 3.0, {.rtol = 0.0, .atol = 0.0});
+  assert_close(out[1], neg(relu(exp(xv) * 3.0)) + relu(exp(xv) * 3.0), {.rtol = 0.0, .atol = 0.0});
   // {exp, mul} fuse (b is the chain's end), relu stays alone, {neg, add} fuse.
   std::string plan = sess.plan_text({b, d});
   EXPECT_NE(plan.find("mul = fused[exp, mul](x, const)"), std::string::npos) << plan;
@@ -105,7 +107,7 @@ TEST(GraphPassFusion, NoFusionAcrossAnAssign) {
   Session sess(g);
   sess.run(init);
   auto out = sess.run({b, upd});
-  expect_same(out[0], full({4}, std::exp(2.0) * 2.0, kFloat64), 1e-12);
+  assert_close(out[0], full({4}, std::exp(2.0) * 2.0, kFloat64), {.rtol = 0.0, .atol = 1e-12});
   EXPECT_EQ(sess.stats().fused_ops_executed, 0);
 }
 

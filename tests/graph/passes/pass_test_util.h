@@ -22,13 +22,4 @@ inline int count_kind(const GraphData& g, NodeKind k) {
   return n;
 }
 
-inline void expect_same(const Tensor& got, const Tensor& want, double tol = 0.0) {
-  ASSERT_TRUE(got.defined());
-  ASSERT_EQ(got.sizes(), want.sizes());
-  ASSERT_EQ(got.dtype(), want.dtype());
-  auto g = got.to(kFloat64).to_vector<double>();
-  auto w = want.to(kFloat64).to_vector<double>();
-  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], w[i], tol) << "element " << i;
-}
-
 }  // namespace nabla::graph::testing

@@ -1,17 +1,20 @@
 // transpose_matmul_results: permute(mm(permute(x), g)) is computed as
 // mm(permute(g), x) — a contiguous result, no transposing copy — and only
 // when the inner product is used by nothing else.
+#include "nabla/graph/passes/transpose_matmul.h"
+
 #include <gtest/gtest.h>
 
 #include "nabla/graph/passes/dead_code.h"
-#include "nabla/graph/passes/transpose_matmul.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/graph/passes/pass_test_util.h"
 
 namespace nabla::graph {
 namespace {
 
+using nabla::testing::assert_close;
+
 using testing::count_ops;
-using testing::expect_same;
 
 TEST(GraphPassTransposeMatmul, LinearWeightGradientIsComputedContiguous) {
   Graph g;
@@ -31,7 +34,7 @@ TEST(GraphPassTransposeMatmul, LinearWeightGradientIsComputedContiguous) {
   Tensor xv = randn({6, 5}, kFloat64), gv = randn({6, 3}, kFloat64);
   Tensor got = sess.run(grad_w, {{x, xv}, {gy, gv}});
   EXPECT_TRUE(got.is_contiguous());
-  expect_same(got, matmul(xv.t(), gv).t(), 1e-13);
+  assert_close(got, matmul(xv.t(), gv).t(), {.rtol = 0.0, .atol = 1e-13});
   EXPECT_NE(sess.plan_text({grad_w}, {{x, xv}, {gy, gv}}).find("mm(permute"), std::string::npos)
       << sess.plan_text({grad_w}, {{x, xv}, {gy, gv}});
 }

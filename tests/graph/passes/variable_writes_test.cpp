@@ -2,18 +2,20 @@
 // assign's value writes into the variable's buffer (assign_sub/assign_add
 // as a last sub/add step), with the results of the plain assigns, and not
 // when something between the chain and the assign reads the variable.
+#include "nabla/graph/passes/variable_writes.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "nabla/graph/passes/fuse_elementwise.h"
-#include "nabla/graph/passes/variable_writes.h"
+#include "nabla/testing/assert_close.h"
 #include "tests/graph/passes/pass_test_util.h"
 
 namespace nabla::graph {
 namespace {
 
-using testing::expect_same;
+using nabla::testing::assert_close;
 
 constexpr int64_t kN = 10007;  // several tiles, not a multiple of one
 
@@ -40,8 +42,10 @@ TEST(GraphPassVariableWrites, UpdatesRunAsChainsIntoTheVariablesWithTheResultsOf
   EXPECT_NE(plan.find("fused[exp, add]"), std::string::npos) << plan;
   for (int i = 0; i < 4; ++i) {
     Tensor gv = randn({kN});
-    expect_same(into.run({loss, train}, {{grad, gv}})[0], plain.run({loss, train}, {{grad, gv}})[0]);
-    for (const Tensor& v : {w, m, acc}) expect_same(into.variable_value(v), plain.variable_value(v));
+    assert_close(into.run({loss, train}, {{grad, gv}})[0], plain.run({loss, train}, {{grad, gv}})[0],
+                 {.rtol = 0.0, .atol = 0.0});
+    for (const Tensor& v : {w, m, acc})
+      assert_close(into.variable_value(v), plain.variable_value(v), {.rtol = 0.0, .atol = 0.0});
   }
   // After the first run the updates allocate nothing: no temporaries, no copies.
   const int64_t bytes = into.stats().bytes_allocated;
@@ -83,8 +87,8 @@ TEST(GraphPassVariableWrites, AReadBetweenTheChainAndTheAssignKeepsTheAssign) {
   Tensor xv = randn({kN});
   auto got = into.run({seen, a}, {{x, xv}});
   auto want = plain.run({seen, a}, {{x, xv}});
-  expect_same(got[0], want[0]);
-  expect_same(got[1], want[1]);
+  assert_close(got[0], want[0], {.rtol = 0.0, .atol = 0.0});
+  assert_close(got[1], want[1], {.rtol = 0.0, .atol = 0.0});
   OptGraph og = copy_of_user_graph(*g.data());
   VariableWrites w = plan_variable_writes(og, {value_of(seen)->ref, value_of(a)->ref});
   for (char c : w.written) EXPECT_EQ(c, 0);
@@ -100,7 +104,7 @@ TEST(GraphPassVariableWrites, AViewOfTheVariableInTheChainKeepsTheAssign) {
   plain.run(init);
   into.run(a);
   plain.run(a);
-  expect_same(into.variable_value(m), plain.variable_value(m));
+  assert_close(into.variable_value(m), plain.variable_value(m), {.rtol = 0.0, .atol = 0.0});
 }
 
 }  // namespace
