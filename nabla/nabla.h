@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "nabla/autograd/engine.h"
+#include "nabla/autograd/function.h"
 #include "nabla/core/allocator.h"
 #include "nabla/core/grad_mode.h"
 #include "nabla/core/parallel.h"
