@@ -159,6 +159,9 @@ class IntList {
 
   IntList() = default;
   IntList(std::initializer_list<int64_t> l) { assign(l.begin(), l.size()); }
+  // One value is a list of one, as in libtorch's IntArrayRef: x.sum(1),
+  // x.view(-1), zeros(5) read as in PyTorch.
+  IntList(int64_t one) { assign(&one, 1); }
   IntList(const std::vector<int64_t>& v) { assign(v.data(), v.size()); }
   template <std::size_t N>
   IntList(const SmallVector<int64_t, N>& v) { assign(v.data(), v.size()); }

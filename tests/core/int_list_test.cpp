@@ -86,6 +86,23 @@ TEST(IntList, BuildsFromEveryListKind) {
   EXPECT_EQ(values(IntList(raw, 2)), (std::vector<int64_t>{9, 10}));
   EXPECT_TRUE(IntList().empty());
   EXPECT_TRUE(IntList({}).empty());
+  EXPECT_EQ(values(IntList(int64_t{3})), (std::vector<int64_t>{3}));
+}
+
+// One int is a list of one, as libtorch's IntArrayRef: the PyTorch spellings
+// x.sum(1), x.view(-1), zeros(5) mean what they mean there.
+TEST(IntList, OneIntIsAListOfOne) {
+  using namespace nabla;
+  Tensor x = arange(6, kFloat32).view({2, 3});
+  EXPECT_EQ(x.sum(1).to_vector<float>(), x.sum({1}).to_vector<float>());
+  EXPECT_EQ(x.mean(0, true).sizes(), (Shape{1, 3}));
+  EXPECT_EQ(x.view(-1).sizes(), (Shape{6}));
+  EXPECT_EQ(zeros(5).sizes(), (Shape{5}));
+  EXPECT_EQ(x.flip(1).to_vector<float>(), (std::vector<float>{2, 1, 0, 5, 4, 3}));
+  EXPECT_EQ(nabla::std(x, 1).sizes(), (Shape{2}));
+  // an int64 variable too, not only literals
+  int64_t d = 1;
+  EXPECT_EQ(x.amax(d).to_vector<float>(), (std::vector<float>{2, 5}));
 }
 
 }  // namespace
