@@ -268,7 +268,6 @@ std::string Session::plan_text(const std::vector<Tensor>& fetches, const Feeds& 
   return to_text(plan_for(fetches, feeds).graph.graph, graph_.get());
 }
 
-Tensor Session::run(const Tensor& fetch, const Feeds& feeds) { return run(std::vector<Tensor>{fetch}, feeds)[0]; }
 
 // Memory outside the tensor allocator (the plan's tables, a loop's history)
 // throws std::bad_alloc: made a nabla::Error too.

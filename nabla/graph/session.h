@@ -12,6 +12,7 @@
 // (specialize.h) and optimized once per distinct set of them. See
 // docs/graph.md.
 #pragma once
+#include <concepts>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -76,7 +77,12 @@ class Session {
   // no-value fetch (group, initializer). Values returned never alias a
   // variable, so later runs do not change them.
   std::vector<Tensor> run(const std::vector<Tensor>& fetches, const Feeds& feeds = {});
-  Tensor run(const Tensor& fetch, const Feeds& feeds = {});
+  // One fetch, one value. A template so that braces always mean a list:
+  // run({loss}, feeds) returns a vector, as TensorFlow's sess.run([loss]).
+  template <std::same_as<Tensor> T>
+  Tensor run(const T& fetch, const Feeds& feeds = {}) {
+    return run(std::vector<Tensor>{fetch}, feeds)[0];
+  }
   // The same with values named ("y_pred", "split:1"; see Graph::tensor).
   std::vector<Tensor> run(const std::vector<std::string>& fetches, const NamedFeeds& feeds = {});
 
