@@ -295,6 +295,8 @@ class Tensor {
   Tensor& zero_();
   Tensor& fill_(const Scalar& value);
   Tensor& copy_(const Tensor& src);
+  // PyTorch's x[mask] = value: the mask broadcasts to this tensor's shape.
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
   Tensor& operator+=(const Tensor& o) { return add_(o); }
   Tensor& operator-=(const Tensor& o) { return sub_(o); }
   Tensor& operator*=(const Tensor& o) { return mul_(o); }

@@ -223,6 +223,12 @@ Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
   const Tensor ins[1] = {*this};
   return call_inplace(clamp_op, *this, ins, {lo ? AttrValue(*lo) : AttrValue(), hi ? AttrValue(*hi) : AttrValue()});
 }
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& v) {
+  Tensor filled = nabla::masked_fill(self("Tensor::masked_fill_"), mask, v);
+  NABLA_CHECK(filled.sizes() == sizes(), "masked_fill_: the mask's shape ", mask.sizes(),
+              " does not broadcast to the tensor's shape ", sizes(), " (in place, the result keeps that shape)");
+  return copy_(filled);
+}
 Tensor& Tensor::fill_(const Scalar& v) { return copy_(scalar_tensor_like(v, self("Tensor::fill_"))); }
 Tensor& Tensor::zero_() {
   checked("Tensor::zero_");

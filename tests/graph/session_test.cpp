@@ -193,5 +193,36 @@ TEST(GraphSession, SymbolicValuesHaveNoData) {
   EXPECT_THROW(x.item<float>(), Error);
 }
 
+// Braces always mean a list of fetches (TF's sess.run([loss])), so the
+// habit run({loss}, feeds)[0] is the value and not a select on it; a plain
+// tensor fetches one value. Feeds can be built ahead as graph::Feeds.
+TEST(GraphSession, BracedSingleFetchIsAList) {
+  Graph g;
+  Tensor x = g.placeholder(kFloat32, {2}, "x");
+  Tensor loss = sum(x * x);
+  Session sess(g);
+  Feeds values = {{x, tensor({1.0, 2.0})}};
+  std::vector<Tensor> listed = sess.run({loss}, values);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].item<float>(), 5.0f);
+  EXPECT_EQ(sess.run({loss}, values)[0].item<float>(), 5.0f);
+  Tensor one = sess.run(loss, values);
+  EXPECT_EQ(one.item<float>(), 5.0f);
+}
+
+// x[mask] = v in place: masked_fill_, which keeps the tensor's shape.
+TEST(GraphSession, MaskedFillInPlaceEager) {
+  Tensor x = tensor({-1.0, 2.0, -3.0});
+  x.masked_fill_(x < 0, 0);
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{0, 2, 0}));
+  Tensor row = zeros({3});
+  EXPECT_THROW(row.masked_fill_(zeros({2, 3}, kBool), 1), Error);  // the mask may not grow the tensor
+  Tensor leaf = tensor({1.0, -1.0}).requires_grad_();
+  Tensor h = leaf * 2;
+  h.masked_fill_(h < 0, 0);
+  h.sum().backward();
+  EXPECT_EQ(leaf.grad().to_vector<float>(), (std::vector<float>{2, 0}));
+}
+
 }  // namespace
 }  // namespace nabla::graph
