@@ -245,29 +245,13 @@ Tensor pow(const Scalar& a, const Tensor& b) try {
   detail::rethrow_naming("pow");
 }
 
-// ---- a number on either side -----------------------------------------------
-// The number becomes a 0-dim tensor of the dtype PyTorch gives `tensor op
-// number` (scalar_tensor_like); type promotion then keeps the tensor's dtype
-// (a 0-dim operand only wins when of a higher category). Errors name the op
-// called, also when the tensor is undefined (Note [User-facing op names]).
-#define NABLA_SCALAR_FORMS(name)                                      \
-  Tensor name(const Tensor& a, const Scalar& b) try {                 \
-    return name(a, scalar_tensor_like(b, a));                         \
-  } catch (const Error&) {                                            \
-    detail::rethrow_naming(#name);                                    \
-  }                                                                   \
-  Tensor name(const Scalar& a, const Tensor& b) try {                 \
-    return name(scalar_tensor_like(a, b), b);                         \
-  } catch (const Error&) {                                            \
-    detail::rethrow_naming(#name);                                    \
-  }
+// ---- a number on either side (NABLA_SCALAR_FORMS: ops/elementwise_common.h)
 NABLA_SCALAR_FORMS(add)
 NABLA_SCALAR_FORMS(mul)
 NABLA_SCALAR_FORMS(floor_divide)
 NABLA_SCALAR_FORMS(remainder)
 NABLA_SCALAR_FORMS(maximum)
 NABLA_SCALAR_FORMS(minimum)
-#undef NABLA_SCALAR_FORMS
 
 Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) try {
   return add(a, scalar_tensor_like(b, a), alpha);

@@ -110,18 +110,7 @@ Tensor isinf(const Tensor& x) { return call1(isinf_op, {x}); }
 Tensor isfinite(const Tensor& x) { return call1(isfinite_op, {x}); }
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return call1(where_op, {c, a, b}); }
 
-// A number on either side: see NABLA_SCALAR_FORMS in binary_ops.cpp.
-#define NABLA_SCALAR_FORMS(name)                                      \
-  Tensor name(const Tensor& a, const Scalar& b) try {                 \
-    return name(a, scalar_tensor_like(b, a));                         \
-  } catch (const Error&) {                                            \
-    detail::rethrow_naming(#name);                                    \
-  }                                                                   \
-  Tensor name(const Scalar& a, const Tensor& b) try {                 \
-    return name(scalar_tensor_like(a, b), b);                         \
-  } catch (const Error&) {                                            \
-    detail::rethrow_naming(#name);                                    \
-  }
+// A number on either side (NABLA_SCALAR_FORMS: ops/elementwise_common.h).
 NABLA_SCALAR_FORMS(eq)
 NABLA_SCALAR_FORMS(ne)
 NABLA_SCALAR_FORMS(lt)

@@ -46,3 +46,21 @@ struct RegisterOps {
 };
 
 }  // namespace nabla::detail
+
+// Defines name(Tensor, Scalar) and name(Scalar, Tensor) for a binary op `name`
+// that has a (Tensor, Tensor) form, in the .cpp that defines that form.
+// The number becomes a 0-dim tensor of the dtype PyTorch gives `tensor op
+// number` (scalar_tensor_like); type promotion then keeps the tensor's dtype
+// (a 0-dim operand only wins when of a higher category). Errors name the op
+// called, also when the tensor is undefined (Note [User-facing op names]).
+#define NABLA_SCALAR_FORMS(name)                                      \
+  Tensor name(const Tensor& a, const Scalar& b) try {                 \
+    return name(a, scalar_tensor_like(b, a));                         \
+  } catch (const Error&) {                                            \
+    detail::rethrow_naming(#name);                                    \
+  }                                                                   \
+  Tensor name(const Scalar& a, const Tensor& b) try {                 \
+    return name(scalar_tensor_like(a, b), b);                         \
+  } catch (const Error&) {                                            \
+    detail::rethrow_naming(#name);                                    \
+  }
