@@ -57,6 +57,10 @@ Head function_head(const std::string& head) {
   }
   for (const char* p : kNotFunctions)
     if (starts_with(h, p)) return {};
+  // A deleted overload is no API (var(x, dims, 2) is deleted so that it does
+  // not compile into unbiased = true); its requires-clause would read as a
+  // function named "requires".
+  if (head.find("= delete") != std::string::npos) return {};
   std::size_t op = head.find("operator");
   std::size_t paren = head.find('(');
   if (paren == std::string::npos) return {};
