@@ -27,8 +27,18 @@ void record(const OpDef& op, Inputs inputs, const Attrs& attrs, std::span<Tensor
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     bool save = op.save_inputs == kSaveAllInputs || (i < 32 && ((op.save_inputs >> i) & 1u));
-    node->saved_inputs.push_back(save ? SavedTensor(inputs[i], false, versions ? versions[i] : inputs[i].version())
-                                      : SavedTensor());
+    if (!save) {
+      node->saved_inputs.push_back(SavedTensor());
+      continue;
+    }
+    // The target of an in-place op is also its output, whose grad_fn is this
+    // node: keeping that tensor would make a cycle (node -> tensor -> node)
+    // that is never freed. Keep a plain alias of its storage instead; the
+    // storage's version counter still catches a read of the overwritten value.
+    Tensor in = inputs[i];
+    for (const Tensor& out : outputs)
+      if (out.is_same(in)) in = make_view(in, in.sizes(), in.strides(), in.storage_offset());
+    node->saved_inputs.push_back(SavedTensor(in, false, versions ? versions[i] : in.version()));
   }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     Tensor& out = outputs[i];

@@ -159,5 +159,21 @@ TEST(Autograd, SeedTwoLayerNetLossFalls) {
   EXPECT_LT(last, first * 0.1f);
 }
 
+// An in-place op on a non-leaf whose rule saves its target (mul_ saves both
+// inputs) must not keep that tensor alive from its own grad_fn: the node and
+// the tensor were a cycle that was never freed when no backward reached the
+// node (LeakSanitizer found it).
+TEST(Autograd, InPlaceOnANonLeafFreesItsNode) {
+  std::weak_ptr<autograd::Node> node;
+  {
+    Tensor x = tensor({1.0, -1.0}).requires_grad_();
+    Tensor h = x * 1;
+    h.mul_(2);
+    node = h.grad_fn();
+    ASSERT_FALSE(node.expired());
+  }  // no backward ran, so nothing released the node's saved tensors
+  EXPECT_TRUE(node.expired());
+}
+
 }  // namespace
 }  // namespace nabla
