@@ -53,6 +53,8 @@ TensorList FunctionNode::apply(TensorList& grads) {
     const std::size_t slot = returned.size() == num_args ? tensor_args[k] : k;
     Tensor g = returned[slot];
     if (g.defined()) {
+      NABLA_CHECK(input_defined[k], name(), "::backward: returned a gradient for argument ", tensor_args[k],
+                  ", which was an undefined tensor (return Tensor() there)");
       NABLA_CHECK(g.sizes() == input_meta[k].sizes, name(), "::backward: the gradient of argument ",
                   tensor_args[k], " has shape ", g.sizes(), " but that argument has shape ", input_meta[k].sizes);
       NABLA_CHECK(is_floating(g.dtype()), name(), "::backward: the gradient of argument ", tensor_args[k],
@@ -89,14 +91,13 @@ std::string function_name(const std::type_info& type) {
 }  // namespace detail
 
 void FunctionNode::begin(const std::vector<Tensor>& inputs) {
-  FunctionNode& node = *this;
-  node.ctx.needs_input_grad_.assign(node.num_args, false);
+  ctx.needs_input_grad_.assign(num_args, false);
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     const Tensor& in = inputs[k];
-    NABLA_CHECK(in.defined(), node.name(), "::apply: argument ", node.tensor_args[k], " is an undefined tensor");
-    NABLA_CHECK(!in.is_symbolic(), node.name(), "::apply: argument ", node.tensor_args[k],
+    if (!in.defined()) continue;  // an optional argument left out (PyTorch's None): no gradient
+    NABLA_CHECK(!in.is_symbolic(), name(), "::apply: argument ", tensor_args[k],
                 " is a graph value; custom autograd functions run on eager tensors only");
-    node.ctx.needs_input_grad_[node.tensor_args[k]] =
+    ctx.needs_input_grad_[tensor_args[k]] =
         GradMode::is_enabled() && is_floating(in.dtype()) && gradient_edge(in).valid();
   }
 }
@@ -110,10 +111,17 @@ TensorList FunctionNode::finish(const std::shared_ptr<FunctionNode>& node, const
   if (!any_input_needs_grad) return outputs;
 
   node->ctx.node_ = node;
-  node->input_device = inputs.empty() ? kCPU : inputs[0].device();
+  node->input_device = kCPU;
+  for (const Tensor& in : inputs)
+    if (in.defined()) {
+      node->input_device = in.device();
+      break;
+    }
   for (const Tensor& in : inputs) {
-    node->next_edges.push_back(is_floating(in.dtype()) ? gradient_edge(in) : Edge{});
-    node->input_meta.push_back({in.sizes(), in.dtype()});
+    const bool differentiable = in.defined() && is_floating(in.dtype());
+    node->next_edges.push_back(differentiable ? gradient_edge(in) : Edge{});
+    node->input_meta.push_back(in.defined() ? OutputMeta{in.sizes(), in.dtype()} : OutputMeta{{}, kFloat32});
+    node->input_defined.push_back(in.defined());
   }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     Tensor& out = outputs[i];

@@ -15,7 +15,8 @@
 //   Tensor y = MyReLU::apply(x);
 //
 // forward runs with gradient recording off and returns a Tensor or a
-// TensorList; its arguments may be tensors or anything else. backward gets
+// TensorList; its arguments may be tensors (an undefined Tensor() for an
+// optional one, PyTorch's None) or anything else. backward gets
 // one gradient per output (zeros for an output no gradient reached) and
 // returns one gradient per forward argument (an undefined Tensor() for an
 // argument that is not a tensor or needs none); returning one per tensor
@@ -79,6 +80,7 @@ class FunctionNode final : public Node {
   FunctionCtx ctx;
   BackwardFn backward;
   std::vector<std::size_t> tensor_args;  // forward argument position of each tensor input
+  std::vector<bool> input_defined;       // per tensor input: false for an optional one left out
   std::size_t num_args = 0;
 };
 

@@ -120,7 +120,6 @@ NABLA_SCALAR_FORMS(ge)
 NABLA_SCALAR_FORMS(logical_and)
 NABLA_SCALAR_FORMS(logical_or)
 NABLA_SCALAR_FORMS(logical_xor)
-#undef NABLA_SCALAR_FORMS
 
 Tensor where(const Tensor& c, const Tensor& a, const Scalar& b) try {
   return where(c, a, scalar_tensor_like(b, a));

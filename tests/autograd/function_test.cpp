@@ -50,6 +50,26 @@ struct ReturnsInput : autograd::Function<ReturnsInput> {
   static TensorList backward(FunctionCtx*, const TensorList& g) { return {g[0] * 3}; }
 };
 
+// PyTorch's LinearFunction example: bias is optional (Tensor() for None).
+struct LinearFunction : autograd::Function<LinearFunction> {
+  static Tensor forward(FunctionCtx* ctx, const Tensor& x, const Tensor& w, const Tensor& bias) {
+    ctx->save_for_backward({x, w});
+    Tensor y = x.mm(w.t());
+    return bias.defined() ? y + bias : y;
+  }
+  static TensorList backward(FunctionCtx* ctx, const TensorList& g) {
+    TensorList saved = ctx->saved_tensors();
+    Tensor gb = ctx->needs_input_grad(2) ? g[0].sum(0) : Tensor();
+    return {g[0].mm(saved[1]), g[0].t().mm(saved[0]), gb};
+  }
+};
+
+// Returns a gradient for every argument, even one left out.
+struct GradForMissing : autograd::Function<GradForMissing> {
+  static Tensor forward(FunctionCtx*, const Tensor& x, const Tensor&) { return x * 2; }
+  static TensorList backward(FunctionCtx*, const TensorList& g) { return {g[0] * 2, g[0]}; }
+};
+
 struct WrongCount : autograd::Function<WrongCount> {
   static Tensor forward(FunctionCtx*, const Tensor& x) { return x * 2; }
   static TensorList backward(FunctionCtx*, const TensorList& g) { return {g[0], g[0]}; }
@@ -179,6 +199,33 @@ TEST(CustomFunction, BadBackwardResultsNameTheFunction) {
     EXPECT_NE(m.find("WrongShape::backward: the gradient of argument 0 has shape [] but that argument has shape [2]"),
               std::string::npos)
         << m;
+  }
+}
+
+TEST(CustomFunction, OptionalTensorArgumentsMayBeLeftOut) {
+  manual_seed(2);
+  Tensor x = randn({4, 3}).requires_grad_(), w = randn({2, 3}).requires_grad_(), b = randn({2}).requires_grad_();
+  LinearFunction::apply(x, w, b).sum().backward();
+  Tensor x2 = x.detach().clone().requires_grad_(), w2 = w.detach().clone().requires_grad_();
+  Tensor b2 = b.detach().clone().requires_grad_();
+  linear(x2, w2, b2).sum().backward();
+  testing::assert_close(x.grad(), x2.grad());
+  testing::assert_close(w.grad(), w2.grad());
+  testing::assert_close(b.grad(), b2.grad());
+
+  Tensor x3 = x.detach().clone().requires_grad_();
+  Tensor y = LinearFunction::apply(x3, w.detach(), Tensor());  // no bias
+  y.sum().backward();
+  testing::assert_close(x3.grad(), x2.grad());
+
+  Tensor z = x.detach().clone().requires_grad_();
+  try {
+    GradForMissing::apply(z, Tensor()).sum().backward();
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("returned a gradient for argument 1, which was an undefined tensor"),
+              std::string::npos)
+        << e.what();
   }
 }
 
