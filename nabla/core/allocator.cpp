@@ -225,18 +225,9 @@ ThreadCacheFlusher::~ThreadCacheFlusher() {
   cpu_allocator().take_back(t_cache);
 }
 
-Allocator* g_allocators[kNumDeviceTypes] = {};
-
 }  // namespace
 
-Allocator* allocator_for(Device d) {
-  if (d.type == DeviceType::CPU) return &cpu_allocator();
-  Allocator* a = g_allocators[static_cast<int>(d.type)];
-  NABLA_CHECK(a, "allocator: device ", d, " is not available in this build of nabla");
-  return a;
-}
-
-void register_allocator(DeviceType t, Allocator* a) { g_allocators[static_cast<int>(t)] = a; }
+Allocator* host_allocator() { return &cpu_allocator(); }
 
 AllocatorStats cpu_allocator_stats() { return cpu_allocator().stats(); }
 

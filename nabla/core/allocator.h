@@ -58,9 +58,11 @@ struct AllocatorStats {
   uint64_t peak_bytes_reserved = 0;
 };
 
-// The allocator of a device type (CPU now; backends register theirs).
+// The allocator of a device: the host's caching allocator for the CPU, the
+// device's backend's otherwise (core/backend.h); an Error when the device is
+// absent.
 Allocator* allocator_for(Device d);
-void register_allocator(DeviceType t, Allocator* a);
+Allocator* host_allocator();
 
 AllocatorStats cpu_allocator_stats();
 

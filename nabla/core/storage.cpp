@@ -7,6 +7,11 @@ Storage::Storage(std::size_t nbytes, Device device)
   data_ = allocator_->allocate(nbytes);
 }
 
+Storage::Storage(std::size_t nbytes, Allocator* allocator, bool pinned)
+    : nbytes_(nbytes), device_(kCPU), allocator_(allocator), pinned_(pinned) {
+  data_ = allocator_->allocate(nbytes);
+}
+
 Storage::Storage(void* borrowed, std::size_t nbytes, Device device)
     : data_(borrowed), nbytes_(nbytes), device_(device) {}
 

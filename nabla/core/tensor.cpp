@@ -108,9 +108,9 @@ void* Tensor::raw_data() const {
            "graph::while_loop for data-dependent control flow, or read the data outside the compiled function");
     fail("Tensor: a symbolic tensor (a graph value) has no data; run the graph in a Session");
   }
-  NABLA_CHECK(p->device.is_cpu(), "Tensor: data of a tensor on ", p->device,
-              " is not host-addressable; call .to(kCPU) first");
-  return static_cast<char*>(p->storage->data()) + p->offset * static_cast<int64_t>(itemsize(p->dtype));
+  NABLA_CHECK(p->device.is_cpu(), "Tensor::data_ptr: the memory of a tensor on ", p->device,
+              " is not host-addressable; copy it to the host with .cpu() first");
+  return static_cast<char*>(p->storage->handle()) + p->offset * static_cast<int64_t>(itemsize(p->dtype));
 }
 
 uint32_t Tensor::version() const {

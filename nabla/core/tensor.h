@@ -33,12 +33,13 @@ struct TensorOptions {
   DType dtype_ = kFloat32;
   Device device_ = kCPU;
   bool requires_grad_ = false;
-  bool dtype_set_ = false;  // whether dtype was given (arange infers it otherwise)
+  bool dtype_set_ = false;   // whether dtype was given (arange infers it otherwise)
+  bool device_set_ = false;  // whether device was given (*_like keep the input's otherwise)
   TensorOptions() = default;
   TensorOptions(DType t) : dtype_(t), dtype_set_(true) {}
-  TensorOptions(Device d) : device_(d) {}
+  TensorOptions(Device d) : device_(d), device_set_(true) {}
   TensorOptions dtype(DType t) const { auto o = *this; o.dtype_ = t; o.dtype_set_ = true; return o; }
-  TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
+  TensorOptions device(Device d) const { auto o = *this; o.device_ = d; o.device_set_ = true; return o; }
   TensorOptions requires_grad(bool r = true) const { auto o = *this; o.requires_grad_ = r; return o; }
 };
 inline TensorOptions dtype(DType t) { return TensorOptions().dtype(t); }
@@ -142,8 +143,15 @@ class Tensor {
 
   // ---- conversion -----------------------------------------------------
   Tensor to(DType t, bool copy = false) const;
-  Tensor to(Device d, bool copy = false) const;
+  // On another device (PyTorch's to(device, non_blocking, copy)): a copy
+  // through the device runtime, differentiable. non_blocking: asynchronous
+  // when the host side is pinned memory (see docs/devices.md).
+  Tensor to(Device d, bool non_blocking = false, bool copy = false) const;
   Tensor cpu() const { return self("Tensor::cpu").to(kCPU); }
+  // A copy in page-locked host memory, which devices copy from asynchronously
+  // (an Error when no device has pinned memory).
+  Tensor pin_memory() const;
+  bool is_pinned() const;
   Tensor clone() const;
   Tensor contiguous() const;
 

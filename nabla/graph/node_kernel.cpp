@@ -1,3 +1,4 @@
+#include "nabla/ops/kernel_registry.h"
 #include "nabla/graph/node_kernel.h"
 
 namespace nabla::graph {
@@ -21,7 +22,7 @@ KernelFn direct_cpu_kernel(const GraphData& g, const Node& node) {
       node.op->name == "view" || node.metas.empty())
     return nullptr;
   const OpDef& op = *node.op;
-  KernelFn kernel = op.kernels[static_cast<int>(DeviceType::CPU)];
+  KernelFn kernel = find_kernel(op, DeviceType::CPU);
   if (!kernel) return nullptr;
   if (op.num_inputs >= 0 && static_cast<std::size_t>(op.num_inputs) != node.inputs.size()) return nullptr;
   // call() computes float16/bfloat16 in float32 through casts: leave it to call().

@@ -2,6 +2,7 @@
 // plan per fetch/feed set, and runs plans in node order (a topological order
 // that keeps the user's creation order, so reads and assigns of a variable
 // stay ordered as built).
+#include "nabla/ops/kernel_registry.h"
 #include "nabla/graph/session.h"
 
 #include <algorithm>
@@ -82,7 +83,7 @@ bool can_write_in_place(const Node& node, Inputs ins) {
   const Tensor& x = ins[0];
   if (!x.defined() || x.impl()->use_count() != 1 || !x.impl()->storage ||
       x.impl()->storage->use_count() != 1 || !x.is_contiguous() || !x.device().is_cpu() ||
-      !node.op->kernels[static_cast<int>(DeviceType::CPU)])
+      !find_kernel(*node.op, DeviceType::CPU))
     return false;
   for (const Tensor& t : ins)
     if (is_reduced_float(t.dtype()) || !t.device().is_cpu()) return false;
@@ -461,7 +462,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
               ++stats_.direct_ops_executed;
             } else if (plan.memory.inplace[id] && can_write_in_place(node, in_span)) {
               Tensor target = ins[0];
-              node.op->kernels[static_cast<int>(DeviceType::CPU)](in_span, node.attrs, std::span<Tensor>(&target, 1));
+              find_kernel(*node.op, DeviceType::CPU)(in_span, node.attrs, std::span<Tensor>(&target, 1));
               out.push_back(std::move(target));
               ++stats_.inplace_ops_executed;
             } else {

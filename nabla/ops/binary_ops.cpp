@@ -353,6 +353,9 @@ Tensor& Tensor::div_(const Scalar& o) {
 }
 Tensor& Tensor::copy_(const Tensor& src) {
   checked("Tensor::copy_");
+  // From another device: moved to this one first (differentiably), then copied.
+  if (src.defined() && !src.is_symbolic() && !is_symbolic() && src.device() != device())
+    return inplace(copy_op, *this, src.to(device()));
   return inplace(copy_op, *this, src);
 }
 

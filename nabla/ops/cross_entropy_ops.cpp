@@ -63,6 +63,7 @@ TensorList cross_entropy_grad(GradCtx& c) {
   const double e = a.f(1);
   const int64_t C = x.size(1);
   const DType dt = x.dtype();
+  const Device dev = x.device();
   Tensor onehot = detail::one_hot_classes(t, C, dt);                     // [N, C, d...]
   Tensor valid = unsqueeze((t != a.i(0)).to(dt), 1);                     // [N, 1, d...]
   Tensor wb = c.num_inputs() > 2 ? detail::class_dim_view(c.input(2), x.dim()) : Tensor();  // [1, C, 1...]
@@ -72,8 +73,8 @@ TensorList cross_entropy_grad(GradCtx& c) {
   if (e == 0.0) {
     dx = (p - onehot) * wt;
   } else {
-    Tensor total = wb.defined() ? sum(wb) * (e / C) : scalar_tensor(e, dtype(dt));  // (e/C) sum_c w[c]
-    Tensor smooth = wb.defined() ? wb * (e / C) : scalar_tensor(e / C, dtype(dt));   // (e/C) w[c]
+    Tensor total = wb.defined() ? sum(wb) * (e / C) : scalar_tensor(e, TensorOptions(dt).device(dev));  // (e/C) sum_c w[c]
+    Tensor smooth = wb.defined() ? wb * (e / C) : scalar_tensor(e / C, TensorOptions(dt).device(dev));   // (e/C) w[c]
     dx = p * (wt * (1.0 - e) + valid * total) - (onehot * wt * (1.0 - e) + valid * smooth);
   }
   // Ignored samples get exactly 0, also when the "mean" scale 1 / sum of

@@ -10,6 +10,7 @@
 #include "nabla/core/trace_context.h"
 #include "nabla/core/user_op.h"
 #include "nabla/ops/autograd_hook.h"
+#include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/op.h"
 
 namespace nabla {
@@ -47,7 +48,7 @@ bool any_requires_grad(Inputs inputs) {
 // float16/bfloat16 on CPU: compute in float32 and round the results back.
 void run_in_float32(const OpDef& op, KernelFn kernel, Inputs inputs, const Attrs& attrs,
                     std::span<Tensor> outputs) {
-  KernelFn cast_kernel = cast_op.kernels[0];
+  KernelFn cast_kernel = find_kernel(cast_op, DeviceType::CPU);
   TensorList wide_in;
   for (const Tensor& t : inputs) {
     if (is_reduced_float(t.dtype())) {
@@ -106,6 +107,14 @@ bool promote_inputs(const OpDef& op, Inputs inputs, TensorList& out) {
     out.push_back(cast ? call1(cast_op, {t}, Attrs{target}) : t);
   }
   return true;
+}
+
+// Where an op's outputs live: the device its attrs name (factories,
+// to_device), else input 0's, else the CPU.
+Device output_device(const OpDef& op, Inputs inputs, const Attrs& attrs) {
+  if (op.device_attr >= 0) [[unlikely]]
+    return Device(attrs.str(static_cast<std::size_t>(op.device_attr)));
+  return inputs.empty() || !inputs[0].defined() ? kCPU : inputs[0].impl()->device;
 }
 
 void check_devices(const OpDef& op, Inputs inputs) {
@@ -192,7 +201,9 @@ bool check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) 
 // make_empty, with the op and the bytes.
 TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
   if (g_unknown_dims_hook && has_unknown_dims(inputs)) return g_unknown_dims_hook(op, inputs, attrs);
-  if (op.composite) {
+  const Device device = output_device(op, inputs, attrs);
+  // A composite op runs as its parts unless the device has a kernel of its own.
+  if (op.composite && !has_device_kernel(op, device.type)) {
     try {
       return op.composite(inputs, attrs);
     } catch (const Error&) {
@@ -216,9 +227,8 @@ TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
     }
   }
 
-  Device device = inputs.empty() ? kCPU : inputs[0].device();
-  KernelFn kernel = op.kernels[static_cast<int>(device.type)];
-  NABLA_CHECK(kernel, op.name, ": no kernel for device ", device);
+  const KernelRef kernel =
+      kernel_for(op, device, inputs.empty() ? (metas.empty() ? kFloat32 : metas[0].dtype) : inputs[0].dtype());
 
   TensorList outputs;
   if (op.has(kView)) {
@@ -228,9 +238,9 @@ TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
   }
   std::span<Tensor> out_span(outputs.data(), outputs.size());
   if (device.is_cpu() && needs_float32_compute(op, inputs, metas)) {
-    run_in_float32(op, kernel, inputs, attrs, out_span);
+    run_in_float32(op, kernel.kernel, inputs, attrs, out_span);
   } else {
-    kernel(inputs, attrs, out_span);
+    kernel(op, inputs, attrs, out_span);
   }
   if (op.has(kView))
     for (Tensor& o : outputs) o.impl()->is_view = true;
@@ -241,6 +251,17 @@ TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
 } catch (const std::bad_alloc&) {
   fail(op.name, ": out of memory (std::bad_alloc) while running the op on inputs of shape ",
        inputs.empty() || !inputs[0].defined() ? Shape{} : inputs[0].sizes());
+}
+
+void run_cpu_kernel(const OpDef& op, Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs) {
+  const KernelRef kernel = kernel_for(op, kCPU, inputs.empty() ? outputs[0].dtype() : inputs[0].dtype());
+  OutputMetas metas;
+  for (const Tensor& o : outputs)
+    if (o.defined()) metas.push_back({o.sizes(), o.dtype()});
+  if (needs_float32_compute(op, inputs, metas))
+    run_in_float32(op, kernel.kernel, inputs, attrs, outputs);
+  else
+    kernel(op, inputs, attrs, outputs);
 }
 
 Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& attrs) try {
@@ -282,20 +303,20 @@ Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& 
 
   SmallVector<uint32_t, 4> versions;
   for (const Tensor& t : ins) versions.push_back(t.version());
-  KernelFn kernel = op.kernels[static_cast<int>(self.device().type)];
-  NABLA_CHECK(kernel, op.name, "_: no kernel for device ", self.device());
+  const KernelRef kernel = kernel_for(op, self.device(), self.dtype(), "_");
   bool direct = rdt == self.dtype() && op.has(kInplaceOk) && !needs_float32_compute(op, ins, metas) &&
                 ins[0].impl()->storage == self.impl()->storage && ins[0].is_same(self);
   if (direct) {
-    kernel(ins, attrs, std::span<Tensor>(&self, 1));
+    kernel(op, ins, attrs, std::span<Tensor>(&self, 1));
   } else {
     Tensor tmp = make_empty(metas[0].sizes, rdt, self.device(), op.name.data());
     if (self.device().is_cpu() && needs_float32_compute(op, ins, metas))
-      run_in_float32(op, kernel, ins, attrs, std::span<Tensor>(&tmp, 1));
+      run_in_float32(op, kernel.kernel, ins, attrs, std::span<Tensor>(&tmp, 1));
     else
-      kernel(ins, attrs, std::span<Tensor>(&tmp, 1));
+      kernel(op, ins, attrs, std::span<Tensor>(&tmp, 1));
     const Tensor src[1] = {tmp};
-    cast_op.kernels[static_cast<int>(self.device().type)](Inputs(src, 1), Attrs{self.dtype()}, std::span<Tensor>(&self, 1));
+    kernel_for(cast_op, self.device(), tmp.dtype(), "_")(cast_op, Inputs(src, 1), Attrs{self.dtype()},
+                                                         std::span<Tensor>(&self, 1));
   }
   self.impl()->storage->bump_version();
   if (recording) g_autograd_hook(op, ins, attrs, std::span<Tensor>(&self, 1), versions.data());

@@ -38,8 +38,14 @@ Tensor finish(Tensor t, const TensorOptions& o) {
   return t;
 }
 
+// What a *_like factory makes: the options given, and the input's dtype and
+// device where they do not say (PyTorch's ones_like(x, dtype=torch.bool)
+// stays on x's device).
 TensorOptions like(const Tensor& x, const std::optional<TensorOptions>& o) {
-  return o ? *o : TensorOptions().dtype(x.dtype()).device(x.device());
+  TensorOptions r = o ? *o : TensorOptions();
+  if (!r.dtype_set_) r = r.dtype(x.dtype());
+  if (!r.device_set_) r = r.device(x.device());
+  return r;
 }
 
 // The tensor a *_like factory copies the shape of (the API names it if undefined).

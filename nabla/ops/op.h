@@ -75,6 +75,13 @@ struct OpDef {
   // (graph/passes/variable_writes.h); adam_update's outputs 0, 1, 2 update
   // its inputs 0, 2, 3.
   std::array<int8_t, 4> updates_input = {-1, -1, -1, -1};
+  // Ops that choose where their outputs live: the index of the string attr
+  // naming the device ("opencl:0"): factories (which have no inputs) and
+  // to_device. -1: outputs live on input 0's device (the CPU without inputs).
+  int8_t device_attr = -1;
+  // The op's row in the kernel registry (ops/kernel_registry.h), given when
+  // its first kernel is registered; -1 until then.
+  mutable int16_t kernel_slot = -1;
 
   bool has(OpFlags f) const { return (flags & f) != 0; }
 };
@@ -99,6 +106,11 @@ inline Tensor call1(const OpDef& op, std::initializer_list<Tensor> inputs, const
 }
 // Runs op writing its single output into `self` (which is also input 0).
 Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& attrs = {});
+
+// Runs op's CPU kernel on CPU tensors, outputs already allocated (or, for
+// views, left undefined), computing float16/bfloat16 in float32 as eager
+// dispatch does. For backends that run some ops on host copies.
+void run_cpu_kernel(const OpDef& op, Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs);
 
 // Hook through which the graph layer takes over ops on symbolic tensors.
 using SymbolicHook = TensorList (*)(const OpDef& op, Inputs inputs, const Attrs& attrs, const OutputMetas& metas);

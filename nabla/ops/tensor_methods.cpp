@@ -11,10 +11,6 @@ Tensor Tensor::to(DType t, bool copy) const {
   if (t == checked("Tensor::to")->dtype) return copy ? nabla::clone(*this) : *this;
   return cast(*this, t);
 }
-Tensor Tensor::to(Device d, bool copy) const {
-  if (d == checked("Tensor::to")->device) return copy ? nabla::clone(*this) : *this;
-  fail("Tensor::to: copying from ", device(), " to ", d, " is not available in this build of nabla (only cpu)");
-}
 Tensor Tensor::clone() const { return nabla::clone(self("Tensor::clone")); }
 Tensor Tensor::contiguous() const { return nabla::contiguous(self("Tensor::contiguous")); }
 

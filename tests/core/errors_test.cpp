@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "nabla/nabla.h"
+#include "support/opaque_backend.h"
 
 namespace nabla {
 namespace {
@@ -77,24 +78,13 @@ TEST(Errors, BackwardOnNonScalarWithoutGradient) {
   expect_error([] { ones({1}).backward(); }, {"backward", "does not require grad"});
 }
 
-// A device backed by host memory, registered only for this test, so that
-// tensors on two devices can meet without a GPU.
-class HostBackedAllocator final : public Allocator {
- public:
-  void* allocate(std::size_t n) override { return std::malloc(n ? n : 1); }
-  void deallocate(void* p, std::size_t) noexcept override { std::free(p); }
-};
-
 TEST(Errors, MixingDevices) {
-  static HostBackedAllocator alloc;
-  register_allocator(DeviceType::OpenCL, &alloc);
-  Tensor other = make_empty({2}, kFloat32, Device(DeviceType::OpenCL));
-  expect_error([&] { ones({2}) + other; }, {"add", "one device", "cpu", "opencl:0"});
-  expect_error([&] { other.to_vector<float>(); }, {"Tensor::to", "opencl:0", "cpu", "not available"});
-  expect_error([&] { other.sum(); }, {"sum", "no kernel", "opencl:0"});
-  expect_error([&] { other.data_ptr<float>(); }, {"opencl:0", "not host-addressable"});
-  register_allocator(DeviceType::OpenCL, nullptr);
-  expect_error([] { make_empty({2}, kFloat32, Device(DeviceType::CUDA)); }, {"cuda:0", "not available"});
+  Tensor other = zeros({2}).to(testing::opaque_device(0));
+  expect_error([&] { ones({2}) + other; }, {"add", "one device", "cpu", "opaque:0"});
+  expect_error([&] { other + ones({2}); }, {"add", "one device", "cpu", "opaque:0"});
+  expect_error([&] { other.data_ptr<float>(); }, {"opaque:0", "not host-addressable"});
+  expect_error([&] { other.to(testing::opaque_device(2)); }, {"Tensor::to", "opaque:2", "does not exist", "opaque:1"});
+  expect_error([] { make_empty({2}, kFloat32, Device(DeviceType::CUDA)); }, {"cuda:0", "not available", "no cuda"});
   expect_error([] { Device("tpu"); }, {"Device", "tpu", "expected"});
 }
 

@@ -19,6 +19,7 @@
 #include "nabla/autograd/node.h"
 #include "nabla/nabla.h"
 #include "ops/edge_reference_values.h"
+#include "support/opaque_backend.h"
 
 namespace nabla::testing {
 namespace {
@@ -178,6 +179,8 @@ const std::map<std::string, EdgeFnEntry>& edge_fns() {
       {"expand", {{}, [](X x) { return one(expand(x[0], {3, -1})); }}},
       {"unfold", {{}, [](X x) { return one(unfold(x[0], 0, 2, 1)); }}},
       {"clone", {{}, [](X x) { return one(clone(x[0])); }}},
+      // to another device and back (nan, inf, -0 and the gradient cross twice)
+      {"to_device", {{}, [](X x) { return one(x[0].to(opaque_device(1)).to(x[0].device())); }}},
       {"flip", {{}, [](X x) { return one(flip(x[0], {0})); }}},
       {"tril", {{}, [](X x) { return one(tril(x[0])); }}},
       {"triu", {{}, [](X x) { return one(triu(x[0])); }}},

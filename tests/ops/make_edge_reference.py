@@ -118,7 +118,7 @@ FNS = {
     # shape and indexing
     "view": lambda x: x.view(2, -1), "permute": lambda x: x.permute(1, 0), "slice": lambda x: x[:, 1::2],
     "select": lambda x: x[1], "expand": lambda x: x.expand(3, -1), "unfold": lambda x: x.unfold(0, 2, 1),
-    "clone": torch.clone, "flip": lambda x: x.flip(0), "tril": torch.tril, "triu": torch.triu,
+    "clone": torch.clone, "to_device": torch.clone, "flip": lambda x: x.flip(0), "tril": torch.tril, "triu": torch.triu,
     "roll": lambda x: x.roll(1, 1), "cat": lambda a, b: torch.cat([a, b]), "stack": lambda a, b: torch.stack([a, b]),
     "split": lambda x: x.split(2), "split_sizes": lambda x: x.split([1, 3]), "chunk": lambda x: x.chunk(2),
     "repeat": lambda x: x.repeat(2, 1), "tile": lambda x: x.tile(2),
@@ -204,7 +204,7 @@ UNARY = ["neg", "abs", "sign", "square", "relu", "exp", "exp2", "log", "log2", "
          "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "silu", "gelu", "gelu_tanh", "floor", "ceil",
          "round", "trunc", "leaky_relu", "leaky_relu_0.2", "elu", "elu_0.5", "softplus", "softplus_2_4", "pow_2",
          "pow_0.5", "pow_0", "pow_-1", "pow_3", "pow_1.5", "clamp", "clamp_min", "clamp_max", "clamp_tight",
-         "clamp_min_nan", "clamp_max_nan", "clamp_nan_max", "clamp_nan_min", "copy", "cast_f32", "clone", "dropout_p0", "dropout_p1", "dropout_eval"]
+         "clamp_min_nan", "clamp_max_nan", "clamp_nan_max", "clamp_nan_min", "copy", "cast_f32", "clone", "to_device", "dropout_p0", "dropout_p1", "dropout_eval"]
 for fn in UNARY:
     case(fn, Fl(E))
 case("log1p", Fl([-1.0, -2.0, -0.0]))

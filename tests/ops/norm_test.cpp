@@ -60,8 +60,8 @@ OpInfo batch_norm_train(const std::string& name, std::vector<Shape> shapes, bool
   info.run = [affine, running](const Tensors& in) {
     const Tensor& x = in[0];
     int64_t c = x.sizes()[1];
-    Tensor rm = running ? zeros({c}, dtype(x.dtype())) : Tensor();
-    Tensor rv = running ? ones({c}, dtype(x.dtype())) : Tensor();
+    Tensor rm = running ? zeros({c}, TensorOptions(x.dtype()).device(x.device())) : Tensor();
+    Tensor rv = running ? ones({c}, TensorOptions(x.dtype()).device(x.device())) : Tensor();
     return Tensors{batch_norm(x, rm, rv, affine ? in[1] : Tensor(), affine ? in[2] : Tensor(), true)};
   };
   info.samples = [shapes, affine] {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "support/op_info.h"
+#include "support/opaque_backend.h"
 
 namespace nabla::testing {
 namespace {
@@ -71,6 +72,45 @@ TEST_P(OpTable, Gradgradcheck) {
   auto samples = info().samples();
   for (std::size_t s = 0; s < samples.size(); ++s) {
     std::string err = gradgradcheck(info(), samples[s]);
+    EXPECT_TRUE(err.empty()) << info().name << " sample " << s << ": " << err;
+  }
+}
+
+// The same entry on another device: inputs moved there, outputs (which must
+// be there) moved back for the comparison. Gradients flow through the moves,
+// so gradcheck checks the device's backward.
+OpInfo on_device(const OpInfo& info, Device dev) {
+  OpInfo d = info;
+  d.run = [run = info.run, dev](const Tensors& in) {
+    Tensors moved;
+    for (const Tensor& x : in) moved.push_back(x.defined() ? x.to(dev) : x);
+    Tensors out = run(moved);
+    for (Tensor& o : out) {
+      if (!o.defined()) continue;
+      EXPECT_EQ(o.device(), dev) << "an output is not on the inputs' device";
+      o = o.cpu();
+    }
+    return out;
+  };
+  return d;
+}
+
+// On the opaque test device (support/opaque_backend.h), whose memory the host
+// cannot read: an op whose code above the kernels touches device memory, or
+// that makes a tensor on the CPU where its inputs are elsewhere, fails here.
+TEST_P(OpTable, ForwardOnTheOpaqueDevice) {
+  const OpInfo d = on_device(info(), opaque_device());
+  check_forward(d, kFloat64, false);
+  if (info().float32) check_forward(d, kFloat32, false);
+  if (info().noncontiguous) check_forward(d, kFloat64, true);
+}
+
+TEST_P(OpTable, GradcheckOnTheOpaqueDevice) {
+  if (!info().differentiable) GTEST_SKIP() << "not differentiable";
+  const OpInfo d = on_device(info(), opaque_device());
+  auto samples = info().samples();
+  for (std::size_t s = 0; s < samples.size(); ++s) {
+    std::string err = gradcheck(d, samples[s]);
     EXPECT_TRUE(err.empty()) << info().name << " sample " << s << ": " << err;
   }
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nabla/core/error.h"
+#include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/op.h"
 #include "source_scan.h"
 
@@ -216,8 +217,6 @@ std::string pytorch_summary(const Mirrors& m, const std::string& q) {
 // ---- one op --------------------------------------------------------------
 
 constexpr DType kDTypeOrder[] = {kFloat32, kFloat64, kFloat16, kBFloat16, kInt64, kInt32, kUInt8, kBool};
-constexpr const char* kDeviceNames[] = {"cpu", "cuda", "opencl"};
-static_assert(std::size(kDeviceNames) == kNumDeviceTypes);
 
 std::string dtypes_text(const OpDef& op, const DTypeProbe& probe) {
   auto it = probe.find(std::string(op.name));
@@ -254,9 +253,11 @@ std::string dtypes_text(const OpDef& op, const DTypeProbe& probe) {
 
 std::string devices_text(const OpDef& op) {
   if (op.composite) return "composite: runs wherever the ops it is built from run";
+  // The test device (opaque) is not a device users have.
   std::vector<std::string> d;
-  for (int i = 0; i < kNumDeviceTypes; ++i)
-    if (op.kernels[i]) d.push_back(kDeviceNames[i]);
+  for (DeviceType t : {DeviceType::CPU, DeviceType::CUDA, DeviceType::OpenCL})
+    if (has_device_kernel(op, t)) d.push_back(DeviceTypeName(t));
+  if (d.empty() && find_kernel(op, DeviceType::CPU)) return "every device (built on the device runtime)";
   return d.empty() ? "none" : join(d, ", ");
 }
 

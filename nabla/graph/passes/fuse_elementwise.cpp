@@ -1,6 +1,7 @@
 // Grouping is a union of each eligible node with the eligible producers of
 // its inputs that it alone uses; a group is then a tree whose root (its last
 // node) replaces it. Running: see run_fused.
+#include "nabla/ops/kernel_registry.h"
 #include "nabla/graph/passes/fuse_elementwise.h"
 
 #include <algorithm>
@@ -26,7 +27,7 @@ int64_t numel_of(const Shape& s) {
 bool fusable_elementwise(const OptGraph& g, int id) {
   const Node& n = g.node(id);
   if (n.kind != NodeKind::Op || n.fused || !n.op->has(kElementwise) || n.op->has(kRandom) || n.op->has(kView) ||
-      n.op->composite || !n.op->kernels[static_cast<int>(DeviceType::CPU)] || n.metas.size() != 1 ||
+      n.op->composite || !find_kernel(*n.op, DeviceType::CPU) || n.metas.size() != 1 ||
       !n.control_inputs.empty() || n.op->name == "view")
     return false;
   const OutputMeta& m = n.metas[0];
@@ -227,7 +228,7 @@ void run_fused(const FusedChain& c, Inputs inputs, const Tensor& out, FusedScrat
         for (int a : step.args)
           ins.push_back(a < 0 ? step_tiles[static_cast<std::size_t>(-a - 1)] : ext_tiles[static_cast<std::size_t>(a)]);
         try {
-          step.op->kernels[static_cast<int>(DeviceType::CPU)](Inputs(ins.data(), ins.size()), step.attrs,
+          find_kernel(*step.op, DeviceType::CPU)(Inputs(ins.data(), ins.size()), step.attrs,
                                                                std::span<Tensor>(&step_tiles[s], 1));
         } catch (const Error& e) {
           scratch.give_back(std::move(buffers));

@@ -1,0 +1,84 @@
+#include "nabla/ops/kernel_registry.h"
+
+#include <array>
+#include <mutex>
+#include <sstream>
+
+namespace nabla {
+namespace {
+
+// One row of kernels per op, found through the op's slot (OpDef::kernel_slot,
+// given at the op's first registration): a lookup is two loads, no hashing,
+// on every eager op. Rows never move (a fixed array), so lookups need no lock.
+constexpr int kGeneric = kNumDeviceTypes;
+constexpr std::size_t kMaxOps = 1024;
+using KernelRow = std::array<KernelFn, kNumDeviceTypes + 1>;
+
+std::array<KernelRow, kMaxOps>& rows() {
+  static std::array<KernelRow, kMaxOps> r{};
+  return r;
+}
+
+std::array<BoxedKernelFn, kNumDeviceTypes>& fallbacks() {
+  static std::array<BoxedKernelFn, kNumDeviceTypes> f{};
+  return f;
+}
+
+std::mutex& registry_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+KernelRow& row_of(const OpDef& op) {
+  static int next = 0;
+  if (op.kernel_slot < 0) {
+    NABLA_CHECK(next < static_cast<int>(kMaxOps), "register_kernel: more than ", kMaxOps, " ops have kernels");
+    op.kernel_slot = static_cast<int16_t>(next++);
+  }
+  return rows()[static_cast<std::size_t>(op.kernel_slot)];
+}
+
+void put(const OpDef& op, int column, KernelFn kernel) {
+  std::lock_guard lock(registry_mutex());
+  row_of(op)[static_cast<std::size_t>(column)] = kernel;
+}
+
+}  // namespace
+
+void register_kernel(const OpDef& op, DeviceType device, KernelFn kernel) { put(op, static_cast<int>(device), kernel); }
+void register_generic_kernel(const OpDef& op, KernelFn kernel) { put(op, kGeneric, kernel); }
+void register_fallback(DeviceType device, BoxedKernelFn fallback) {
+  std::lock_guard lock(registry_mutex());
+  fallbacks()[static_cast<std::size_t>(device)] = fallback;
+}
+
+KernelFn find_kernel(const OpDef& op, DeviceType device) {
+  const int slot = op.kernel_slot;
+  if (slot >= 0) {
+    const KernelRow& r = rows()[static_cast<std::size_t>(slot)];
+    if (KernelFn k = r[static_cast<std::size_t>(device)]) return k;
+    if (KernelFn k = r[kGeneric]) return k;
+  }
+  return op.kernels[static_cast<int>(device)];
+}
+
+bool has_device_kernel(const OpDef& op, DeviceType device) {
+  const int slot = op.kernel_slot;
+  if (slot >= 0 && rows()[static_cast<std::size_t>(slot)][static_cast<std::size_t>(device)]) return true;
+  return op.kernels[static_cast<int>(device)] != nullptr;
+}
+
+KernelRef kernel_for(const OpDef& op, Device device, DType dtype, const char* suffix) {
+  if (KernelFn k = find_kernel(op, device.type)) [[likely]]
+    return {k, nullptr};
+  if (BoxedKernelFn f = fallbacks()[static_cast<std::size_t>(device.type)]) return {nullptr, f};
+  std::ostringstream have;
+  for (int t = 0; t < kNumDeviceTypes; ++t)
+    if (has_device_kernel(op, static_cast<DeviceType>(t))) have << (have.tellp() > 0 ? ", " : "") << DeviceTypeName(static_cast<DeviceType>(t));
+  const std::string have_text = have.str();
+  fail(op.name, suffix, ": no kernel for ", dtype, " on ", device, " (", DeviceTypeName(device.type),
+       " has no kernel for this op; it has kernels on: ", have_text.empty() ? "no device" : have_text,
+       "); move the inputs with .to(device)");
+}
+
+}  // namespace nabla

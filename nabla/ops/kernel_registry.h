@@ -1,0 +1,51 @@
+// Kernels per (op, device type), kept outside the op table's entries: each
+// backend registers the kernels it has (the CPU's in kernels/cpu, OpenCL's in
+// kernels/opencl), so adding a backend never edits an OpDef. Eager dispatch,
+// the Session and compile() all find kernels here.
+// Lookup for an op on a device: the device's kernel, else the op's generic
+// kernel (one written on the device runtime alone, such as the cross-device
+// copy), else the op's composite, else the device's fallback (a boxed kernel
+// that runs any op: the test device's, which runs the CPU kernel on copies),
+// else an Error naming op, device and dtype.
+#pragma once
+#include "nabla/ops/op.h"
+
+namespace nabla {
+
+// Registers (or replaces) the kernel of `op` on `device`. Called at load
+// time, before ops run (static initializers through KernelRegistrar).
+void register_kernel(const OpDef& op, DeviceType device, KernelFn kernel);
+// A kernel that runs on every device because it only uses core/backend.h.
+void register_generic_kernel(const OpDef& op, KernelFn kernel);
+
+// A kernel that is told which op it runs, so one function serves them all.
+using BoxedKernelFn = void (*)(const OpDef& op, Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs);
+// Runs every op that has no kernel of its own on `device` (after composites).
+void register_fallback(DeviceType device, BoxedKernelFn fallback);
+
+// The device's own kernel, else the generic one; null when neither exists.
+KernelFn find_kernel(const OpDef& op, DeviceType device);
+// Whether `device` has a kernel of its own for op (not the generic one).
+bool has_device_kernel(const OpDef& op, DeviceType device);
+
+// What runs an op on a device: a kernel, or the device's fallback.
+struct KernelRef {
+  KernelFn kernel = nullptr;
+  BoxedKernelFn boxed = nullptr;
+  void operator()(const OpDef& op, Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs) const {
+    if (kernel) [[likely]]
+      kernel(inputs, attrs, outputs);
+    else
+      boxed(op, inputs, attrs, outputs);
+  }
+  bool is_fallback() const { return kernel == nullptr; }
+};
+// find_kernel, else the device's fallback, or an Error "<op><suffix>: no
+// kernel for <dtype> on <device>" that lists the devices that have one.
+KernelRef kernel_for(const OpDef& op, Device device, DType dtype, const char* suffix = "");
+
+struct KernelRegistrar {
+  KernelRegistrar(const OpDef& op, DeviceType device, KernelFn kernel) { register_kernel(op, device, kernel); }
+};
+
+}  // namespace nabla
