@@ -604,12 +604,13 @@ Graph load_as(const std::string& path, const std::string& api) {
 
 Graph load(const std::string& path) { return load_as(path, "graph::load"); }
 
-Session Session::load(const std::string& path) {
+Session Session::load(const std::string& path, Device device) {
   Graph g = load_as(path, "graph::Session::load");
-  Session s(g);
+  Session s(g, device);
   const GraphData& data = *g.data();
   for (std::size_t id = 0; id < data.nodes.size(); ++id)
-    if (data.nodes[id].kind == NodeKind::Variable) s.variables_[static_cast<int>(id)] = data.nodes[id].value.clone();
+    if (data.nodes[id].kind == NodeKind::Variable)
+      s.variables_[static_cast<int>(id)] = data.nodes[id].value.to(device, false, /*copy=*/true);
   return s;
 }
 

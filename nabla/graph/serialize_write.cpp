@@ -287,7 +287,10 @@ void save(const Session& session, const std::string& path) { session.save(path);
 
 void Session::save(const std::string& path) const {
   check_savable(*graph_, path, "Session::save");
-  detail::write_nbg(*graph_, variables_, path);
+  if (device_.is_cpu()) return detail::write_nbg(*graph_, variables_, path);
+  auto on_host = variables_;  // a device session's variables, copied to the host to be written
+  for (auto& [id, value] : on_host) value = value.cpu();
+  detail::write_nbg(*graph_, on_host, path);
 }
 
 }  // namespace nabla::graph

@@ -2,7 +2,6 @@
 // plan per fetch/feed set, and runs plans in node order (a topological order
 // that keeps the user's creation order, so reads and assigns of a variable
 // stay ordered as built).
-#include "nabla/ops/kernel_registry.h"
 #include "nabla/graph/session.h"
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <new>
 #include <optional>
 
+#include "nabla/core/backend.h"
 #include "nabla/core/grad_mode.h"
 #include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/node_kernel.h"
@@ -23,6 +23,7 @@
 #include "nabla/graph/run_op.h"
 #include "nabla/graph/session_plan.h"
 #include "nabla/graph/specialize.h"
+#include "nabla/ops/kernel_registry.h"
 
 namespace nabla::graph {
 
@@ -127,8 +128,7 @@ Session::Session(const Graph& graph, SessionOptions options) : Session(graph, kC
 
 Session::Session(const Graph& graph, Device device, SessionOptions options)
     : graph_(graph.data()), device_(device), options_(options) {
-  NABLA_CHECK(device.is_cpu(), "graph::Session: device ", device,
-              " has no kernels in this nabla (only the CPU backend is built so far); use kCPU");
+  backend_for(device, "graph::Session");  // present, or an error listing the devices that are
   ensure_optimized();
 }
 
@@ -218,11 +218,15 @@ Session::Plan& Session::plan_for(Specialization& spec, const std::vector<ValueRe
                 ", which was not fed; add {placeholder, value} to the feeds");
   if (options_.optimize && transpose_matmul_results(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
-  if (options_.optimize && options_.fuse && fuse_elementwise(plan->graph, plan->fetches) > 0)
+  // Fused chains, direct kernels and the memory plan are the CPU's (a tiled
+  // interpreter over CPU kernels, buffers in host memory): a device session
+  // runs every op through call() on the device.
+  const bool on_cpu = device_.is_cpu();
+  if (on_cpu && options_.optimize && options_.fuse && fuse_elementwise(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
   const GraphData& pg = plan->graph.graph;
   const std::size_t n = pg.nodes.size();
-  if (options_.optimize && options_.fuse) {
+  if (on_cpu && options_.optimize && options_.fuse) {
     plan->variable_writes = plan_variable_writes(plan->graph, plan->fetches);
   } else {
     plan->variable_writes.into_input.assign(n, -1);
@@ -235,12 +239,13 @@ Session::Plan& Session::plan_for(Specialization& spec, const std::vector<ValueRe
   plan->dense.resize(n);
   for (std::size_t id = 0; id < n; ++id) {
     const Node& node = pg.nodes[id];
-    plan->direct[id] = direct_cpu_kernel(pg, node);
+    plan->direct[id] = on_cpu ? direct_cpu_kernel(pg, node) : nullptr;
     if (node.fused) plan->scratch[id] = std::make_unique<FusedScratch>();
     writes_into_slots[id] = (plan->direct[id] != nullptr || node.fused != nullptr) &&
                             plan->variable_writes.into_input[id] < 0;
   }
-  if (options_.optimize && options_.plan_memory) {
+  if (!on_cpu) plan->device_constants.resize(n);
+  if (on_cpu && options_.optimize && options_.plan_memory) {
     plan->memory = plan_memory(pg, plan->fetches, writes_into_slots);
     plan->slots.resize(plan->memory.slot_metas.size());
   } else {
@@ -297,6 +302,12 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
   auto input = [&](const ValueRef& r) -> const Tensor& {
     return values[static_cast<std::size_t>(r.node)][static_cast<std::size_t>(r.output)];
   };
+  // A device session moves host values in (counted); on the CPU a no-op.
+  auto on_device = [&](const Tensor& t) -> Tensor {
+    if (!t.defined() || t.device() == device_) return t;
+    stats_.host_to_device_bytes += nbytes_of(t);
+    return t.to(device_);
+  };
   auto initialized = [&](int id, const char* use) -> Tensor& {
     auto it = variables_.find(id);
     NABLA_CHECK(it != variables_.end(), "Session::run: variable ", describe(node_at(user, id)), " is ", use,
@@ -321,11 +332,17 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
         auto it = fed.find(origin);
         NABLA_CHECK(it != fed.end(), "Session::run: the fetches need placeholder ", describe(node),
                     ", which was not fed; add {placeholder, value} to the feeds");
-        out.push_back(it->second);
+        out.push_back(on_device(it->second));
         break;
       }
       case NodeKind::Constant:
-        out.push_back(node.value);
+        if (device_.is_cpu()) {
+          out.push_back(node.value);
+        } else {
+          Tensor& c = plan.device_constants[id];
+          if (!c.defined()) c = on_device(node.value);
+          out.push_back(c);
+        }
         break;
       case NodeKind::Variable:
         out.push_back(initialized(origin, "read"));
@@ -336,9 +353,9 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
           if (var.bound) continue;  // always initialized: it is the tensor compile() bound
           if (var.init && user.seed) {
             GeneratorScope scope(node_generator(v));
-            variables_[v] = var.init->draw();
+            variables_[v] = on_device(var.init->draw());
           } else {
-            variables_[v] = var.init ? var.init->draw() : var.value.clone();
+            variables_[v] = var.init ? on_device(var.init->draw()) : on_device(var.value).clone();
           }
         }
         break;
@@ -352,7 +369,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
           auto it = variables_.find(node.target);
           // Assigning initializes, as in TensorFlow; otherwise write in place.
           if (it == variables_.end())
-            variables_[node.target] = value.clone();
+            variables_[node.target] = on_device(value).clone();
           else
             it->second.copy_(value);
         } else {
@@ -467,8 +484,10 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
               ++stats_.inplace_ops_executed;
             } else {
               out = run_op_node(node, in_span);
-              for (const Tensor& o : out)
+              for (Tensor& o : out) {
                 if (o.defined() && !shares_storage(o, in_span)) stats_.bytes_allocated += nbytes_of(o);
+                o = on_device(o);  // an op without inputs (a factory) made it on the CPU
+              }
             }
             // Outputs planned to update a variable (passes/variable_writes.h)
             // that were not computed in it: copied in, since the assign that
@@ -517,7 +536,10 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
     // Variables are updated in place by later runs: hand out copies of them.
     bool aliases = false;
     for (const auto& [id, v] : variables_) aliases |= t.impl()->storage.get() == v.impl()->storage.get();
-    result.push_back(aliases ? t.clone() : t);
+    if (!device_.is_cpu() && t.defined() && !t.device().is_cpu())
+      result.push_back(t.cpu());  // a copy: never aliases a variable
+    else
+      result.push_back(aliases ? t.clone() : t);
     stats_.device_to_host_bytes += nbytes_of(result.back());
   }
   if (profiling) {

@@ -64,8 +64,11 @@ struct SessionOptions {
 class Session {
  public:
   explicit Session(const Graph& graph, SessionOptions options = {});
-  // A session on `device`, where its variables live and its ops run. Only
-  // the CPU has kernels so far: another device is a clear error.
+  // A session on `device`, where its variables live and its ops run: feeds
+  // are copied in, fetched values copied out to the host, and nothing else
+  // crosses (Stats counts both directions). On a device other than the CPU
+  // the plan runs each op through the device's kernels (no CPU elementwise
+  // fusion, no CPU memory plan; see docs/devices.md).
   Session(const Graph& graph, Device device, SessionOptions options = {});
   ~Session();
   Session(const Session&) = delete;  // variables and plans belong to one Session
@@ -93,9 +96,10 @@ class Session {
 
   // Saved graphs (serialize.h): save() writes the graph with this session's
   // current variable values; load() returns a session whose variables hold
-  // the saved values, ready to run.
+  // the saved values, ready to run (on `device`: the file is the same
+  // whichever device saved it).
   void save(const std::string& path) const;
-  static Session load(const std::string& path);
+  static Session load(const std::string& path, Device device = kCPU);
 
   // The current value of a variable (a copy); a clear error if uninitialized.
   Tensor variable_value(const Tensor& variable) const;
@@ -144,9 +148,13 @@ class Session {
     // result written in place or into a buffer kept from an earlier run
     // allocates none), over all runs.
     int64_t bytes_allocated = 0;
-    // Bytes of fetched values handed back to the caller (on CPU, the fetched
-    // tensors); what assigns write into variables stays in the Session.
+    // Bytes of fetched values handed back to the caller (copied to the host
+    // from a device session; on the CPU, the fetched tensors); what assigns
+    // write into variables stays in the Session.
     int64_t device_to_host_bytes = 0;
+    // Bytes a device session copied in: feeds, constants (once per plan),
+    // initial variable values. 0 on the CPU.
+    int64_t host_to_device_bytes = 0;
     int64_t optimizations = 0;  // times the graph was optimized (once per graph version and set of fed shapes)
     int64_t plans_built = 0;    // execution plans made (once per fetch/feed set and graph version)
   };

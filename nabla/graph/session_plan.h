@@ -27,6 +27,9 @@ struct Session::Plan {
   // Per node, per output: a contiguous copy of the value when it is a strided
   // view that fused chains read (made once per run, kept across runs).
   std::vector<std::vector<Tensor>> dense;
+  // On a device session: each constant node's value copied to the device,
+  // once (constants are host tensors in the graph).
+  std::vector<Tensor> device_constants;
   // Profiling: nanoseconds per node and of whole runs, over `profiled_runs`.
   std::vector<int64_t> node_ns;
   int64_t run_ns = 0;
