@@ -182,7 +182,10 @@ void Optimizer::load_state_dict(const OptimizerStateDict& d) {
     groups_[gi].options = d.groups[gi];
     for (std::size_t i = 0; i < d.state[gi].size(); ++i) {
       ParamState s{d.state[gi][i].step, {}};
-      for (const auto& [k, t] : d.state[gi][i].buffers) s.buffers[k] = t.clone();
+      // On the parameter's device, as PyTorch's load_state_dict moves state
+      // (a checkpoint is read into host memory).
+      const Device dev = groups_[gi].params[i].device();
+      for (const auto& [k, t] : d.state[gi][i].buffers) s.buffers[k] = t.to(dev, false, /*copy=*/true);
       state_[gi][i] = std::move(s);
     }
   }
