@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "nabla/core/error.h"
+#include "nabla/core/tensor.h"
 
 namespace nabla {
 namespace {
@@ -96,6 +97,12 @@ Backend& backend_for(Device device, const char* api) {
               n == 1 ? "is 1 " : "are ", n == 1 ? "" : std::to_string(n) + " ", DeviceTypeName(device.type),
               n == 1 ? " device" : " devices", "; the devices present are ", available_devices_text());
   return *b;
+}
+
+MemRef mem_ref(const Tensor& t) {
+  const TensorImpl* p = t.impl();
+  NABLA_CHECK(p && p->storage, "mem_ref: the tensor has no memory (undefined or a graph value)");
+  return {p->storage->handle(), static_cast<std::size_t>(p->offset) * itemsize(p->dtype), p->device};
 }
 
 void synchronize(Device device) {

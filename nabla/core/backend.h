@@ -41,6 +41,10 @@ struct MemRef {
   Device device;
 };
 
+class Tensor;
+// Where a tensor's first element is: its storage's handle and byte offset.
+MemRef mem_ref(const Tensor& t);
+
 struct DeviceInfo {
   Device device;
   std::string name;          // e.g. "pthread-AMD EPYC 7B13 (PoCL 3.1)"

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "nabla/core/backend.h"
 #include "nabla/core/error.h"
 #include "nabla/data/sample_context.h"
 #include "nabla/ops/indexing.h"
@@ -39,6 +40,7 @@ namespace detail {
 struct EpochState {
   DatasetPtr dataset;
   CollateFn collate;
+  bool pin_memory = false;
   SampleContext context;  // seen by the dataset's random transforms
   std::vector<std::vector<int64_t>> batches;
   int64_t delivered = 0;  // batches handed to the iterator
@@ -62,7 +64,12 @@ struct EpochState {
     std::vector<Example> examples;
     examples.reserve(batches[k].size());
     for (int64_t i : batches[k]) examples.push_back(dataset->get(i));
-    return collate(std::move(examples));
+    Example batch = collate(std::move(examples));
+    if (pin_memory) {
+      if (batch.data.defined()) batch.data = batch.data.pin_memory();
+      if (batch.target.defined()) batch.target = batch.target.pin_memory();
+    }
+    return batch;
   }
 
   void start(int num_workers, int prefetch_factor) {
@@ -141,6 +148,13 @@ void DataLoader::Iterator::fetch() {
 }
 
 namespace {
+// Whether some device has pinned host memory (else pin_memory does nothing).
+bool pinned_memory_available() {
+  for (const DeviceInfo& d : devices())
+    if (!d.device.is_cpu() && find_backend(d.device.type)->pinned_allocator()) return true;
+  return false;
+}
+
 SamplerPtr make_sampler(const DatasetPtr& dataset, const DataLoaderOptions& o) {
   NABLA_CHECK(dataset != nullptr, "DataLoader: dataset is null");
   NABLA_CHECK(o.num_workers >= 0, "DataLoader: num_workers must be non-negative, got ", o.num_workers);
@@ -162,6 +176,7 @@ DataLoader::Iterator DataLoader::begin() {
   auto state = std::make_shared<detail::EpochState>();
   state->dataset = dataset_;
   state->collate = options_.collate;
+  state->pin_memory = options_.pin_memory && pinned_memory_available();
   state->context = {options_.seed, epoch_};
   state->batches = batch_sampler_.batches(epoch_++);
   if (options_.num_workers > 0 && !state->batches.empty()) state->start(options_.num_workers, options_.prefetch_factor);

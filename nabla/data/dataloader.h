@@ -37,6 +37,11 @@ struct DataLoaderOptions {
   int prefetch_factor = 2;  // batches in flight per worker
   CollateFn collate = {};   // empty: default_collate
   SamplerPtr sampler = {};  // if set, used instead of shuffle/seed
+  // Collated batches are copied into pinned (page-locked) host memory by the
+  // worker that builds them, so that a device copies them asynchronously
+  // (DevicePrefetcher, Tensor::to(device, true)). Where no device has pinned
+  // memory it does nothing (PyTorch warns and does the same).
+  bool pin_memory = false;
 };
 
 namespace detail {

@@ -18,11 +18,6 @@ namespace {
 // attrs: 0 target device, 1 source device (for the gradient), 2 non_blocking.
 OutputMetas infer_to_device(const OpDef&, Inputs in, const Attrs&) { return {{in[0].sizes(), in[0].dtype()}}; }
 
-MemRef mem_of(const Tensor& t) {
-  const TensorImpl* p = t.impl();
-  return {p->storage->handle(), static_cast<std::size_t>(p->offset) * itemsize(p->dtype), p->device};
-}
-
 // Copies the contiguous src into the contiguous dst through the backend that
 // owns the non-CPU side. Asynchronous only from or into pinned host memory
 // (anything else may be freed or read before the copy is done).
@@ -33,7 +28,7 @@ void copy_bytes(const Tensor& dst, const Tensor& src, bool non_blocking) {
   const Tensor& host = src.device().is_cpu() ? src : dst;
   const bool async = non_blocking && host.device().is_cpu() && host.impl()->storage->is_pinned();
   Ref<RefCounted> keep_alive = async ? Ref<RefCounted>(host.impl()->storage) : nullptr;
-  backend_for(owner, "Tensor::to").copy(mem_of(dst), mem_of(src), bytes, Queue{owner, 0}, async, keep_alive);
+  backend_for(owner, "Tensor::to").copy(mem_ref(dst), mem_ref(src), bytes, Queue{owner, 0}, async, keep_alive);
 }
 
 void to_device_kernel(Inputs in, const Attrs& attrs, std::span<Tensor> out) {
