@@ -29,6 +29,8 @@ TEST(NablaCliRun, ParsesModelFeedsFetchesAndOuts) {
   // One .npz for several fetches; no --out at all (print).
   EXPECT_EQ(parse_run_args({"m.nbg", "--fetch", "a", "--fetch", "b", "--out", "all.npz"}).outs.size(), 1u);
   EXPECT_TRUE(parse_run_args({"m.nbg", "--fetch", "a"}).outs.empty());
+  EXPECT_EQ(parse_run_args({"m.nbg", "--fetch", "a"}).device, "cpu");
+  EXPECT_EQ(parse_run_args({"m.nbg", "--fetch", "a", "--device", "opencl:1"}).device, "opencl:1");
   EXPECT_TRUE(parse_run_args({"--help"}).help);
   EXPECT_NE(main_help().find("run"), std::string::npos);
   EXPECT_NE(run_help().find("--feed NAME=FILE"), std::string::npos);
@@ -45,7 +47,9 @@ TEST(NablaCliRun, UsageMistakes) {
   EXPECT_EQ(usage_error({"run", "m.nbg", "--fetch"}), "nabla run: --fetch needs a value");
   EXPECT_EQ(usage_error({"run", "m.nbg", "--fetch="}), "nabla run: --fetch got an empty value");
   EXPECT_EQ(usage_error({"run", "m.nbg", "--epochs", "2"}),
-            "nabla run: unknown option '--epochs' (expected --feed, --fetch, --out)");
+            "nabla run: unknown option '--epochs' (expected --feed, --fetch, --out, --device)");
+  EXPECT_EQ(usage_error({"run", "m.nbg", "--fetch", "a", "--device", "tpu"}),
+            "nabla run: --device got 'tpu', expected cpu, opencl[:N] or cuda[:N]");
   EXPECT_EQ(usage_error({"run", "m.nbg", "--fetch", "a", "--fetch", "b", "--out", "a.npy"}),
             "nabla run: 1 --out for 2 --fetch; give one .npy per fetch (in the same order) or a single .npz");
   EXPECT_EQ(usage_error({"run", "m.nbg", "--fetch", "a", "--out", "a.txt"}),

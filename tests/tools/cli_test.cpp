@@ -34,6 +34,7 @@ TEST(NablaCli, TrainWithoutOptionsUsesTheDefaults) {
   EXPECT_EQ(c.train.batch_size, 64);
   EXPECT_EQ(c.train.schedule, "cosine");
   EXPECT_EQ(c.train.workers, 2);
+  EXPECT_EQ(c.train.device, "cpu");
   EXPECT_DOUBLE_EQ(c.train.lr, 1e-3);
   EXPECT_EQ(c.train.data, "/usr/share/datasets/fashion-mnist");
   EXPECT_EQ(c.train.out, "runs/fashion-cnn");
@@ -61,7 +62,8 @@ TEST(NablaCli, ParsesEveryOptionInBothSpellings) {
                                     "--limit",
                                     "100",
                                     "--progress",
-                                    "lines"});
+                                    "lines",
+                                    "--device=opencl"});
   EXPECT_EQ(c.model, "mlp");
   EXPECT_EQ(c.epochs, 3);
   EXPECT_EQ(c.batch_size, 128);
@@ -75,6 +77,8 @@ TEST(NablaCli, ParsesEveryOptionInBothSpellings) {
   EXPECT_EQ(c.out, "/tmp/o");
   EXPECT_EQ(c.limit, 100);
   EXPECT_EQ(c.progress, "lines");
+  EXPECT_EQ(c.device, "opencl:0");
+  EXPECT_EQ(parse_train_args({"--device", "cuda:1"}).device, "cuda:1");
   EXPECT_TRUE(parse_train_args({"--epochs", "2", "--help"}).help);
   EXPECT_EQ(parse_train_args({"--lr", "1e-4"}).lr, 1e-4);
   EXPECT_FALSE(parse_train_args({}).resume);
@@ -98,6 +102,8 @@ TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
   EXPECT_EQ(usage_error({"train", "--optimizer", "lbfgs"}),
             "nabla train: --optimizer got 'lbfgs', expected one of: sgd, adam, adamw, rmsprop, adagrad");
   EXPECT_EQ(usage_error({"train", "--out="}), "nabla train: --out got an empty value, expected a path");
+  EXPECT_EQ(usage_error({"train", "--device", "gpu"}),
+            "nabla train: --device got 'gpu', expected cpu, opencl[:N] or cuda[:N]");
   EXPECT_EQ(usage_error({"train", "--resume=runs/x"}),
             "nabla train: --resume takes no value (got 'runs/x'); it resumes from checkpoint.safetensors in --out DIR");
 }
@@ -105,7 +111,7 @@ TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
 TEST(NablaCli, HelpListsEveryOption) {
   std::string h = train_help();
   for (const char* opt : {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads",
-                          "--workers", "--seed", "--data", "--out", "--limit", "--progress", "--resume", "--help"})
+                          "--workers", "--device", "--seed", "--data", "--out", "--limit", "--progress", "--resume", "--help"})
     EXPECT_NE(h.find(opt), std::string::npos) << opt;
 }
 

@@ -303,6 +303,16 @@ TEST(NablaProgram, MissingDatasetSaysHowToInstallIt) {
   EXPECT_FALSE(fs::exists("/tmp/never-written"));
 }
 
+TEST(NablaProgram, AnAbsentDeviceIsAClearErrorBeforeAnythingRuns) {
+  ProgramRun r = run_nabla("train --device cuda:0 --data /nonexistent/fashion --out /tmp/never-written-device");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("nabla train --device: device cuda:0 is not available"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the devices present are cpu"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists("/tmp/never-written-device"));
+  ProgramRun run = run_nabla("run /nonexistent.nbg --fetch y --device opencl:3");
+  EXPECT_EQ(run.code, 1) << run.out;
+}
+
 TEST(NablaProgram, HelpAndUsageErrors) {
   ProgramRun help = run_nabla("--help");
   EXPECT_EQ(help.code, 0);

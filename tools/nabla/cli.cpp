@@ -9,6 +9,9 @@
 #include <map>
 #include <sstream>
 
+#include "nabla/core/device.h"
+#include "nabla/core/error.h"
+
 namespace nabla::tool {
 namespace {
 
@@ -30,6 +33,16 @@ std::string parse_choice(const std::string& option, const std::string& text, con
   std::string list;
   for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
   usage("nabla train: " + option + " got '" + text + "', expected one of: " + list);
+}
+
+// A device name ("cpu", "opencl:1"); whether it is present is checked when
+// the command runs (the error then lists the devices present).
+std::string parse_device(const std::string& command, const std::string& option, const std::string& text) {
+  try {
+    return Device(text).str();
+  } catch (const Error&) {
+    usage(command + ": " + option + " got '" + text + "', expected cpu, opencl[:N] or cuda[:N]");
+  }
 }
 
 std::string parse_nonempty(const std::string& option, const std::string& text) {
@@ -61,6 +74,7 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
        }},
       {"--threads", [&](auto& o, auto& v) { c.threads = parse_number<int>(o, v, 0, 4096, "an integer >= 0"); }},
       {"--workers", [&](auto& o, auto& v) { c.workers = parse_number<int>(o, v, 0, 256, "an integer >= 0"); }},
+      {"--device", [&](auto& o, auto& v) { c.device = parse_device("nabla train", o, v); }},
       {"--seed",
        [&](auto& o, auto& v) { c.seed = parse_number<uint64_t>(o, v, 0, UINT64_MAX, "a non-negative integer"); }},
       {"--data", [&](auto& o, auto& v) { c.data = parse_nonempty(o, v); }},
@@ -125,8 +139,8 @@ RunConfig parse_run_args(const std::vector<std::string>& args) {
       value = arg.substr(eq + 1);
       inline_value = true;
     }
-    if (name != "--feed" && name != "--fetch" && name != "--out")
-      usage("nabla run: unknown option '" + name + "' (expected --feed, --fetch, --out)");
+    if (name != "--feed" && name != "--fetch" && name != "--out" && name != "--device")
+      usage("nabla run: unknown option '" + name + "' (expected --feed, --fetch, --out, --device)");
     if (!inline_value) {
       if (i + 1 >= args.size()) usage("nabla run: " + name + " needs a value");
       value = args[++i];
@@ -139,6 +153,8 @@ RunConfig parse_run_args(const std::vector<std::string>& args) {
       c.feeds.emplace_back(value.substr(0, eq), value.substr(eq + 1));
     } else if (name == "--fetch") {
       c.fetches.push_back(value);
+    } else if (name == "--device") {
+      c.device = parse_device("nabla run", name, value);
     } else {
       c.outs.push_back(value);
     }
@@ -208,6 +224,7 @@ std::string train_help() {
      << "  --schedule NAME    none | cosine: learning rate per step (default " << d.schedule << ")\n"
      << "  --threads N        compute threads, 0 = all cores (default " << d.threads << ")\n"
      << "  --workers N        data loader threads (default " << d.workers << ")\n"
+     << "  --device NAME      cpu | opencl[:N] | cuda[:N]: where the model trains (default " << d.device << ")\n"
      << "  --seed N           seed of initialization, shuffling, dropout (default " << d.seed << ")\n"
      << "  --data DIR         the IDX files (default " << d.data << ")\n"
      << "  --out DIR          where checkpoint.safetensors goes (default " << d.out << ")\n"
@@ -230,6 +247,7 @@ std::string run_help() {
          "  --fetch NAME       a value to compute: a node name, or NAME:K for output K; repeatable\n"
          "  --out FILE         one FILE.npy per --fetch (in order), or a single FILE.npz holding\n"
          "                     every fetch under its name; without --out the values are printed\n"
+         "  --device NAME      cpu | opencl[:N] | cuda[:N]: where the graph runs (default cpu)\n"
          "  -h, --help         show this help\n";
 }
 

@@ -32,6 +32,7 @@ struct TrainConfig {
   std::string schedule = "cosine";  // none | cosine
   int threads = 0;                  // 0: nabla's default (NABLA_NUM_THREADS or all cores)
   int workers = 2;                  // DataLoader worker threads
+  std::string device = "cpu";       // where the model trains: cpu, opencl[:N], cuda[:N]
   uint64_t seed = 0;
   std::string data = "/usr/share/datasets/fashion-mnist";
   std::string out = "runs/fashion-cnn";
@@ -48,6 +49,7 @@ struct RunConfig {
   std::vector<std::pair<std::string, std::string>> feeds;  // (placeholder name, .npy path), in order
   std::vector<std::string> fetches;                        // value names, in order
   std::vector<std::string> outs;  // one .npy per fetch, or one .npz for all; none: print the values
+  std::string device = "cpu";     // where the session runs
   bool help = false;
 };
 

@@ -9,7 +9,7 @@
 namespace nabla::tool {
 
 void run_graph(const RunConfig& config, std::ostream& out) {
-  graph::Session sess = graph::Session::load(config.model);
+  graph::Session sess = graph::Session::load(config.model, Device(config.device));
   graph::NamedFeeds feeds;
   for (const auto& [name, file] : config.feeds) {
     // Names are checked before reading the arrays, so a typo fails fast.

@@ -44,18 +44,29 @@ struct Evaluation {
   double loss = 0, accuracy = 0;
 };
 
-Evaluation evaluate(nn::Module& model, data::DataLoader& loader) {
+// Calls fn with each batch of an epoch of `loader`, on `device` (copied
+// there by a DevicePrefetcher, one batch ahead, when it is not the CPU).
+template <class Fn>
+void for_each_batch(data::DataLoader& loader, Device device, Fn&& fn) {
+  if (device.is_cpu()) {
+    for (const data::Example& batch : loader) fn(batch);
+  } else {
+    for (const data::Example& batch : data::DevicePrefetcher(loader, device)) fn(batch);
+  }
+}
+
+Evaluation evaluate(nn::Module& model, data::DataLoader& loader, Device device) {
   NoGradGuard no_grad;
   model.eval();
   double loss_sum = 0;
   int64_t correct = 0, seen = 0;
-  for (const data::Example& batch : loader) {
+  for_each_batch(loader, device, [&](const data::Example& batch) {
     Tensor logits = model(batch.data);
     int64_t n = batch.target.size(0);
     loss_sum += cross_entropy(logits, batch.target, Tensor(), kDefaultIgnoreIndex, "sum").item<float>();
     correct += count_correct(logits, batch.target);
     seen += n;
-  }
+  });
   model.train();
   if (seen == 0) return {};
   return {loss_sum / static_cast<double>(seen), static_cast<double>(correct) / static_cast<double>(seen)};
@@ -76,6 +87,8 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::v
 TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   if (c.threads > 0) set_num_threads(c.threads);
   manual_seed(c.seed);
+  const Device device(c.device);
+  backend_for(device, "nabla train --device");  // present, or an error listing the devices that are
 
   auto load_start = Clock::now();
   FashionMnist ds = load_fashion_mnist(c.data, c.limit);
@@ -94,13 +107,18 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   result.checkpoint = (std::filesystem::path(c.out) / "checkpoint.safetensors").string();
 
   nn::ModulePtr model = make_model(c.model);
+  model->to(device);  // before the optimizer: its state is made where the parameters are
   auto optimizer = make_optimizer(c.optimizer, model->parameters(), c.lr);
   data::DataLoader train_loader(ds.train, {.batch_size = c.batch_size,
                                            .shuffle = true,
                                            .seed = c.seed,
                                            .num_workers = c.workers,
-                                           .collate = collate_normalized});
-  data::DataLoader test_loader(ds.test, {.batch_size = 500, .num_workers = c.workers, .collate = collate_normalized});
+                                           .collate = collate_normalized,
+                                           .pin_memory = !device.is_cpu()});
+  data::DataLoader test_loader(ds.test, {.batch_size = 500,
+                                         .num_workers = c.workers,
+                                         .collate = collate_normalized,
+                                         .pin_memory = !device.is_cpu()});
   std::unique_ptr<optim::LRScheduler> schedule;
   if (c.schedule == "cosine")
     schedule = std::make_unique<optim::CosineAnnealingLR>(*optimizer, c.epochs * train_loader.size());
@@ -141,7 +159,9 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
                 "model: %s, %lld parameters; optimizer: %s lr %g, schedule %s; batch %lld; %d threads\n",
                 c.model.c_str(), static_cast<long long>(model->num_parameters()), optimizer->name().c_str(), c.lr,
                 c.schedule.c_str(), static_cast<long long>(c.batch_size), get_num_threads());
-  out << line << std::flush;
+  out << line;
+  if (!device.is_cpu()) out << "device: " << device << "\n";
+  out << std::flush;
 
   auto start = Clock::now();
   const ProgressBar::Mode mode = progress_mode(c.progress, terminal);
@@ -150,7 +170,7 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
     ProgressBar bar(out, mode, "epoch " + std::to_string(epoch) + "/" + std::to_string(c.epochs), train_loader.size());
     double loss_sum = 0;
     int64_t correct = 0, seen = 0, batches = 0;
-    for (const data::Example& batch : train_loader) {
+    for_each_batch(train_loader, device, [&](const data::Example& batch) {
       Tensor logits = (*model)(batch.data);
       Tensor loss = cross_entropy(logits, batch.target);
       optimizer->zero_grad();
@@ -166,9 +186,9 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
       correct += count_correct(logits, batch.target);
       seen += n;
       bar.update(++batches, seen, loss_sum, correct);
-    }
+    });
     bar.finish();
-    Evaluation test = evaluate(*model, test_loader);
+    Evaluation test = evaluate(*model, test_loader, device);
     result.test_loss = test.loss;
     result.test_accuracy = test.accuracy;
     std::snprintf(line, sizeof line, "epoch %d/%d: test loss %.4f, test accuracy %.2f%% (%.1f s elapsed)\n", epoch,
@@ -177,7 +197,10 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
 
     // After every epoch, atomically: a kill loses at most the epoch under way.
     best_accuracy = std::max(best_accuracy, test.accuracy);
-    io::TrainingState state{.epoch = epoch, .step = step, .info = options};
+    io::TrainingState state;  // rng: save_training_state takes the live generator's
+    state.epoch = epoch;
+    state.step = step;
+    state.info = options;
     state.info["model"] = c.model;
     state.info["dataset"] = "fashion-mnist";
     state.info["epochs"] = std::to_string(epoch);
