@@ -38,8 +38,21 @@ std::string signature_of(const std::vector<Tensor>& inputs) {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     using ::nabla::detail::operator<<;
     os << (i ? ", " : "") << inputs[i].dtype() << inputs[i].sizes();
+    if (!inputs[i].device().is_cpu()) os << " on " << inputs[i].device();
   }
   return os.str();
+}
+
+// Where a trace runs: the device of its inputs, else of the parameters it
+// binds (a model moved to a device called with host inputs: they are copied
+// in), else the CPU.
+Device device_of(const std::vector<Tensor>& inputs, const graph::Graph& g) {
+  for (const Tensor& x : inputs)
+    if (!x.device().is_cpu()) return x.device();
+  for (const graph::Node& n : g.data()->nodes)
+    if (n.kind == graph::NodeKind::Variable && n.bound && n.value.defined() && !n.value.device().is_cpu())
+      return n.value.device();
+  return kCPU;
 }
 
 // What a call with `inputs` feeds and fetches: its outputs, then its effects.
@@ -114,7 +127,9 @@ Trace CompiledFunction::State::trace(const std::vector<Tensor>& inputs, const st
     NABLA_CHECK(v->has_value, where, ": output ", i, " has no value (a group or initializer); return tensors");
   }
   t.outputs = std::move(outs);
-  t.session = std::make_unique<graph::Session>(t.graph);
+  graph::SessionOptions options;
+  options.fetches_to_host = false;  // results stay where the eager function would leave them
+  t.session = std::make_unique<graph::Session>(t.graph, device_of(inputs, t.graph), options);
   t.session->set_profiling(profiling);
   return t;
 }

@@ -536,11 +536,13 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
     // Variables are updated in place by later runs: hand out copies of them.
     bool aliases = false;
     for (const auto& [id, v] : variables_) aliases |= t.impl()->storage.get() == v.impl()->storage.get();
-    if (!device_.is_cpu() && t.defined() && !t.device().is_cpu())
+    if (!device_.is_cpu() && options_.fetches_to_host && t.defined() && !t.device().is_cpu()) {
       result.push_back(t.cpu());  // a copy: never aliases a variable
-    else
+      stats_.device_to_host_bytes += nbytes_of(result.back());
+    } else {
       result.push_back(aliases ? t.clone() : t);
-    stats_.device_to_host_bytes += nbytes_of(result.back());
+      if (device_.is_cpu()) stats_.device_to_host_bytes += nbytes_of(result.back());
+    }
   }
   if (profiling) {
     plan.run_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - run_start).count();

@@ -49,6 +49,10 @@ struct SessionOptions {
   // nanoseconds): profile() and profile_text() say where a run's time goes.
   // Also switched by Session::set_profiling.
   bool profile = false;
+  // A session on a device copies fetched values to the host (TensorFlow's
+  // session.run returns host arrays); compile() keeps them on the device,
+  // as the eager function it replaces would.
+  bool fetches_to_host = true;
   // Limits that keep a graph from a file one does not control (a corrupted
   // loop bound, a huge shape) from taking the process down: each is a
   // nabla::Error naming the node and the option (docs/graph.md, "Limits").

@@ -117,10 +117,15 @@ Device output_device(const OpDef& op, Inputs inputs, const Attrs& attrs) {
   return inputs.empty() || !inputs[0].defined() ? kCPU : inputs[0].impl()->device;
 }
 
+// Graph values (symbolic) have no device until a Session runs them: only
+// concrete inputs must agree.
 void check_devices(const OpDef& op, Inputs inputs) {
-  for (std::size_t i = 1; i < inputs.size(); ++i)
-    NABLA_CHECK(inputs[i].device() == inputs[0].device(), op.name, ": expected all inputs on one device, got input 0 on ",
-                inputs[0].device(), " and input ", i, " on ", inputs[i].device(), "; move them with .to(device)");
+  std::size_t first = 0;
+  while (first < inputs.size() && inputs[first].is_symbolic()) ++first;
+  for (std::size_t i = first + 1; i < inputs.size(); ++i)
+    NABLA_CHECK(inputs[i].is_symbolic() || inputs[i].device() == inputs[first].device(), op.name,
+                ": expected all inputs on one device, got input ", first, " on ", inputs[first].device(),
+                " and input ", i, " on ", inputs[i].device(), "; move them with .to(device)");
 }
 
 }  // namespace

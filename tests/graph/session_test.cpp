@@ -140,7 +140,7 @@ TEST(GraphSession, RunsOnTheDeviceItIsGiven) {
   EXPECT_TRUE(cpu.variable_value(v).device().is_cpu());
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{3.0f, 3.0f}));
   std::string msg = error_of([&] { Session gpu(g, Device(DeviceType::CUDA, 0)); });
-  EXPECT_NE(msg.find("graph::Session: device cuda:0 has no kernels"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("graph::Session: device cuda:0 is not available"), std::string::npos) << msg;
 }
 
 TEST(GraphSession, NamesAreUniqueAndScoped) {
