@@ -5,7 +5,7 @@
 //   y_pred = x.mm(w1).clamp(min=0).mm(w2); loss = (y_pred - y).pow(2).sum()
 //   loss.backward(); under no_grad: w -= 1e-6 * w.grad(); grads zeroed
 //
-// Usage: seed_autograd [steps=500]. Prints the loss every 100 steps and, last,
+// Usage: seed_autograd [steps=500] [--device NAME]. Prints the loss every 100 steps and, last,
 // "first_loss=... final_loss=...".
 #include <chrono>
 #include <cstdio>
@@ -13,6 +13,7 @@
 #include <ctime>
 #include <string>
 
+#include "device_arg.h"
 #include "nabla/nabla.h"
 
 // Milliseconds since this process started: measured from BENCH_T0_US (set by
@@ -27,13 +28,14 @@ static double ms_since_process_start() {
 }
 
 int main(int argc, char** argv) {
+  const nabla::Device device = device_arg(argc, argv);  // --device opencl: the same program on a device
   int steps = argc > 1 ? std::atoi(argv[1]) : 500;
   const int64_t N = 64, D_in = 1000, H = 100, D_out = 10;
   nabla::manual_seed(0);
-  auto x = nabla::randn({N, D_in});
-  auto y = nabla::randn({N, D_out});
-  auto w1 = nabla::randn({D_in, H}, nabla::requires_grad());
-  auto w2 = nabla::randn({H, D_out}, nabla::requires_grad());
+  auto x = nabla::randn({N, D_in}, nabla::device(device));
+  auto y = nabla::randn({N, D_out}, nabla::device(device));
+  auto w1 = nabla::randn({D_in, H}, nabla::device(device).requires_grad());
+  auto w2 = nabla::randn({H, D_out}, nabla::device(device).requires_grad());
   const double learning_rate = 1e-6;
 
   if (double ms = ms_since_process_start(); ms >= 0) std::printf("first_step_ms=%.2f\n", ms);

@@ -10,7 +10,7 @@
 // Two twin models start from the same weights; the example prints both loss
 // series, the time per step of each, and how far apart the twins end up.
 //
-// Usage: seed_compile [steps=500]. Prints "eager: first_loss=... final_loss=... ms_per_step=...",
+// Usage: seed_compile [steps=500] [--device NAME]. Prints "eager: first_loss=... final_loss=... ms_per_step=...",
 // the same for "compiled:", then "max_loss_diff=... max_param_diff=... traces=...".
 #include <algorithm>
 #include <chrono>
@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "device_arg.h"
 #include "nabla/nabla.h"
 
 using namespace nabla;
@@ -63,14 +64,17 @@ double median_ms(std::vector<double> ms) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const Device device = device_arg(argc, argv);  // --device opencl: both models on a device
   const int steps = argc > 1 ? std::atoi(argv[1]) : 500;
   const int64_t N = 64, D_in = 1000, H = 100, D_out = 10;
   manual_seed(0);
-  Tensor x = randn({N, D_in});
-  Tensor y = randn({N, D_out});
+  Tensor x = randn({N, D_in}, device);
+  Tensor y = randn({N, D_out}, device);
   nn::Sequential eager_model(nn::Linear(D_in, H), nn::ReLU(), nn::Linear(H, D_out));
   nn::Sequential compiled_model(nn::Linear(D_in, H), nn::ReLU(), nn::Linear(H, D_out));
   compiled_model.load_state_dict(eager_model.state_dict());
+  eager_model.to(device);
+  compiled_model.to(device);
   optim::Adam eager_opt(eager_model.parameters(), {{"lr", 1e-4}});
   optim::Adam compiled_opt(compiled_model.parameters(), {{"lr", 1e-4}});
 

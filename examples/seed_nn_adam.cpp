@@ -5,21 +5,24 @@
 //   model = Sequential(Linear(1000, 100), ReLU(), Linear(100, 10))
 //   loss = loss_fn(model(x), y); opt.zero_grad(); loss.backward(); opt.step()
 //
-// Usage: seed_nn_adam [steps=500]. Prints the loss every 100 steps and,
+// Usage: seed_nn_adam [steps=500] [--device NAME]. Prints the loss every 100 steps and,
 // last, "first_loss=... final_loss=...".
 #include <cstdio>
 #include <cstdlib>
 
+#include "device_arg.h"
 #include "nabla/nabla.h"
 
 int main(int argc, char** argv) {
   using namespace nabla;
+  const Device device = device_arg(argc, argv);  // --device opencl: the same program on a device
   int steps = argc > 1 ? std::atoi(argv[1]) : 500;
   const int64_t N = 64, D_in = 1000, H = 100, D_out = 10;
   manual_seed(0);
-  Tensor x = randn({N, D_in});
-  Tensor y = randn({N, D_out});
+  Tensor x = randn({N, D_in}, device);
+  Tensor y = randn({N, D_out}, device);
   nn::Sequential model(nn::Linear(D_in, H), nn::ReLU(), nn::Linear(H, D_out));
+  model.to(device);
   nn::MSELoss loss_fn("sum");
   optim::Adam optimizer(model.parameters(), {{"lr", 1e-4}});
 

@@ -3,12 +3,13 @@
 // trained on 64 random samples in shuffled batches of 8 with SGD (lr 1e-4)
 // and nn::MSELoss(reduction "sum").
 //
-// Usage: seed_nn_module [epochs=10]. Prints each epoch's summed loss and,
+// Usage: seed_nn_module [epochs=10] [--device NAME]. Prints each epoch's summed loss and,
 // last, "first_loss=... final_loss=..." (epoch sums).
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 
+#include "device_arg.h"
 #include "nabla/nabla.h"
 
 using namespace nabla;
@@ -22,12 +23,14 @@ struct TwoLayerNet : nn::Module {
 };
 
 int main(int argc, char** argv) {
+  const Device device = device_arg(argc, argv);  // --device opencl: the same program on a device
   int epochs = argc > 1 ? std::atoi(argv[1]) : 10;
   const int64_t N = 64, D_in = 1000, H = 100, D_out = 10;
   manual_seed(0);
   auto dataset = std::make_shared<data::TensorDataset>(randn({N, D_in}), randn({N, D_out}));
   data::DataLoader loader(dataset, {.batch_size = 8, .shuffle = true, .seed = 0});
   TwoLayerNet model(D_in, H, D_out);
+  model.to(device);
   nn::MSELoss criterion("sum");
   optim::SGD optimizer(model.parameters(), {{"lr", 1e-4}});
 
@@ -35,7 +38,7 @@ int main(int argc, char** argv) {
   for (int epoch = 0; epoch < epochs; ++epoch) {
     epoch_loss = 0;
     for (const data::Example& batch : loader) {
-      Tensor loss = criterion(model(batch.data), batch.target);
+      Tensor loss = criterion(model(batch.data.to(device)), batch.target.to(device));
       epoch_loss += loss.item<double>();
       optimizer.zero_grad();
       loss.backward();

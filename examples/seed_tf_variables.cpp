@@ -13,13 +13,14 @@
 // Then the seeds' pitfall: a second session that fetches only `loss` never runs
 // the assign nodes, so the weights stay as initialized and the loss is flat.
 //
-// Usage: seed_tf_variables [steps=50]. Prints both loss series and, for each,
+// Usage: seed_tf_variables [steps=50] [--device NAME]. Prints both loss series and, for each,
 // "<series>: first_loss=... final_loss=...".
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "device_arg.h"
 #include "nabla/nabla.h"
 
 using namespace nabla;
@@ -35,6 +36,7 @@ void print_series(const char* name, const std::vector<double>& losses) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const Device device = device_arg(argc, argv);  // --device opencl: the sessions run there
   const int steps = argc > 1 ? std::atoi(argv[1]) : 50;
   const int64_t N = 64, D = 1000, H = 100;
   const double learning_rate = 1e-5;
@@ -58,7 +60,7 @@ int main(int argc, char** argv) {
   graph::Feeds values = {{x, randn({N, D})}, {y, randn({N, D})}};
 
   // Training: each run computes the loss, then applies the updates.
-  graph::Session sess(g);
+  graph::Session sess(g, device);
   sess.run(init);
   std::vector<double> with_updates;
   for (int t = 0; t < steps; ++t) {
@@ -68,7 +70,7 @@ int main(int argc, char** argv) {
   print_series("with_updates", with_updates);
 
   // The pitfall: fetching only the loss never runs `updates`.
-  graph::Session lazy(g);
+  graph::Session lazy(g, device);
   lazy.run(init);
   Tensor w1_before = lazy.variable_value(w1);
   std::vector<double> without_updates;
