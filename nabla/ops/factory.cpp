@@ -21,8 +21,9 @@ void check_device(const TensorOptions& o, const char* api) {
 }
 // A factory op's attrs with the options' device as its `device` attr (the
 // last). Left out for the CPU (OpDef::device_attr): CPU factories stay about
-// as cheap as they were.
-Attrs on_device(Attrs attrs, const OpDef& op, const TensorOptions& o, const char* api) {
+// as cheap as they were. Returns `attrs` itself (a temporary of the caller's
+// expression: not moved, not copied).
+const Attrs& on_device(Attrs&& attrs, const OpDef& op, const TensorOptions& o, const char* api) {
   if (o.device_.is_cpu()) [[likely]]
     return attrs;
   check_device(o, api);
