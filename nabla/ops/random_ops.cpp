@@ -17,8 +17,7 @@ void check_floating(const OpDef& op, DType t) {
   NABLA_CHECK(is_floating(t), op.name, ": expected a floating point dtype, got ", t);
 }
 
-// The sizes are checked where the output is made (make_empty names the op).
-
+// (The sizes are checked where the output is made: make_empty names the op.)
 // Attrs: size, dtype, seed, offset, device.
 OutputMetas infer_rand(const OpDef& op, Inputs, const Attrs& a) {
   check_floating(op, a.dtype(1));
