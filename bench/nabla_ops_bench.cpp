@@ -6,6 +6,8 @@
 //   elementwise/add_16M, gelu_16M           out-of-place a + b and gelu(a) (exact) on 16M floats
 //   intlist/sum_dims, reshape, permute      per-op overhead of ops that take an IntList (nabla only:
 //                                           x.sum({0}), x.reshape({3, 2}), x.permute({1, 0}) on [2, 3])
+//   factory/zeros_4, randn_4, zeros_like_4  per-call cost of a factory on 4 elements (nabla only: the
+//                                           factories run table ops, issue 15)
 // Threads: NABLA_NUM_THREADS (read by nabla itself; compare.py sets it).
 #include <benchmark/benchmark.h>
 
@@ -54,6 +56,18 @@ void intlist_op(benchmark::State& st, IntListOp op) {
   }
 }
 
+// Factories on small tensors: their cost is the op call, not the fill.
+enum class FactoryCall { Zeros, Randn, ZerosLike };
+void factory_call(benchmark::State& st, FactoryCall f) {
+  auto x = nabla::zeros({4});
+  for (auto _ : st) {
+    nabla::Tensor y = f == FactoryCall::Zeros   ? nabla::zeros({4})
+                      : f == FactoryCall::Randn ? nabla::randn({4})
+                                                : nabla::zeros_like(x);
+    benchmark::DoNotOptimize(y.impl());
+  }
+}
+
 constexpr int64_t kElems = 16 * 1024 * 1024;
 
 void elementwise(benchmark::State& st, bool is_gelu) {
@@ -75,6 +89,9 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("intlist/sum_dims", intlist_op, IntListOp::SumDims)->UseRealTime();
   benchmark::RegisterBenchmark("intlist/reshape", intlist_op, IntListOp::Reshape)->UseRealTime();
   benchmark::RegisterBenchmark("intlist/permute", intlist_op, IntListOp::Permute)->UseRealTime();
+  benchmark::RegisterBenchmark("factory/zeros_4", factory_call, FactoryCall::Zeros)->UseRealTime();
+  benchmark::RegisterBenchmark("factory/randn_4", factory_call, FactoryCall::Randn)->UseRealTime();
+  benchmark::RegisterBenchmark("factory/zeros_like_4", factory_call, FactoryCall::ZerosLike)->UseRealTime();
   // 64x1000x100 and 100x64x1000: the seed step's forward GEMM and its
   // first layer's weight gradient (bench/README.md, compile()).
   for (auto [M, K, N] : {std::tuple<int64_t, int64_t, int64_t>{64, 1000, 100}, {100, 64, 1000},

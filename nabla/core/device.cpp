@@ -5,6 +5,7 @@
 namespace nabla {
 
 Device::Device(const std::string& spec) {
+  if (spec == "cpu") return;  // the common case, kept cheap: factories name their device in an attr
   std::string kind = spec;
   int idx = 0;
   if (auto colon = spec.find(':'); colon != std::string::npos) {

@@ -36,7 +36,8 @@ static int64_t fan(const Tensor& t, const std::string& mode) {
   return mode == "fan_in" ? in : out;
 }
 
-// Random numbers are drawn in float64 for float64 tensors, else float32.
+// Random numbers are drawn on the tensor's device, in float64 for float64
+// tensors, else float32.
 static DType draw_dtype(const Tensor& t) {
   NABLA_CHECK(t.is_floating_point(), "init: cannot fill a tensor of dtype ", t.dtype(), " with random values");
   return t.dtype() == kFloat64 ? kFloat64 : kFloat32;
@@ -44,13 +45,13 @@ static DType draw_dtype(const Tensor& t) {
 
 Tensor uniform_(Tensor t, double a, double b) {
   NoGradGuard g;
-  t.copy_(rand(t.sizes(), draw_dtype(t)) * (b - a) + a);
+  t.copy_(rand(t.sizes(), TensorOptions(draw_dtype(t)).device(t.device())) * (b - a) + a);
   return t;
 }
 
 Tensor normal_(Tensor t, double mean, double std) {
   NoGradGuard g;
-  t.copy_(normal(mean, std, t.sizes(), draw_dtype(t)));
+  t.copy_(normal(mean, std, t.sizes(), TensorOptions(draw_dtype(t)).device(t.device())));
   return t;
 }
 

@@ -110,10 +110,13 @@ bool promote_inputs(const OpDef& op, Inputs inputs, TensorList& out) {
 }
 
 // Where an op's outputs live: the device its attrs name (factories,
-// to_device), else input 0's, else the CPU.
+// to_device; the CPU where a factory leaves it out), else input 0's, else the
+// CPU.
 Device output_device(const OpDef& op, Inputs inputs, const Attrs& attrs) {
-  if (op.device_attr >= 0) [[unlikely]]
-    return Device(attrs.str(static_cast<std::size_t>(op.device_attr)));
+  if (op.device_attr >= 0) [[unlikely]] {
+    const auto k = static_cast<std::size_t>(op.device_attr);
+    return attrs.is_none(k) ? kCPU : Device(attrs.str(k));
+  }
   return inputs.empty() || !inputs[0].defined() ? kCPU : inputs[0].impl()->device;
 }
 
@@ -198,6 +201,24 @@ bool check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) 
        "keep the state in a graph variable and use graph::assign()");
 }
 
+// An op without inputs (a factory: zeros, rand, ...) is never a graph node
+// nor recorded by autograd and has nothing to promote or check: only its
+// output device, its inference and its kernel there. A lean path keeps a
+// factory as cheap as the host loop it replaced.
+TensorList run_factory(const OpDef& op, const Attrs& attrs) {
+  const Device device = output_device(op, {}, attrs);
+  OutputMetas metas = op.infer(op, {}, attrs);
+  const KernelRef kernel = kernel_for(op, device, metas.empty() ? kFloat32 : metas[0].dtype);
+  TensorList outputs;
+  for (const OutputMeta& m : metas) outputs.push_back(make_empty(m.sizes, m.dtype, device, op.name.data()));
+  std::span<Tensor> out_span(outputs.data(), outputs.size());
+  if (device.is_cpu() && needs_float32_compute(op, {}, metas))
+    run_in_float32(op, kernel.kernel, {}, attrs, out_span);
+  else
+    kernel(op, {}, attrs, out_span);
+  return outputs;
+}
+
 }  // namespace
 
 // Memory a kernel takes outside the tensor allocator (std::vector scratch)
@@ -205,6 +226,8 @@ bool check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) 
 // nothing until something throws). Tensor memory fails earlier, in
 // make_empty, with the op and the bytes.
 TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
+  if (op.num_inputs == 0 && inputs.empty() && !op.composite) [[unlikely]]
+    return run_factory(op, attrs);
   if (g_unknown_dims_hook && has_unknown_dims(inputs)) return g_unknown_dims_hook(op, inputs, attrs);
   const Device device = output_device(op, inputs, attrs);
   // A composite op runs as its parts unless the device has a kernel of its own.

@@ -2,40 +2,48 @@
 
 #include <cmath>
 #include <cstring>
-#include <algorithm>
-#include <numbers>
 
-#include "nabla/core/parallel.h"
+#include "nabla/core/backend.h"
+#include "nabla/core/user_op.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla {
+
+extern const OpDef full_op, arange_op, linspace_op, eye_op;  // ops/factory_ops.cpp
+extern const OpDef rand_op, normal_op, randint_op, bernoulli_scalar_op, bernoulli_op, randperm_op;  // random_ops.cpp
+
 namespace {
 
-// Fills a fresh CPU tensor by calling fn(i) for each flat index i.
-template <class Fn>
-Tensor generate(IntList sizes, DType t, const char* api, Fn&& fn) {
-  Tensor out = make_empty(sizes, t, kCPU, api);
-  visit_dtype(t, [&]<class T>() {
-    T* p = static_cast<T*>(out.raw_data());
-    parallel_for(0, out.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        double v = fn(i);
-        if constexpr (std::is_same_v<T, bool>) p[i] = v != 0.0;
-        else p[i] = static_cast<T>(static_cast<std::conditional_t<std::is_integral_v<T>, double, float>>(v));
-      }
-    });
-  });
-  return out;
+// A clear error naming the API for a device that is not present.
+void check_device(const TensorOptions& o, const char* api) {
+  if (!o.device_.is_cpu()) [[unlikely]]
+    backend_for(o.device_, api);
+}
+// A factory op's attrs with the options' device as its `device` attr (the
+// last). Left out for the CPU (OpDef::device_attr): CPU factories stay about
+// as cheap as they were. Returns `attrs` itself (a temporary of the caller's
+// expression: not moved, not copied).
+const Attrs& on_device(Attrs&& attrs, const OpDef& op, const TensorOptions& o, const char* api) {
+  if (o.device_.is_cpu()) [[likely]]
+    return attrs;
+  check_device(o, api);
+  while (attrs.size() < static_cast<std::size_t>(op.device_attr)) attrs.push_back(AttrValue());
+  attrs.push_back(o.device_.str());
+  return attrs;
 }
 
 Tensor finish(Tensor t, const TensorOptions& o) {
-  if (o.device_ != kCPU) t = t.to(o.device_);
   if (o.requires_grad_) {
     NABLA_CHECK(is_floating(t.dtype()), "requires_grad: only floating point tensors can require gradients, got ",
                 t.dtype());
     t.requires_grad_(true);
   }
   return t;
+}
+// Host data (tensor(), from a C++ container) moved to the options' device.
+Tensor finish_host(Tensor t, const TensorOptions& o) {
+  if (o.device_ != kCPU) t = t.to(o.device_);
+  return finish(std::move(t), o);
 }
 
 // What a *_like factory makes: the options given, and the input's dtype and
@@ -54,31 +62,43 @@ const Tensor& like_source(const Tensor& x, const char* api) {
   return x;
 }
 
-void check_float(DType t, const char* api) {
+void check_floating(DType t, const char* api) {
   NABLA_CHECK(is_floating(t), api, ": expected a floating point dtype, got ", t);
+}
+
+// Reserves the Philox counters of one draw: (seed, offset) for the op's attrs.
+std::pair<int64_t, int64_t> reserve_draw(uint64_t counters) {
+  Generator& g = default_generator();
+  const uint64_t seed = g.seed(), offset = g.reserve(counters);
+  return {static_cast<int64_t>(seed), static_cast<int64_t>(offset)};
+}
+
+// Counters a draw of `sizes` uses: rand's layout puts two elements in one.
+uint64_t counters_for(IntList sizes, const char* api, bool two_per_counter) {
+  const auto n = static_cast<uint64_t>(checked_numel(sizes, api));
+  return two_per_counter ? (n + 1) / 2 : n;
 }
 
 }  // namespace
 
-Tensor empty(IntList sizes, TensorOptions o) { return finish(make_empty(sizes, o.dtype_, kCPU), o); }
-Tensor full(IntList sizes, const Scalar& v, TensorOptions o) {
-  Tensor t = make_empty(sizes, o.dtype_, kCPU, "full");
-  visit_dtype(o.dtype_, [&]<class T>() {
-    T val = v.to<T>();
-    T* p = static_cast<T*>(t.raw_data());
-    std::fill(p, p + t.numel(), val);
-  });
-  return finish(t, o);
+// Factories run their op on the options' device; errors name the function
+// called (zeros, not the op full): Note [User-facing op names].
+Tensor empty(IntList sizes, TensorOptions o) try {
+  return finish(make_empty(sizes, o.dtype_, o.device_, "empty"), o);
+} catch (const Error&) {
+  detail::rethrow_naming("empty");
 }
-Tensor zeros(IntList sizes, TensorOptions o) {
-  Tensor t = make_empty(sizes, o.dtype_, kCPU, "zeros");
-  std::memset(t.raw_data(), 0, static_cast<std::size_t>(t.numel()) * itemsize(t.dtype()));
-  return finish(t, o);
+static Tensor full_named(IntList sizes, const Scalar& v, const TensorOptions& o, const char* api) try {
+  return finish(call1(full_op, {}, on_device({sizes.shape(), v, o.dtype_}, full_op, o, api)), o);
+} catch (const Error&) {
+  detail::rethrow_naming(api);
 }
-Tensor ones(IntList sizes, TensorOptions o) { return full(sizes, 1, o); }
+Tensor full(IntList sizes, const Scalar& v, TensorOptions o) { return full_named(sizes, v, o, "full"); }
+Tensor zeros(IntList sizes, TensorOptions o) { return full_named(sizes, 0, o, "zeros"); }
+Tensor ones(IntList sizes, TensorOptions o) { return full_named(sizes, 1, o, "ones"); }
 
 Tensor arange(const Scalar& end, TensorOptions o) { return arange(0, end, 1, o); }
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions o) {
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions o) try {
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
   NABLA_CHECK(std::isfinite(s) && std::isfinite(e) && !std::isnan(st), "arange: the range [", start, ", ", end,
               ") with step ", step, " is not a range of numbers; expected finite start and end (and a step that "
@@ -91,22 +111,21 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   const double count = std::ceil((e - s) / st);
   NABLA_CHECK(count < 9.2e18, "arange: the range [", start, ", ", end, ") with step ", step, " has ", count,
               " elements, more than a tensor can hold (at most 2^63 - 1)");
-  int64_t n = static_cast<int64_t>(count);
-  return finish(generate({n}, o.dtype_, "arange", [&](int64_t i) { return s + st * static_cast<double>(i); }), o);
+  const auto n = static_cast<int64_t>(count);
+  return finish(call1(arange_op, {}, on_device({s, st, n, o.dtype_}, arange_op, o, "arange")), o);
+} catch (const Error&) {
+  detail::rethrow_naming("arange");
 }
-Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {
+Tensor linspace(double start, double end, int64_t steps, TensorOptions o) try {
   NABLA_CHECK(steps >= 0, "linspace: steps must be >= 0, got ", steps);
-  double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
-  return finish(generate({steps}, o.dtype_, "linspace", [&](int64_t i) {
-                  // Symmetric like PyTorch: the second half counts back from `end`.
-                  return i < steps / 2 ? start + step * static_cast<double>(i)
-                                       : end - step * static_cast<double>(steps - 1 - i);
-                }),
-                o);
+  return finish(call1(linspace_op, {}, on_device({start, end, steps, o.dtype_}, linspace_op, o, "linspace")), o);
+} catch (const Error&) {
+  detail::rethrow_naming("linspace");
 }
-Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions o) {
-  int64_t cols = m.value_or(n);
-  return finish(generate({n, cols}, o.dtype_, "eye", [&](int64_t i) { return i / cols == i % cols ? 1.0 : 0.0; }), o);
+Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions o) try {
+  return finish(call1(eye_op, {}, on_device({n, m.value_or(n), o.dtype_}, eye_op, o, "eye")), o);
+} catch (const Error&) {
+  detail::rethrow_naming("eye");
 }
 
 Tensor empty_like(const Tensor& x, std::optional<TensorOptions> o) {
@@ -143,13 +162,13 @@ Tensor tensor(const std::vector<T>& values, IntList sizes, std::optional<TensorO
   if (n > 0) std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(T));
   TensorOptions opts = o.value_or(TensorOptions(dtype_v<T>));
   if (opts.dtype_ != dtype_v<T>) t = cast(t, opts.dtype_);
-  return finish(t, opts);
+  return finish_host(t, opts);
 }
 template <>
 Tensor tensor(const std::vector<bool>& values, IntList sizes, std::optional<TensorOptions> o) {
   std::vector<uint8_t> bytes(values.begin(), values.end());
   Tensor t = tensor(bytes, sizes, TensorOptions(kUInt8));
-  return finish(cast(t, o ? o->dtype_ : kBool), o.value_or(TensorOptions(kBool)));
+  return finish_host(cast(t, o ? o->dtype_ : kBool), o.value_or(TensorOptions(kBool)));
 }
 template Tensor tensor(const std::vector<float>&, IntList, std::optional<TensorOptions>);
 template Tensor tensor(const std::vector<double>&, IntList, std::optional<TensorOptions>);
@@ -159,7 +178,7 @@ template Tensor tensor(const std::vector<uint8_t>&, IntList, std::optional<Tenso
 
 Tensor tensor(std::initializer_list<double> values, TensorOptions o) {
   Tensor t = tensor(std::vector<double>(values), TensorOptions(kFloat64));
-  return finish(cast(t, o.dtype_), o);
+  return finish_host(cast(t, o.dtype_), o);
 }
 Tensor tensor(std::initializer_list<std::initializer_list<double>> rows, TensorOptions o) {
   std::vector<double> flat;
@@ -170,7 +189,7 @@ Tensor tensor(std::initializer_list<std::initializer_list<double>> rows, TensorO
     flat.insert(flat.end(), r.begin(), r.end());
   }
   Tensor t = tensor(flat, {static_cast<int64_t>(rows.size()), cols}, TensorOptions(kFloat64));
-  return finish(cast(t, o.dtype_), o);
+  return finish_host(cast(t, o.dtype_), o);
 }
 
 Tensor from_blob(void* data, IntList sizes, DType t, bool borrow) {
@@ -186,70 +205,76 @@ Tensor from_blob(void* data, IntList sizes, DType t, bool borrow) {
   return out;
 }
 
-Tensor rand(IntList sizes, TensorOptions o) {
-  check_float(o.dtype_, "rand");
-  int64_t n = checked_numel(sizes, "rand");
-  Generator& g = default_generator();
-  uint64_t seed = g.seed(), base = g.reserve(static_cast<uint64_t>((n + 1) / 2));
-  return finish(generate(sizes, o.dtype_, "rand", [&](int64_t i) {
-                  auto w = Philox::at(seed, base, static_cast<uint64_t>(i / 2));
-                  int lane = static_cast<int>(i % 2) * 2;
-                  return Philox::to_unit_double(w[lane], w[lane + 1]);
-                }),
-                o);
+// The random factories check their arguments and device before reserving
+// counters, so a refused call leaves the generator where it was.
+Tensor rand(IntList sizes, TensorOptions o) try {
+  check_floating(o.dtype_, "rand");
+  check_device(o, "rand");
+  const auto [seed, offset] = reserve_draw(counters_for(sizes, "rand", true));
+  return finish(call1(rand_op, {}, on_device({sizes.shape(), o.dtype_, seed, offset}, rand_op, o, "rand")), o);
+} catch (const Error&) {
+  detail::rethrow_naming("rand");
 }
 
+// randn leaves mean and std out (the op's defaults, 0 and 1).
+static Tensor normal_named(std::optional<std::pair<double, double>> mean_std, IntList sizes, const TensorOptions& o,
+                           const char* api) try {
+  check_floating(o.dtype_, api);
+  if (mean_std) NABLA_CHECK(mean_std->second >= 0, api, ": std must be >= 0, got ", mean_std->second);
+  check_device(o, api);
+  const auto [seed, offset] = reserve_draw(counters_for(sizes, api, false));
+  Attrs attrs{sizes.shape(), o.dtype_, seed, offset};
+  if (mean_std) {
+    attrs.push_back(mean_std->first);
+    attrs.push_back(mean_std->second);
+  }
+  return finish(call1(normal_op, {}, on_device(std::move(attrs), normal_op, o, api)), o);
+} catch (const Error&) {
+  detail::rethrow_naming(api);
+}
 Tensor normal(double mean, double std, IntList sizes, TensorOptions o) {
-  check_float(o.dtype_, "normal");
-  NABLA_CHECK(std >= 0, "normal: std must be >= 0, got ", std);
-  int64_t n = checked_numel(sizes, "normal");
-  Generator& g = default_generator();
-  uint64_t seed = g.seed(), base = g.reserve(static_cast<uint64_t>(n));
-  return finish(generate(sizes, o.dtype_, "normal", [&](int64_t i) {
-                  // Box-Muller on two 32-bit uniforms per element.
-                  auto w = Philox::at(seed, base, static_cast<uint64_t>(i));
-                  double u1 = Philox::to_unit_double(w[0], w[1]);
-                  double u2 = Philox::to_unit_double(w[2], w[3]);
-                  double r = std::sqrt(-2.0 * std::log(1.0 - u1));
-                  return mean + std * r * std::cos(2.0 * std::numbers::pi * u2);
-                }),
-                o);
+  return normal_named(std::pair{mean, std}, sizes, o, "normal");
 }
-Tensor randn(IntList sizes, TensorOptions o) { return normal(0.0, 1.0, sizes, o); }
+Tensor randn(IntList sizes, TensorOptions o) { return normal_named(std::nullopt, sizes, o, "randn"); }
 
-Tensor randint(int64_t low, int64_t high, IntList sizes, TensorOptions o) {
+Tensor randint(int64_t low, int64_t high, IntList sizes, TensorOptions o) try {
   NABLA_CHECK(high > low, "randint: expected low < high, got low=", low, " high=", high);
-  int64_t n = checked_numel(sizes, "randint");
-  Generator& g = default_generator();
-  uint64_t seed = g.seed(), base = g.reserve(static_cast<uint64_t>(n));
-  uint64_t range = static_cast<uint64_t>(high - low);
-  return finish(generate(sizes, o.dtype_, "randint", [&](int64_t i) {
-                  auto w = Philox::at(seed, base, static_cast<uint64_t>(i));
-                  uint64_t r = (uint64_t(w[0]) << 32 | w[1]) % range;
-                  return static_cast<double>(low + static_cast<int64_t>(r));
-                }),
+  check_device(o, "randint");
+  const auto [seed, offset] = reserve_draw(counters_for(sizes, "randint", false));
+  return finish(call1(randint_op, {},
+                      on_device({sizes.shape(), o.dtype_, seed, offset, low, high}, randint_op, o, "randint")),
                 o);
+} catch (const Error&) {
+  detail::rethrow_naming("randint");
 }
 
-Tensor bernoulli(IntList sizes, double p, TensorOptions o) {
+Tensor bernoulli(IntList sizes, double p, TensorOptions o) try {
   NABLA_CHECK(p >= 0.0 && p <= 1.0, "bernoulli: p must be in [0, 1], got ", p);
-  Tensor u = rand(sizes, TensorOptions(kFloat64));
-  return finish(cast(lt(u, scalar_tensor(p, kFloat64)), o.dtype_), o);
+  check_device(o, "bernoulli");
+  const auto [seed, offset] = reserve_draw(counters_for(sizes, "bernoulli", true));
+  return finish(call1(bernoulli_scalar_op, {},
+                      on_device({sizes.shape(), o.dtype_, seed, offset, p}, bernoulli_scalar_op, o, "bernoulli")),
+                o);
+} catch (const Error&) {
+  detail::rethrow_naming("bernoulli");
 }
-Tensor bernoulli(const Tensor& p) {
+// On p's device. No gradient flows to p (PyTorch's gradient is zero).
+Tensor bernoulli(const Tensor& p) try {
   like_source(p, "bernoulli");
-  Tensor u = rand(p.sizes(), TensorOptions(kFloat64).device(p.device()));
-  return cast(lt(u, p.detach().to(kFloat64)), p.dtype());
+  const auto [seed, offset] = reserve_draw(counters_for(p.sizes(), "bernoulli", true));
+  return call1(bernoulli_op, {p}, Attrs{seed, offset});
+} catch (const Error&) {
+  detail::rethrow_naming("bernoulli");
 }
 
-Tensor randperm(int64_t n, TensorOptions o) {
+// Stable-sorts rand's n elements: the same counters as rand({n}).
+Tensor randperm(int64_t n, TensorOptions o) try {
   NABLA_CHECK(n >= 0, "randperm: n must be >= 0, got ", n);
-  // Sort random keys: the permutation depends only on the generator state.
-  std::vector<double> keys = rand({n}, TensorOptions(kFloat64)).to_vector<double>();
-  std::vector<int64_t> perm(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i) perm[i] = i;
-  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
-  return finish(cast(tensor(perm), o.dtype_), o);
+  check_device(o, "randperm");
+  const auto [seed, offset] = reserve_draw((static_cast<uint64_t>(n) + 1) / 2);
+  return finish(call1(randperm_op, {}, on_device({n, o.dtype_, seed, offset}, randperm_op, o, "randperm")), o);
+} catch (const Error&) {
+  detail::rethrow_naming("randperm");
 }
 
 Tensor scalar_tensor(const Scalar& s, TensorOptions o) { return full({}, s, o); }

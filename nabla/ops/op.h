@@ -78,6 +78,8 @@ struct OpDef {
   // Ops that choose where their outputs live: the index of the string attr
   // naming the device ("opencl:0"): factories (which have no inputs) and
   // to_device. -1: outputs live on input 0's device (the CPU without inputs).
+  // A factory may leave the attr out (none, or past the last attr given) for
+  // the CPU, which keeps a CPU factory's attrs small (no heap, no parsing).
   int8_t device_attr = -1;
   // The op's row in the kernel registry (ops/kernel_registry.h), given when
   // its first kernel is registered; -1 until then.

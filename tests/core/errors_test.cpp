@@ -56,7 +56,7 @@ TEST(Errors, IndexOutOfRange) {
 
 TEST(Errors, NegativeSizes) {
   expect_error([] { zeros({2, -1}); }, {"zeros", "negative", "[2, -1]"});
-  expect_error([] { randn({-3}); }, {"normal", "negative", "[-3]"});
+  expect_error([] { randn({-3}); }, {"randn", "negative", "[-3]"});
 }
 
 TEST(Errors, SizesWhoseProductOverflows) {

@@ -1,0 +1,35 @@
+// A loop shared by the CPU kernels of the factory and random ops: element i
+// of a fresh contiguous tensor is a function of i alone (a range's value, a
+// Philox draw), so any thread count gives the same tensor.
+#pragma once
+#include <type_traits>
+
+#include "nabla/core/parallel.h"
+#include "nabla/core/tensor.h"
+
+namespace nabla::cpu {
+
+// The value v stored as T, as nabla's factories have always stored it:
+// bool is v != 0, integers truncate the double, and floating types go through
+// float (so float64 ranges and draws carry float32 precision; kept so that
+// existing seeds give the same numbers).
+template <class T>
+T factory_value(double v) {
+  if constexpr (std::is_same_v<T, bool>) return v != 0.0;
+  else if constexpr (std::is_integral_v<T>) return static_cast<T>(v);
+  else return static_cast<T>(static_cast<float>(v));
+}
+
+// out[i] = factory_value(fn(i)) for the contiguous `out`; fn is called from
+// several threads.
+template <class Fn>
+void fill_by_index(const Tensor& out, Fn&& fn) {
+  visit_dtype(out.dtype(), [&]<class T>() {
+    T* p = static_cast<T*>(out.raw_data());
+    parallel_for(0, out.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) p[i] = factory_value<T>(fn(i));
+    });
+  });
+}
+
+}  // namespace nabla::cpu
