@@ -33,7 +33,7 @@ TensorList kl_div_composite(Inputs in, const Attrs& a) {
 
 }  // namespace
 
-extern const OpDef kl_div_op{.name = "kl_div", .num_inputs = 2, .attr_names = "reduction,log_target",
+extern constinit const OpDef kl_div_op{.name = "kl_div", .num_inputs = 2, .attr_names = "reduction,log_target",
                              .composite = kl_div_composite};
 
 namespace {

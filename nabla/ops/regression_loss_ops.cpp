@@ -62,13 +62,13 @@ TensorList huber_composite(Inputs in, const Attrs& a) {
 
 }  // namespace
 
-extern const OpDef mse_loss_op{.name = "mse_loss", .num_inputs = 2, .attr_names = "reduction",
+extern constinit const OpDef mse_loss_op{.name = "mse_loss", .num_inputs = 2, .attr_names = "reduction",
                                .composite = mse_composite};
-extern const OpDef l1_loss_op{.name = "l1_loss", .num_inputs = 2, .attr_names = "reduction",
+extern constinit const OpDef l1_loss_op{.name = "l1_loss", .num_inputs = 2, .attr_names = "reduction",
                               .composite = l1_composite};
-extern const OpDef smooth_l1_loss_op{.name = "smooth_l1_loss", .num_inputs = 2, .attr_names = "reduction,beta",
+extern constinit const OpDef smooth_l1_loss_op{.name = "smooth_l1_loss", .num_inputs = 2, .attr_names = "reduction,beta",
                                      .composite = smooth_l1_composite};
-extern const OpDef huber_loss_op{.name = "huber_loss", .num_inputs = 2, .attr_names = "reduction,delta",
+extern constinit const OpDef huber_loss_op{.name = "huber_loss", .num_inputs = 2, .attr_names = "reduction,delta",
                                  .composite = huber_composite};
 
 namespace {

@@ -58,7 +58,7 @@ TensorList to_device_grad(GradCtx& c) {
 
 }  // namespace
 
-extern const OpDef to_device_op{.name = "to_device",
+extern constinit const OpDef to_device_op{.name = "to_device",
                                 .attr_names = "device,source,non_blocking",
                                 .infer = infer_to_device,
                                 .grad = to_device_grad,
