@@ -86,14 +86,14 @@ TensorList bce_with_logits_composite(Inputs in, const Attrs& a) {
 }  // namespace
 
 extern constinit const OpDef binary_cross_entropy_op{.name = "binary_cross_entropy",
-                                           .num_inputs = -1,
-                                           .attr_names = "reduction",
-                                           .infer = infer_bce,
-                                           .grad = bce_grad};
+                                                     .num_inputs = -1,
+                                                     .attr_names = "reduction",
+                                                     .infer = infer_bce,
+                                                     .grad = bce_grad};
 extern constinit const OpDef binary_cross_entropy_with_logits_op{.name = "binary_cross_entropy_with_logits",
-                                                       .num_inputs = -1,
-                                                       .attr_names = "reduction,has_weight,has_pos_weight",
-                                                       .composite = bce_with_logits_composite};
+                                                                 .num_inputs = -1,
+                                                                 .attr_names = "reduction,has_weight,has_pos_weight",
+                                                                 .composite = bce_with_logits_composite};
 
 namespace {
 detail::RegisterOps register_bce{&binary_cross_entropy_op, &binary_cross_entropy_with_logits_op};

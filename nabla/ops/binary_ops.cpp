@@ -32,8 +32,10 @@ TensorList maxmin_grad(GradCtx& c, bool is_max) {
 
 }  // namespace
 
-extern constinit const OpDef add_op = binary_op("add", [](GradCtx& c) -> TensorList { return {c.grad(), c.grad()}; }, Promote::Common, 0);
-extern constinit const OpDef sub_op = binary_op("sub", [](GradCtx& c) -> TensorList { return {c.grad(), -c.grad()}; }, Promote::Common, 0);
+extern constinit const OpDef add_op = binary_op("add",
+    [](GradCtx& c) -> TensorList { return {c.grad(), c.grad()}; }, Promote::Common, 0);
+extern constinit const OpDef sub_op = binary_op("sub",
+    [](GradCtx& c) -> TensorList { return {c.grad(), -c.grad()}; }, Promote::Common, 0);
 extern constinit const OpDef mul_op = binary_op("mul", [](GradCtx& c) -> TensorList {
   return {c.needs_grad(0) ? c.grad() * c.input(1) : Tensor(), c.needs_grad(1) ? c.grad() * c.input(0) : Tensor()};
 });

@@ -140,10 +140,6 @@ Conv2dGeometry conv_transpose2d_geometry(std::string_view op, const Tensor& x, c
   return g;
 }
 
-namespace {
-
-}  // namespace
-
 // attrs: weight_sizes, stride, padding, dilation, groups. out_h/out_w are
 // grad_output's (at most the natural output size).
 Conv2dGeometry weight_grad_geometry(std::string_view op, const Tensor& x, const Tensor& gy, const Attrs& a) {
@@ -267,18 +263,19 @@ TensorList weight_grad_grad(GradCtx& c) {
 
 }  // namespace
 
-extern constinit const OpDef conv2d_op{.name = "conv2d", .num_inputs = -1, .attr_names = "stride,padding,dilation,groups",
-                             .infer = infer_conv2d, .grad = conv2d_grad,
-                             .promote = Promote::Common, .save_inputs = 0b011};
+extern constinit const OpDef conv2d_op{.name = "conv2d", .num_inputs = -1,
+                                       .attr_names = "stride,padding,dilation,groups",
+                                       .infer = infer_conv2d, .grad = conv2d_grad,
+                                       .promote = Promote::Common, .save_inputs = 0b011};
 extern constinit const OpDef conv_transpose2d_op{.name = "conv_transpose2d", .num_inputs = -1,
-                                       .attr_names = "stride,padding,output_padding,groups,dilation",
-                                       .infer = infer_conv_transpose2d, 
-                                       .grad = conv_transpose2d_grad, .promote = Promote::Common,
-                                       .save_inputs = 0b011};
+                                                 .attr_names = "stride,padding,output_padding,groups,dilation",
+                                                 .infer = infer_conv_transpose2d,
+                                                 .grad = conv_transpose2d_grad, .promote = Promote::Common,
+                                                 .save_inputs = 0b011};
 extern constinit const OpDef conv2d_weight_grad_op{.name = "conv2d_weight_grad", .num_inputs = 2,
-                                         .attr_names = "weight_sizes,stride,padding,dilation,groups",
-                                         .infer = infer_weight_grad, 
-                                         .grad = weight_grad_grad, .promote = Promote::Common};
+                                                   .attr_names = "weight_sizes,stride,padding,dilation,groups",
+                                                   .infer = infer_weight_grad,
+                                                   .grad = weight_grad_grad, .promote = Promote::Common};
 
 namespace {
 detail::RegisterOps register_conv{&conv2d_op, &conv_transpose2d_op, &conv2d_weight_grad_op};

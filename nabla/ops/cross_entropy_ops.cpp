@@ -129,20 +129,20 @@ TensorList cross_entropy_probs_composite(Inputs in, const Attrs& a) {
 }  // namespace
 
 extern constinit const OpDef cross_entropy_op{.name = "cross_entropy",
-                                    .num_inputs = -1,
-                                    .attr_names = "ignore_index,label_smoothing,reduction",
-                                    .infer = infer_cross_entropy,
-                                    .grad = cross_entropy_grad};
+                                              .num_inputs = -1,
+                                              .attr_names = "ignore_index,label_smoothing,reduction",
+                                              .infer = infer_cross_entropy,
+                                              .grad = cross_entropy_grad};
 extern constinit const OpDef nll_loss_op{.name = "nll_loss",
-                               .num_inputs = -1,
-                               .attr_names = "ignore_index,reduction",
-                               .infer = infer_nll_loss,
-                               .grad = nll_loss_grad,
-                               .save_inputs = 0b110};  // the rule reads target and weight, not input
+                                         .num_inputs = -1,
+                                         .attr_names = "ignore_index,reduction",
+                                         .infer = infer_nll_loss,
+                                         .grad = nll_loss_grad,
+                                         .save_inputs = 0b110};  // the rule reads target and weight, not input
 extern constinit const OpDef cross_entropy_probs_op{.name = "cross_entropy_probs",
-                                          .num_inputs = -1,
-                                          .attr_names = "label_smoothing,reduction",
-                                          .composite = cross_entropy_probs_composite};
+                                                    .num_inputs = -1,
+                                                    .attr_names = "label_smoothing,reduction",
+                                                    .composite = cross_entropy_probs_composite};
 
 namespace {
 detail::RegisterOps register_cross_entropy{&cross_entropy_op, &nll_loss_op, &cross_entropy_probs_op};

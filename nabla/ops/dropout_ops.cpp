@@ -21,7 +21,6 @@ OutputMetas infer_dropout(const OpDef& op, Inputs in, const Attrs& a) {
   return {{in[0].sizes(), in[0].dtype()}, {in[0].sizes(), kBool}};
 }
 
-
 TensorList dropout_grad(GradCtx& c) {
   double p = c.attrs().f(0);
   double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
@@ -32,9 +31,9 @@ TensorList dropout_grad(GradCtx& c) {
 }  // namespace
 
 extern constinit const OpDef dropout_op{.name = "dropout", .attr_names = "p", .infer = infer_dropout,
-                              .grad = dropout_grad,
-                              .flags = kSaveOutputs | kRandom, .save_inputs = 0,
-                              .num_differentiable_outputs = 1};
+                                        .grad = dropout_grad,
+                                        .flags = kSaveOutputs | kRandom, .save_inputs = 0,
+                                        .num_differentiable_outputs = 1};
 
 namespace {
 detail::RegisterOps register_dropout{&dropout_op};

@@ -62,7 +62,7 @@ extern constinit const OpDef embedding_op{
 
 extern constinit const OpDef embedding_backward_op{
     .name = "embedding_backward", .num_inputs = 2, .attr_names = "num_weights,padding_idx",
-    .infer = infer_embedding_backward, 
+    .infer = infer_embedding_backward,
     // Linear in grad: its adjoint is the lookup, with padding rows zeroed.
     .grad = [](GradCtx& c) -> TensorList {
       Tensor indices = c.input(1);

@@ -35,7 +35,6 @@ void check_vector_index(const OpDef& op, const Tensor& x, const Tensor& index) {
   NABLA_CHECK(x.dim() >= 1, op.name, ": expected an input with at least 1 dim, got a 0-dim tensor");
 }
 
-
 // ---- gather ---------------------------------------------------------------
 // inputs: x, index; attrs: dim (wrapped)
 
@@ -171,7 +170,7 @@ extern const OpDef gather_op, scatter_op, scatter_value_op, scatter_add_op, inde
     masked_select_op, one_hot_op, masked_fill_op;
 
 extern constinit const OpDef gather_op{
-    .name = "gather", .num_inputs = 2, .attr_names = "dim", .infer = infer_gather, 
+    .name = "gather", .num_inputs = 2, .attr_names = "dim", .infer = infer_gather,
     .grad = [](GradCtx& c) -> TensorList {
       const Tensor& g = c.grad();
       Tensor z = zeros(c.input_sizes(0), TensorOptions(g.dtype()).device(g.device()));
@@ -179,7 +178,7 @@ extern constinit const OpDef gather_op{
     },
     .flags = kNativeReducedFloat, .save_inputs = 0b10};
 extern constinit const OpDef scatter_op{
-    .name = "scatter", .num_inputs = 3, .attr_names = "dim", .infer = infer_scatter, 
+    .name = "scatter", .num_inputs = 3, .attr_names = "dim", .infer = infer_scatter,
     .grad = [](GradCtx& c) -> TensorList {
       int64_t dim = c.attrs().i(0);
       Tensor idx = c.input(1);
@@ -207,18 +206,19 @@ extern constinit const OpDef index_select_op{
     },
     .flags = kNativeReducedFloat, .save_inputs = 0b10};
 extern constinit const OpDef index_add_op{
-    .name = "index_add", .num_inputs = 3, .attr_names = "dim", .infer = infer_index_add, 
+    .name = "index_add", .num_inputs = 3, .attr_names = "dim", .infer = infer_index_add,
     .grad = [](GradCtx& c) -> TensorList {
       return {c.grad(), Tensor(), c.needs_grad(2) ? index_select(c.grad(), c.attrs().i(0), c.input(1)) : Tensor()};
     },
     .save_inputs = 0b010};
-extern constinit const OpDef take_op{.name = "take", .num_inputs = 2, .infer = infer_take, 
-                           .grad = take_grad, .flags = kNativeReducedFloat, .save_inputs = 0b10};
+extern constinit const OpDef take_op{.name = "take", .num_inputs = 2, .infer = infer_take,
+                                     .grad = take_grad, .flags = kNativeReducedFloat, .save_inputs = 0b10};
 extern constinit const OpDef masked_select_op{.name = "masked_select", .num_inputs = 2, .attr_names = "count",
-                                    .infer = infer_masked_select, 
-                                    .grad = masked_select_grad, .flags = kNativeReducedFloat, .save_inputs = 0b10};
+                                              .infer = infer_masked_select,
+                                              .grad = masked_select_grad, .flags = kNativeReducedFloat,
+                                              .save_inputs = 0b10};
 extern constinit const OpDef one_hot_op{.name = "one_hot", .num_inputs = 1, .attr_names = "num_classes",
-                              .infer = infer_one_hot, .flags = kNonDifferentiable};
+                                        .infer = infer_one_hot, .flags = kNonDifferentiable};
 extern constinit const OpDef masked_fill_op{.name = "masked_fill", .num_inputs = 3, .composite = masked_fill_composite};
 
 namespace {

@@ -23,7 +23,6 @@ namespace {
 template <bool Bilinear>
 constexpr std::size_t kScaleAt = Bilinear ? 2 : 1;  // index of scale_h in the attrs
 
-
 void check_nchw(const Tensor& x, const char* op, const char* what) {
   NABLA_CHECK(x.dim() == 4, op, ": expected a 4-D ", what, " [N, C, H, W], got shape ", x.sizes());
   NABLA_CHECK(is_floating(x.dtype()), op, ": expected a floating point ", what, ", got ", x.dtype());
@@ -79,21 +78,21 @@ extern constinit const OpDef upsample_nearest2d_op{
     .save_inputs = 0};
 extern constinit const OpDef upsample_nearest2d_backward_op{
     .name = "upsample_nearest2d_backward", .attr_names = "output_size,scale_h,scale_w,input_sizes",
-    .infer = infer_upsample_backward<false>, 
+    .infer = infer_upsample_backward<false>,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(upsample_nearest2d_op, {c.grad()}, without_input_sizes(c.attrs()))};
     },
     .save_inputs = 0};
 extern constinit const OpDef upsample_bilinear2d_op{
     .name = "upsample_bilinear2d", .attr_names = "output_size,align_corners,scale_h,scale_w",
-    .infer = infer_upsample<true>, 
+    .infer = infer_upsample<true>,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(upsample_bilinear2d_backward_op, {c.grad()}, with_input_sizes(c.attrs(), c.input_sizes(0)))};
     },
     .save_inputs = 0};
 extern constinit const OpDef upsample_bilinear2d_backward_op{
     .name = "upsample_bilinear2d_backward", .attr_names = "output_size,align_corners,scale_h,scale_w,input_sizes",
-    .infer = infer_upsample_backward<true>, 
+    .infer = infer_upsample_backward<true>,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(upsample_bilinear2d_op, {c.grad()}, without_input_sizes(c.attrs()))};
     },

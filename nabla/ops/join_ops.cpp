@@ -143,12 +143,13 @@ TensorList tile_composite(Inputs in, const Attrs& a) {
 }  // namespace
 
 extern constinit const OpDef cat_op{.name = "cat", .num_inputs = -1, .attr_names = "dim", .infer = infer_cat,
-                          .grad = cat_grad, .flags = kNativeReducedFloat,
-                          .promote = Promote::Common, .save_inputs = 0};
-extern constinit const OpDef stack_op{.name = "stack", .num_inputs = -1, .attr_names = "dim", .composite = stack_composite};
+                                    .grad = cat_grad, .flags = kNativeReducedFloat,
+                                    .promote = Promote::Common, .save_inputs = 0};
+extern constinit const OpDef stack_op{.name = "stack", .num_inputs = -1, .attr_names = "dim",
+                                      .composite = stack_composite};
 extern constinit const OpDef split_op{.name = "split", .attr_names = "split_size,dim", .composite = split_composite};
 extern constinit const OpDef split_with_sizes_op{.name = "split_with_sizes", .attr_names = "split_sizes,dim",
-                                       .composite = split_with_sizes_composite};
+                                                 .composite = split_with_sizes_composite};
 extern constinit const OpDef chunk_op{.name = "chunk", .attr_names = "chunks,dim", .composite = chunk_composite};
 extern constinit const OpDef repeat_op{.name = "repeat", .attr_names = "repeats", .composite = repeat_composite};
 extern constinit const OpDef tile_op{.name = "tile", .attr_names = "reps", .composite = tile_composite};

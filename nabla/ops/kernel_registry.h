@@ -14,8 +14,9 @@
 
 namespace nabla {
 
-// Registers (or replaces) the kernel of `op` on `device`. Called at load
-// time, before ops run (static initializers through KernelRegistrar).
+// Registers (or replaces) the kernel of `op` on `device`; a null kernel takes
+// the registration back. Called at load time, before ops run (static
+// initializers through KernelRegistrar).
 void register_kernel(const OpDef& op, DeviceType device, KernelFn kernel);
 // A kernel that runs on every device because it only uses core/backend.h.
 void register_generic_kernel(const OpDef& op, KernelFn kernel);

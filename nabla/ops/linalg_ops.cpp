@@ -27,13 +27,13 @@ OutputMetas infer_bmm(const OpDef& op, Inputs in, const Attrs&) {
 
 }  // namespace
 
-extern constinit const OpDef mm_op{.name = "mm", .num_inputs = 2, .infer = infer_mm, 
+extern constinit const OpDef mm_op{.name = "mm", .num_inputs = 2, .infer = infer_mm,
                   .grad = [](GradCtx& c) -> TensorList {
                     return {c.needs_grad(0) ? mm(c.grad(), c.input(1).t()) : Tensor(),
                             c.needs_grad(1) ? mm(c.input(0).t(), c.grad()) : Tensor()};
                   },
                   .promote = Promote::Common};
-extern constinit const OpDef bmm_op{.name = "bmm", .num_inputs = 2, .infer = infer_bmm, 
+extern constinit const OpDef bmm_op{.name = "bmm", .num_inputs = 2, .infer = infer_bmm,
                    .grad = [](GradCtx& c) -> TensorList {
                      return {c.needs_grad(0) ? bmm(c.grad(), c.input(1).transpose(1, 2)) : Tensor(),
                              c.needs_grad(1) ? bmm(c.input(0).transpose(1, 2), c.grad()) : Tensor()};

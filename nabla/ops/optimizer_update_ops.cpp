@@ -39,11 +39,11 @@ OutputMetas infer_adam_update(const OpDef& op, Inputs in, const Attrs& a) {
 }  // namespace
 
 extern constinit const OpDef adam_update_op{.name = "adam_update",
-                                  .num_inputs = 6,
-                                  .attr_names = "beta1,beta2,eps",
-                                  .infer = infer_adam_update,
-                                  .flags = kNonDifferentiable,
-                                  .updates_input = {0, 2, 3, -1}};
+                                            .num_inputs = 6,
+                                            .attr_names = "beta1,beta2,eps",
+                                            .infer = infer_adam_update,
+                                            .flags = kNonDifferentiable,
+                                            .updates_input = {0, 2, 3, -1}};
 
 namespace {
 detail::RegisterOps register_adam_update{&adam_update_op};

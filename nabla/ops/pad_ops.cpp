@@ -12,20 +12,15 @@ namespace nabla {
 
 extern const OpDef pad_op, pad_backward_op;
 
-namespace {
-
-}  // namespace
 PadMode parse_mode(const std::string& mode) {
   if (mode == "constant") return PadMode::Constant;
   if (mode == "reflect") return PadMode::Reflect;
   if (mode == "replicate") return PadMode::Replicate;
   fail("pad: unknown mode \"", mode, "\"; expected \"constant\", \"reflect\" or \"replicate\"");
 }
-namespace {
 
 // Per-dim (lo, hi) from PyTorch's flat list (last dim first). For constant
 // mode one pair per dim of x; for the other modes one per padded dim.
-}  // namespace
 void split_pads(const Shape& pads, int64_t ndim, bool all_dims, Shape& lo, Shape& hi) {
   int64_t k = static_cast<int64_t>(pads.size()) / 2;
   int64_t n = all_dims ? ndim : k;
@@ -36,6 +31,7 @@ void split_pads(const Shape& pads, int64_t ndim, bool all_dims, Shape& lo, Shape
     hi[n - 1 - i] = pads[2 * i + 1];
   }
 }
+
 namespace {
 
 // Checks the arguments and returns the padded shape of an input of shape `in`.
@@ -76,7 +72,6 @@ OutputMetas infer_pad(const OpDef&, Inputs in, const Attrs& a) {
   return {{padded_shape(in[0].sizes(), a.ints(0), a.str(1)), in[0].dtype()}};
 }
 
-
 TensorList pad_grad(GradCtx& c) {
   const Attrs& a = c.attrs();
   const Shape& pads = a.ints(0);
@@ -111,13 +106,13 @@ OutputMetas infer_pad_backward(const OpDef& op, Inputs in, const Attrs& a) {
 }  // namespace
 
 extern constinit const OpDef pad_op{.name = "pad", .attr_names = "pads,mode,value", .infer = infer_pad,
-                          .grad = pad_grad, .save_inputs = 0};
+                                    .grad = pad_grad, .save_inputs = 0};
 extern constinit const OpDef pad_backward_op{.name = "pad_backward", .attr_names = "pads,mode,input_sizes",
-                                   .infer = infer_pad_backward, 
-                                   .grad = [](GradCtx& c) -> TensorList {
-                                     return {pad(c.grad(), c.attrs().ints(0), c.attrs().str(1))};
-                                   },
-                                   .save_inputs = 0};
+                                             .infer = infer_pad_backward,
+                                             .grad = [](GradCtx& c) -> TensorList {
+                                               return {pad(c.grad(), c.attrs().ints(0), c.attrs().str(1))};
+                                             },
+                                             .save_inputs = 0};
 
 namespace {
 detail::RegisterOps register_pad{&pad_op, &pad_backward_op};

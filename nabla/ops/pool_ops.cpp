@@ -58,11 +58,13 @@ Pool2dGeometry pool_geometry(std::string_view op, const Shape& sizes, const Shap
 }
 Shape out_shape(const Shape& in, const Pool2dGeometry& g) { return {in[0], in[1], g.out_h, g.out_w}; }
 
-// ---- max_pool2d: attrs kernel_size, stride, padding, dilation, ceil_mode
 }  // namespace
+
+// ---- max_pool2d: attrs kernel_size, stride, padding, dilation, ceil_mode
 Pool2dGeometry max_geometry(std::string_view op, const Shape& sizes, const Attrs& a) {
   return pool_geometry(op, sizes, a.ints(0), a.ints(1), a.ints(2), a.ints(3), a.b(4));
 }
+
 namespace {
 OutputMetas infer_max_pool2d(const OpDef& op, Inputs in, const Attrs& a) {
   check_input(op.name, in[0]);
@@ -95,13 +97,15 @@ Tensor max_backward_call(const Tensor& g, const Tensor& idx, const Shape& input_
 }
 Tensor max_gather_call(const Tensor& src, const Tensor& idx) { return call1(max_pool2d_gather_op, {src, idx}); }
 
+}  // namespace
+
 // ---- avg_pool2d: attrs kernel_size, stride, padding, ceil_mode,
 // count_include_pad, divisor_override; the backward op puts input_sizes first.
-}  // namespace
 Pool2dGeometry avg_geometry(std::string_view op, const Shape& sizes, const Attrs& a, std::size_t at) {
   NABLA_CHECK(a.i(at + 5) >= 0, op, ": divisor_override must be positive (or 0 for none), got ", a.i(at + 5));
   return pool_geometry(op, sizes, a.ints(at), a.ints(at + 1), a.ints(at + 2), Shape{1, 1}, a.b(at + 3));
 }
+
 namespace {
 OutputMetas infer_avg_pool2d(const OpDef& op, Inputs in, const Attrs& a) {
   check_input(op.name, in[0]);
@@ -155,14 +159,14 @@ extern constinit const OpDef max_pool2d_backward_op{
     .grad = [](GradCtx& c) -> TensorList { return {max_gather_call(c.grad(), c.input(1).detach()), Tensor()}; },
     .save_inputs = 0b10};
 extern constinit const OpDef max_pool2d_gather_op{
-    .name = "max_pool2d_gather", .num_inputs = 2, .infer = infer_max_gather, 
+    .name = "max_pool2d_gather", .num_inputs = 2, .infer = infer_max_gather,
     .grad = [](GradCtx& c) -> TensorList {
       return {max_backward_call(c.grad(), c.input(1).detach(), c.input_sizes(0)), Tensor()};
     },
     .save_inputs = 0b10};
 extern constinit const OpDef avg_pool2d_op{
     .name = "avg_pool2d", .attr_names = "kernel_size,stride,padding,ceil_mode,count_include_pad,divisor_override",
-    .infer = infer_avg_pool2d, 
+    .infer = infer_avg_pool2d,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(avg_pool2d_backward_op, {c.grad()}, avg_attrs_with_sizes(c.input_sizes(0), c.attrs()))};
     },
@@ -170,13 +174,13 @@ extern constinit const OpDef avg_pool2d_op{
 extern constinit const OpDef avg_pool2d_backward_op{
     .name = "avg_pool2d_backward",
     .attr_names = "input_sizes,kernel_size,stride,padding,ceil_mode,count_include_pad,divisor_override",
-    .infer = infer_avg_backward, 
+    .infer = infer_avg_backward,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(avg_pool2d_op, {c.grad()}, avg_attrs_without_sizes(c.attrs()))};
     },
     .save_inputs = 0};
 extern constinit const OpDef adaptive_avg_pool2d_op{
-    .name = "adaptive_avg_pool2d", .attr_names = "output_size", .infer = infer_adaptive, 
+    .name = "adaptive_avg_pool2d", .attr_names = "output_size", .infer = infer_adaptive,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(adaptive_avg_pool2d_backward_op, {c.grad()}, {c.input_sizes(0)})};
     },

@@ -46,15 +46,17 @@ TensorList roll_composite(Inputs in, const Attrs& a) {
 
 extern const OpDef flip_op, tril_op, triu_op, roll_op;
 
-extern constinit const OpDef flip_op{.name = "flip", .attr_names = "dims", .infer = infer_flip, 
-                           .grad = [](GradCtx& c) -> TensorList { return {flip(c.grad(), c.attrs().ints(0))}; },
-                           .flags = kNativeReducedFloat, .save_inputs = 0};
+extern constinit const OpDef flip_op{.name = "flip", .attr_names = "dims", .infer = infer_flip,
+                                     .grad = [](GradCtx& c) -> TensorList {
+                                       return {flip(c.grad(), c.attrs().ints(0))};
+                                     },
+                                     .flags = kNativeReducedFloat, .save_inputs = 0};
 extern constinit const OpDef tril_op{.name = "tril", .attr_names = "diagonal", .infer = infer_triangle,
-                           .grad = [](GradCtx& c) -> TensorList { return {tril(c.grad(), c.attrs().i(0))}; },
-                           .flags = kNativeReducedFloat, .save_inputs = 0};
+                                     .grad = [](GradCtx& c) -> TensorList { return {tril(c.grad(), c.attrs().i(0))}; },
+                                     .flags = kNativeReducedFloat, .save_inputs = 0};
 extern constinit const OpDef triu_op{.name = "triu", .attr_names = "diagonal", .infer = infer_triangle,
-                           .grad = [](GradCtx& c) -> TensorList { return {triu(c.grad(), c.attrs().i(0))}; },
-                           .flags = kNativeReducedFloat, .save_inputs = 0};
+                                     .grad = [](GradCtx& c) -> TensorList { return {triu(c.grad(), c.attrs().i(0))}; },
+                                     .flags = kNativeReducedFloat, .save_inputs = 0};
 extern constinit const OpDef roll_op{.name = "roll", .attr_names = "shifts,dims", .composite = roll_composite};
 
 namespace {

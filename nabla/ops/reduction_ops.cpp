@@ -40,7 +40,6 @@ Shape reduced_shape(const Shape& sizes, const Shape& dims, bool keepdim) {
 
 namespace {
 
-
 // attrs: dims (normalized, sorted), keepdim
 OutputMetas infer_reduce(const OpDef& op, Inputs in, const Attrs& a) {
   DType t = in[0].dtype();
@@ -53,7 +52,6 @@ OutputMetas infer_reduce(const OpDef& op, Inputs in, const Attrs& a) {
   }
   return {{reduced_shape(in[0].sizes(), a.ints(0), a.b(1)), t}};
 }
-
 
 // The gradient of a reduction, broadcast back to the input's shape.
 Tensor expand_back(const Tensor& g, GradCtx& c) {
@@ -134,22 +132,23 @@ TensorList mean_composite(Inputs in, const Attrs& a) {
   for (int64_t d : dims) n *= x.sizes()[d];
   return {sum(x, dims, a.b(1)) / static_cast<double>(n)};
 }
+}  // namespace
+
 // var: a kernel (the mean, then the summed squared deviations, as the
 // composite it replaces computed them) and PyTorch's rule 2 g (x - mean) /
 // (n - correction). Autograd through the composite added -mean(2 g c) / n,
 // which is 0 in exact arithmetic but NaN for a slice holding an infinity
 // (PyTorch: NaN only at the infinity). attrs: dims (normalized), correction, keepdim.
-}  // namespace
 int64_t reduced_count(const Shape& sizes, const Shape& dims) {
   int64_t n = 1;
   for (int64_t d : dims) n *= sizes[d];
   return n;
 }
-namespace {
-}  // namespace
+
 double var_denominator(const Shape& sizes, const Attrs& a) {
   return std::max<double>(0.0, static_cast<double>(reduced_count(sizes, a.ints(0)) - a.i(1)));
 }
+
 namespace {
 OutputMetas infer_var(const OpDef&, Inputs in, const Attrs& a) {
   NABLA_CHECK(is_floating(in[0].dtype()), "var: expected a floating point input, got ", in[0].dtype());
@@ -262,16 +261,17 @@ extern constinit const OpDef max_dim_op{.name = "max_dim", .attr_names = "dim,ke
 extern constinit const OpDef min_dim_op{.name = "min_dim", .attr_names = "dim,keepdim", .infer = infer_arg_reduce,
                        .grad = arg_reduce_grad, .flags = kSaveOutputs,
                        .save_inputs = 0, .num_differentiable_outputs = 1};
-extern constinit const OpDef cumsum_op{.name = "cumsum", .attr_names = "dim", .infer = infer_scan, 
+extern constinit const OpDef cumsum_op{.name = "cumsum", .attr_names = "dim", .infer = infer_scan,
                       .grad = [](GradCtx& c) -> TensorList { return {reverse_cumsum(c.grad(), c.attrs().i(0))}; },
                       .save_inputs = 0};
-extern constinit const OpDef cumprod_op{.name = "cumprod", .attr_names = "dim", .infer = infer_scan, 
+extern constinit const OpDef cumprod_op{.name = "cumprod", .attr_names = "dim", .infer = infer_scan,
                        .grad = cumprod_grad, .flags = kSaveOutputs};
 extern constinit const OpDef mean_op{.name = "mean", .attr_names = "dims,keepdim", .composite = mean_composite};
 extern constinit const OpDef var_op{.name = "var", .attr_names = "dims,correction,keepdim", .infer = infer_var,
-                          .grad = var_grad};
+                                    .grad = var_grad};
 extern constinit const OpDef norm_op{.name = "norm", .attr_names = "p,dims,keepdim", .composite = norm_composite};
-extern constinit const OpDef logsumexp_op{.name = "logsumexp", .attr_names = "dims,keepdim", .composite = logsumexp_composite};
+extern constinit const OpDef logsumexp_op{.name = "logsumexp", .attr_names = "dims,keepdim",
+                                          .composite = logsumexp_composite};
 
 namespace {
 detail::RegisterOps register_reduction{&sum_op,     &prod_op,    &amax_op,   &amin_op, &all_op, &any_op,
@@ -293,6 +293,7 @@ Tensor amax(const Tensor& x, IntList dims, bool keepdim) {
 Tensor amin(const Tensor& x, IntList dims, bool keepdim) {
   return call1(amin_op, {x}, {reduction_dims(x, dims, "amin"), keepdim});
 }
+
 namespace {
 // max()/min() of all elements: amax/amin, except that with NaN present the
 // value is NaN and the gradient is split between the NaN elements (PyTorch's

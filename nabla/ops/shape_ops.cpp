@@ -245,7 +245,6 @@ TensorList unfold_backward_composite(Inputs in, const Attrs& a) {
   return {out};
 }
 
-
 }  // namespace
 
 Tensor movedim_last(const Tensor& x, int64_t dim) {
@@ -284,7 +283,8 @@ extern constinit const OpDef slice_op{.name = "slice", .attr_names = "dim,start,
                        return {slice_backward(c.grad(), c.input_sizes(0), a.i(0), a.i(1), a.i(2), a.i(3))};
                      },
                      .flags = kView | kNativeReducedFloat, .save_inputs = 0};
-extern constinit const OpDef slice_backward_op{.name = "slice_backward", .attr_names = "dim,start,stop,step,input_sizes",
+extern constinit const OpDef slice_backward_op{.name = "slice_backward",
+                                               .attr_names = "dim,start,stop,step,input_sizes",
                               .infer = infer_slice_backward,
                               .grad = [](GradCtx& c) -> TensorList {
                                 const Attrs& a = c.attrs();

@@ -15,11 +15,10 @@ OutputMetas infer_softmax(const OpDef& op, Inputs in, const Attrs& a) {
   return {{in[0].sizes(), in[0].dtype()}};
 }
 
-
 }  // namespace
 
 extern constinit const OpDef softmax_op{
-    .name = "softmax", .attr_names = "dim", .infer = infer_softmax, 
+    .name = "softmax", .attr_names = "dim", .infer = infer_softmax,
     // dx = y * (g - sum(g * y, dim))
     .grad = [](GradCtx& c) -> TensorList {
       Tensor y = c.output(0);
@@ -30,7 +29,7 @@ extern constinit const OpDef softmax_op{
     .flags = kSaveOutputs, .promote = Promote::CommonFloat, .save_inputs = 0};
 
 extern constinit const OpDef log_softmax_op{
-    .name = "log_softmax", .attr_names = "dim", .infer = infer_softmax, 
+    .name = "log_softmax", .attr_names = "dim", .infer = infer_softmax,
     // dx = g - exp(y) * sum(g, dim)
     .grad = [](GradCtx& c) -> TensorList {
       Tensor y = c.output(0);

@@ -43,13 +43,13 @@ TensorList argsort_composite(Inputs in, const Attrs& a) {
 }  // namespace
 
 extern constinit const OpDef sort_op{.name = "sort", .attr_names = "dim,descending,stable", .infer = infer_sort,
-                           .grad = [](GradCtx& c) { return scatter_back(c, c.attrs().i(0)); },
-                           .flags = kSaveOutputs, .save_inputs = 0, .num_differentiable_outputs = 1};
+                                     .grad = [](GradCtx& c) { return scatter_back(c, c.attrs().i(0)); },
+                                     .flags = kSaveOutputs, .save_inputs = 0, .num_differentiable_outputs = 1};
 extern constinit const OpDef topk_op{.name = "topk", .attr_names = "k,dim,largest,sorted", .infer = infer_topk,
-                           .grad = [](GradCtx& c) { return scatter_back(c, c.attrs().i(1)); },
-                           .flags = kSaveOutputs, .save_inputs = 0, .num_differentiable_outputs = 1};
+                                     .grad = [](GradCtx& c) { return scatter_back(c, c.attrs().i(1)); },
+                                     .flags = kSaveOutputs, .save_inputs = 0, .num_differentiable_outputs = 1};
 extern constinit const OpDef argsort_op{.name = "argsort", .attr_names = "dim,descending,stable",
-                              .composite = argsort_composite};
+                                        .composite = argsort_composite};
 
 namespace {
 detail::RegisterOps register_sort{&sort_op, &topk_op, &argsort_op};

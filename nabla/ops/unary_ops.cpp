@@ -16,7 +16,6 @@ constexpr double kLn2 = std::numbers::ln2;
 constexpr double kSqrt2 = std::numbers::sqrt2;
 constexpr double kInvSqrtPi = std::numbers::inv_sqrtpi;
 
-
 // ---- helpers for gradient rules -------------------------------------------
 constexpr OpDef same_dtype_op(std::string_view name, GradFn grad, uint32_t save = 1, uint32_t flags = 0) {
   return OpDef{.name = name,
@@ -37,7 +36,8 @@ Tensor grad_unless(const Tensor& blocked, const Tensor& g) {
 
 // ---- table entries ------------------------------------------------------
 extern constinit const OpDef neg_op = same_dtype_op("neg", [](GradCtx& c) -> TensorList { return {-c.grad()}; }, 0);
-extern constinit const OpDef abs_op = same_dtype_op("abs", [](GradCtx& c) -> TensorList { return {c.grad() * sign(c.input(0))}; });
+extern constinit const OpDef abs_op = same_dtype_op("abs",
+    [](GradCtx& c) -> TensorList { return {c.grad() * sign(c.input(0))}; });
 extern constinit const OpDef sign_op = same_dtype_op("sign", zero_grad, 0);
 extern constinit const OpDef square_op = same_dtype_op("square", [](GradCtx& c) -> TensorList {
   return {c.grad() * c.input(0) * 2.0};
@@ -47,13 +47,20 @@ extern constinit const OpDef relu_op = same_dtype_op("relu", [](GradCtx& c) -> T
   return {grad_unless(c.output(0) <= 0.0, c.grad())};
 }, 0, kSaveOutputs);
 
-extern constinit const OpDef exp_op = unary_float_op("exp", [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0)}; }, true);
-extern constinit const OpDef exp2_op = unary_float_op("exp2", [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0) * kLn2}; }, true);
-extern constinit const OpDef log_op = unary_float_op("log", [](GradCtx& c) -> TensorList { return {c.grad() / c.input(0)}; });
-extern constinit const OpDef log2_op = unary_float_op("log2", [](GradCtx& c) -> TensorList { return {c.grad() / (c.input(0) * kLn2)}; });
-extern constinit const OpDef log1p_op = unary_float_op("log1p", [](GradCtx& c) -> TensorList { return {c.grad() / (c.input(0) + 1.0)}; });
-extern constinit const OpDef expm1_op = unary_float_op("expm1", [](GradCtx& c) -> TensorList { return {c.grad() * (c.output(0) + 1.0)}; }, true);
-extern constinit const OpDef sqrt_op = unary_float_op("sqrt", [](GradCtx& c) -> TensorList { return {c.grad() / (c.output(0) * 2.0)}; }, true);
+extern constinit const OpDef exp_op = unary_float_op("exp",
+    [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0)}; }, true);
+extern constinit const OpDef exp2_op = unary_float_op("exp2",
+    [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0) * kLn2}; }, true);
+extern constinit const OpDef log_op = unary_float_op("log",
+    [](GradCtx& c) -> TensorList { return {c.grad() / c.input(0)}; });
+extern constinit const OpDef log2_op = unary_float_op("log2",
+    [](GradCtx& c) -> TensorList { return {c.grad() / (c.input(0) * kLn2)}; });
+extern constinit const OpDef log1p_op = unary_float_op("log1p",
+    [](GradCtx& c) -> TensorList { return {c.grad() / (c.input(0) + 1.0)}; });
+extern constinit const OpDef expm1_op = unary_float_op("expm1",
+    [](GradCtx& c) -> TensorList { return {c.grad() * (c.output(0) + 1.0)}; }, true);
+extern constinit const OpDef sqrt_op = unary_float_op("sqrt",
+    [](GradCtx& c) -> TensorList { return {c.grad() / (c.output(0) * 2.0)}; }, true);
 extern constinit const OpDef rsqrt_op = unary_float_op("rsqrt", [](GradCtx& c) -> TensorList {
   Tensor out = c.output(0);
   return {c.grad() * out * out * out * -0.5};
@@ -62,8 +69,10 @@ extern constinit const OpDef reciprocal_op = unary_float_op("reciprocal", [](Gra
   Tensor out = c.output(0);
   return {-(c.grad() * out * out)};
 }, true);
-extern constinit const OpDef sin_op = unary_float_op("sin", [](GradCtx& c) -> TensorList { return {c.grad() * cos(c.input(0))}; });
-extern constinit const OpDef cos_op = unary_float_op("cos", [](GradCtx& c) -> TensorList { return {-(c.grad() * sin(c.input(0)))}; });
+extern constinit const OpDef sin_op = unary_float_op("sin",
+    [](GradCtx& c) -> TensorList { return {c.grad() * cos(c.input(0))}; });
+extern constinit const OpDef cos_op = unary_float_op("cos",
+    [](GradCtx& c) -> TensorList { return {-(c.grad() * sin(c.input(0)))}; });
 extern constinit const OpDef tan_op = unary_float_op("tan", [](GradCtx& c) -> TensorList {
   Tensor out = c.output(0);
   return {c.grad() * (out * out + 1.0)};
