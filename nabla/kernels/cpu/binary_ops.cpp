@@ -17,38 +17,13 @@ namespace {
 template <class T>
 constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
-struct AddFn {
-  const Attrs& a;
-  template <class T>
-  T operator()(T x, T y) const {
-    return static_cast<T>(x + y);
-  }
-};
-struct SubFn {
-  const Attrs& a;
-  template <class T>
-  T operator()(T x, T y) const {
-    return static_cast<T>(x - y);
-  }
-};
-struct MulFn {
-  const Attrs& a;
-  template <class T>
-  T operator()(T x, T y) const {
-    return static_cast<T>(x * y);
-  }
-};
-struct DivFn {
-  const Attrs& a;
-  template <class T>
-  T operator()(T x, T y) const {
-    return x / y;
-  }
-};
+struct AddFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x + y); } };
+struct SubFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x - y); } };
+struct MulFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x * y); } };
+struct DivFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return x / y; } };
 struct FloorDivFn {
   const Attrs& a;
-  template <class T>
-  T operator()(T x, T y) const {
+  template <class T> T operator()(T x, T y) const {
     if constexpr (is_int<T>) {
       if (y == 0) fail("floor_divide: integer division by zero");
       T q = static_cast<T>(x / y);
@@ -70,8 +45,7 @@ struct FloorDivFn {
 };
 struct TruncDivFn {
   const Attrs& a;
-  template <class T>
-  T operator()(T x, T y) const {
+  template <class T> T operator()(T x, T y) const {
     if constexpr (is_int<T>) {
       if (y == 0) fail("div: integer division by zero");
       return static_cast<T>(x / y);
@@ -84,8 +58,7 @@ struct TruncDivFn {
 };
 struct RemainderFn {
   const Attrs& a;
-  template <class T>
-  T operator()(T x, T y) const {
+  template <class T> T operator()(T x, T y) const {
     if constexpr (is_int<T>) {
       if (y == 0) fail("remainder: integer division by zero");
       T r = static_cast<T>(x % y);
@@ -100,26 +73,21 @@ struct RemainderFn {
 };
 struct MaximumFn {
   const Attrs& a;
-  template <class T>
-  T operator()(T x, T y) const {
-    if constexpr (std::is_floating_point_v<T>)
-      if (std::isnan(x) || std::isnan(y)) return x + y;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
     return x > y ? x : y;
   }
 };
 struct MinimumFn {
   const Attrs& a;
-  template <class T>
-  T operator()(T x, T y) const {
-    if constexpr (std::is_floating_point_v<T>)
-      if (std::isnan(x) || std::isnan(y)) return x + y;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
     return x < y ? x : y;
   }
 };
 struct PowFn {
   const Attrs& a;
-  template <class T>
-  T operator()(T x, T y) const {
+  template <class T> T operator()(T x, T y) const {
     if constexpr (is_int<T>) {
       // A negative exponent (only reachable with a tensor exponent: a number
       // exponent is refused in pow(x, Scalar)) truncates as PyTorch's powi:

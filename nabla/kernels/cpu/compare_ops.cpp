@@ -14,13 +14,10 @@ extern const OpDef eq_op, ne_op, lt_op, le_op, gt_op, ge_op, logical_and_op, log
 namespace cpu {
 namespace {
 
-#define NABLA_CMP(Name, expr)         \
-  struct Name {                       \
-    const Attrs& a;                   \
-    template <class T>                \
-    bool operator()(T x, T y) const { \
-      return expr;                    \
-    }                                 \
+#define NABLA_CMP(Name, expr)                                        \
+  struct Name {                                                      \
+    const Attrs& a;                                                  \
+    template <class T> bool operator()(T x, T y) const { return expr; } \
   }
 NABLA_CMP(EqFn, x == y);
 NABLA_CMP(NeFn, x != y);
@@ -35,43 +32,10 @@ NABLA_CMP(XorFn, (x != T(0)) != (y != T(0)));
 
 template <class T>
 constexpr bool is_fp = std::is_floating_point_v<T>;
-struct NotFn {
-  const Attrs& a;
-  template <class T>
-  bool operator()(T x) const {
-    return x == T(0);
-  }
-};
-struct IsNanFn {
-  const Attrs& a;
-  template <class T>
-  bool operator()(T x) const {
-    if constexpr (is_fp<T>)
-      return std::isnan(x);
-    else
-      return false;
-  }
-};
-struct IsInfFn {
-  const Attrs& a;
-  template <class T>
-  bool operator()(T x) const {
-    if constexpr (is_fp<T>)
-      return std::isinf(x);
-    else
-      return false;
-  }
-};
-struct IsFiniteFn {
-  const Attrs& a;
-  template <class T>
-  bool operator()(T x) const {
-    if constexpr (is_fp<T>)
-      return std::isfinite(x);
-    else
-      return true;
-  }
-};
+struct NotFn { const Attrs& a; template <class T> bool operator()(T x) const { return x == T(0); } };
+struct IsNanFn { const Attrs& a; template <class T> bool operator()(T x) const { if constexpr (is_fp<T>) return std::isnan(x); else return false; } };
+struct IsInfFn { const Attrs& a; template <class T> bool operator()(T x) const { if constexpr (is_fp<T>) return std::isinf(x); else return false; } };
+struct IsFiniteFn { const Attrs& a; template <class T> bool operator()(T x) const { if constexpr (is_fp<T>) return std::isfinite(x); else return true; } };
 
 void where_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
   visit_dtype(out[0].dtype(), [&]<class T>() {

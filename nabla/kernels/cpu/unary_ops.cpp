@@ -20,29 +20,14 @@ constexpr double kSqrt2 = std::numbers::sqrt2;
 constexpr double kInvSqrtPi = std::numbers::inv_sqrtpi;
 
 // ---- functors (T is float or double) -----------------------------------
-#define NABLA_FN(Name, expr)  \
-  struct Name {               \
-    const Attrs& a;           \
-    template <class T>        \
-    T operator()(T x) const { \
-      return expr;            \
-    }                         \
+#define NABLA_FN(Name, expr)                              \
+  struct Name {                                           \
+    const Attrs& a;                                       \
+    template <class T> T operator()(T x) const { return expr; } \
   }
 // float32 exp/erf/sigmoid use the vectorizable versions in vec_math.h.
-template <class T>
-T fast_exp(T x) {
-  if constexpr (std::is_same_v<T, float>)
-    return vec::exp(x);
-  else
-    return std::exp(x);
-}
-template <class T>
-T fast_erf(T x) {
-  if constexpr (std::is_same_v<T, float>)
-    return vec::erf(x);
-  else
-    return std::erf(x);
-}
+template <class T> T fast_exp(T x) { if constexpr (std::is_same_v<T, float>) return vec::exp(x); else return std::exp(x); }
+template <class T> T fast_erf(T x) { if constexpr (std::is_same_v<T, float>) return vec::erf(x); else return std::erf(x); }
 NABLA_FN(ExpFn, fast_exp(x));
 NABLA_FN(Exp2Fn, std::exp2(x));
 NABLA_FN(LogFn, std::log(x));
@@ -67,13 +52,13 @@ NABLA_FN(RoundFn, std::nearbyint(x));
 NABLA_FN(TruncFn, std::trunc(x));
 NABLA_FN(LeakyReluFn, x > T(0) ? x : x * T(a.f(0)));
 NABLA_FN(EluFn, x > T(0) ? x : T(a.f(0)) * std::expm1(x));
-NABLA_FN(SoftplusFn, x* T(a.f(0)) > T(a.f(1)) ? x : std::log1p(std::exp(x * T(a.f(0)))) / T(a.f(0)));
+NABLA_FN(SoftplusFn, x * T(a.f(0)) > T(a.f(1)) ? x : std::log1p(std::exp(x * T(a.f(0)))) / T(a.f(0)));
 NABLA_FN(PowScalarFn, std::pow(x, T(a.f(0))));
 // Any dtype (T may be an integer type):
 NABLA_FN(NegFn, static_cast<T>(-x));
 NABLA_FN(AbsFn, x < T(0) ? static_cast<T>(-x) : x);
 NABLA_FN(SignFn, static_cast<T>((T(0) < x) - (x < T(0))));
-NABLA_FN(SquareFn, static_cast<T>(x* x));
+NABLA_FN(SquareFn, static_cast<T>(x * x));
 // NaN fails `x <= 0` and passes through, as in PyTorch (a diverging network
 // is not hidden); one comparison, so the loop still vectorizes.
 NABLA_FN(ReluFn, !(x <= T(0)) ? x : T(0));
@@ -81,8 +66,7 @@ NABLA_FN(ReluFn, !(x <= T(0)) ? x : T(0));
 
 struct ClampFn {
   const Attrs& a;
-  template <class T>
-  T operator()(T x) const {
+  template <class T> T operator()(T x) const {
     if (!a.is_none(0) && x < a.scalar(0).to<T>()) x = a.scalar(0).to<T>();
     if (!a.is_none(1) && x > a.scalar(1).to<T>()) x = a.scalar(1).to<T>();
     return x;
