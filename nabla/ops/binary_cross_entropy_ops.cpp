@@ -10,7 +10,6 @@
 // with softplus(-x) = -log sigmoid(x) computed by neg_log_sigmoid below,
 // finite for any x and smooth at x = 0 (the max(x,0) + log1p(exp(-|x|)) form
 // gives the wrong subgradient there through relu'(0) = abs'(0) = 0).
-#include "nabla/kernels/cpu/loss.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/loss.h"
 #include "nabla/ops/loss_common.h"
@@ -86,16 +85,15 @@ TensorList bce_with_logits_composite(Inputs in, const Attrs& a) {
 
 }  // namespace
 
-extern const OpDef binary_cross_entropy_op{.name = "binary_cross_entropy",
-                                           .num_inputs = -1,
-                                           .attr_names = "reduction",
-                                           .infer = infer_bce,
-                                           .kernels = {cpu::binary_cross_entropy_kernel},
-                                           .grad = bce_grad};
-extern const OpDef binary_cross_entropy_with_logits_op{.name = "binary_cross_entropy_with_logits",
-                                                       .num_inputs = -1,
-                                                       .attr_names = "reduction,has_weight,has_pos_weight",
-                                                       .composite = bce_with_logits_composite};
+extern constinit const OpDef binary_cross_entropy_op{.name = "binary_cross_entropy",
+                                                     .num_inputs = -1,
+                                                     .attr_names = "reduction",
+                                                     .infer = infer_bce,
+                                                     .grad = bce_grad};
+extern constinit const OpDef binary_cross_entropy_with_logits_op{.name = "binary_cross_entropy_with_logits",
+                                                                 .num_inputs = -1,
+                                                                 .attr_names = "reduction,has_weight,has_pos_weight",
+                                                                 .composite = bce_with_logits_composite};
 
 namespace {
 detail::RegisterOps register_bce{&binary_cross_entropy_op, &binary_cross_entropy_with_logits_op};

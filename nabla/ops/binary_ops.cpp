@@ -1,9 +1,6 @@
 // Binary elementwise ops with broadcasting and type promotion. Gradients may
 // come out with the broadcast shape: the engine sums them back to each
 // input's shape (see Note [Backward order]), so rules here ignore broadcasting.
-#include <cmath>
-#include <type_traits>
-
 #include "nabla/core/user_op.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
@@ -13,99 +10,7 @@ namespace {
 
 using detail::binary_op;
 
-template <class T>
-constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-struct AddFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x + y); } };
-struct SubFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x - y); } };
-struct MulFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x * y); } };
-struct DivFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return x / y; } };
-struct FloorDivFn {
-  const Attrs& a;
-  template <class T> T operator()(T x, T y) const {
-    if constexpr (is_int<T>) {
-      if (y == 0) fail("floor_divide: integer division by zero");
-      T q = static_cast<T>(x / y);
-      return (x % y != 0 && ((x < 0) != (y < 0))) ? static_cast<T>(q - 1) : q;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      fail("floor_divide: not defined for bool tensors");
-    } else {
-      // PyTorch's div_floor_floating (Python's float //): through fmod, so
-      // -inf // 1 is NaN and 3 // -inf is -1, not floor(x / y).
-      if (y == T(0)) return x / y;
-      T mod = std::fmod(x, y);
-      T div = (x - mod) / y;
-      if (mod != T(0) && (y < T(0)) != (mod < T(0))) div -= T(1);
-      if (div == T(0)) return std::copysign(T(0), x / y);
-      T floordiv = std::floor(div);
-      return div - floordiv > T(0.5) ? floordiv + T(1) : floordiv;
-    }
-  }
-};
-struct TruncDivFn {
-  const Attrs& a;
-  template <class T> T operator()(T x, T y) const {
-    if constexpr (is_int<T>) {
-      if (y == 0) fail("div: integer division by zero");
-      return static_cast<T>(x / y);
-    } else if constexpr (std::is_same_v<T, bool>) {
-      fail("div: not defined for bool tensors");
-    } else {
-      return std::trunc(x / y);
-    }
-  }
-};
-struct RemainderFn {
-  const Attrs& a;
-  template <class T> T operator()(T x, T y) const {
-    if constexpr (is_int<T>) {
-      if (y == 0) fail("remainder: integer division by zero");
-      T r = static_cast<T>(x % y);
-      return (r != 0 && ((r < 0) != (y < 0))) ? static_cast<T>(r + y) : r;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      fail("remainder: not defined for bool tensors");
-    } else {
-      T r = std::fmod(x, y);
-      return (r != T(0) && ((r < T(0)) != (y < T(0)))) ? r + y : r;
-    }
-  }
-};
-struct MaximumFn {
-  const Attrs& a;
-  template <class T> T operator()(T x, T y) const {
-    if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
-    return x > y ? x : y;
-  }
-};
-struct MinimumFn {
-  const Attrs& a;
-  template <class T> T operator()(T x, T y) const {
-    if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
-    return x < y ? x : y;
-  }
-};
-struct PowFn {
-  const Attrs& a;
-  template <class T> T operator()(T x, T y) const {
-    if constexpr (is_int<T>) {
-      // A negative exponent (only reachable with a tensor exponent: a number
-      // exponent is refused in pow(x, Scalar)) truncates as PyTorch's powi:
-      // 1 stays 1, -1 alternates, anything else becomes 0 (0 too).
-      if (y < 0) return x == 1 ? T(1) : x == -1 ? ((-y) % 2 ? T(-1) : T(1)) : T(0);
-      T r = 1;
-      for (T base = x, e = y; e > 0; e >>= 1, base = static_cast<T>(base * base))
-        if (e & 1) r = static_cast<T>(r * base);
-      return r;
-    } else {
-      return static_cast<T>(std::pow(x, y));
-    }
-  }
-};
 // copy: the result is input 1 converted to input 0's dtype and shape.
-void copy_kernel(Inputs in, const Attrs& attrs, std::span<Tensor> out) {
-  const Tensor src[1] = {in[1]};
-  cpu::cast_kernel(src, attrs, out);
-}
 OutputMetas infer_copy(const OpDef& op, Inputs in, const Attrs&) {
   NABLA_CHECK(is_expandable_to(in[1].sizes(), in[0].sizes()), op.name, "_: source of shape ", in[1].sizes(),
               " cannot be broadcast to the target's shape ", in[0].sizes());
@@ -127,34 +32,30 @@ TensorList maxmin_grad(GradCtx& c, bool is_max) {
 
 }  // namespace
 
-extern const OpDef add_op = binary_op("add", cpu::binary_same<AddFn>,
-                               [](GradCtx& c) -> TensorList { return {c.grad(), c.grad()}; }, Promote::Common, 0);
-extern const OpDef sub_op = binary_op("sub", cpu::binary_same<SubFn>,
-                               [](GradCtx& c) -> TensorList { return {c.grad(), -c.grad()}; }, Promote::Common, 0);
-extern const OpDef mul_op = binary_op("mul", cpu::binary_same<MulFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef add_op = binary_op("add",
+    [](GradCtx& c) -> TensorList { return {c.grad(), c.grad()}; }, Promote::Common, 0);
+extern constinit const OpDef sub_op = binary_op("sub",
+    [](GradCtx& c) -> TensorList { return {c.grad(), -c.grad()}; }, Promote::Common, 0);
+extern constinit const OpDef mul_op = binary_op("mul", [](GradCtx& c) -> TensorList {
   return {c.needs_grad(0) ? c.grad() * c.input(1) : Tensor(), c.needs_grad(1) ? c.grad() * c.input(0) : Tensor()};
 });
-extern const OpDef div_op = binary_op("div", cpu::binary_same<DivFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef div_op = binary_op("div", [](GradCtx& c) -> TensorList {
   Tensor b = c.input(1);
   Tensor ga = c.grad() / b;
   return {ga, c.needs_grad(1) ? -(ga * c.input(0) / b) : Tensor()};
 }, Promote::CommonFloat);
-extern const OpDef floor_divide_op = binary_op("floor_divide", cpu::binary_same<FloorDivFn>,
-                                        [](GradCtx& c) -> TensorList {
+extern constinit const OpDef floor_divide_op = binary_op("floor_divide", [](GradCtx& c) -> TensorList {
                                           return {zeros_like(c.grad()), zeros_like(c.grad())};
                                         }, Promote::Common, 0);
-extern const OpDef trunc_divide_op = binary_op("trunc_divide", cpu::binary_same<TruncDivFn>,
-                                        [](GradCtx& c) -> TensorList {
+extern constinit const OpDef trunc_divide_op = binary_op("trunc_divide", [](GradCtx& c) -> TensorList {
                                           return {zeros_like(c.grad()), zeros_like(c.grad())};
                                         }, Promote::Common, 0);
-extern const OpDef remainder_op = binary_op("remainder", cpu::binary_same<RemainderFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef remainder_op = binary_op("remainder", [](GradCtx& c) -> TensorList {
   return {c.grad(), c.needs_grad(1) ? -(c.grad() * floor_divide(c.input(0), c.input(1))) : Tensor()};
 });
-extern const OpDef maximum_op = binary_op("maximum", cpu::binary_same<MaximumFn>,
-                                   [](GradCtx& c) { return maxmin_grad(c, true); });
-extern const OpDef minimum_op = binary_op("minimum", cpu::binary_same<MinimumFn>,
-                                   [](GradCtx& c) { return maxmin_grad(c, false); });
-extern const OpDef pow_op = binary_op("pow", cpu::binary_same<PowFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef maximum_op = binary_op("maximum", [](GradCtx& c) { return maxmin_grad(c, true); });
+extern constinit const OpDef minimum_op = binary_op("minimum", [](GradCtx& c) { return maxmin_grad(c, false); });
+extern constinit const OpDef pow_op = binary_op("pow", [](GradCtx& c) -> TensorList {
   Tensor a = c.input(0), b = c.input(1);
   Tensor ga = c.needs_grad(0) ? where(b == 0.0, zeros_like(c.grad()), c.grad() * b * pow(a, b - 1.0)) : Tensor();
   Tensor gb;
@@ -167,10 +68,9 @@ extern const OpDef pow_op = binary_op("pow", cpu::binary_same<PowFn>, [](GradCtx
   }
   return {ga, gb};
 });
-extern const OpDef copy_op{.name = "copy",
+extern constinit const OpDef copy_op{.name = "copy",
                     .num_inputs = 2,
                     .infer = infer_copy,
-                    .kernels = {copy_kernel},
                     .grad = [](GradCtx& c) -> TensorList {
                       return {Tensor(), c.grad().to(c.input_dtype(1))};
                     },

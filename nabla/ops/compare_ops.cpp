@@ -1,6 +1,5 @@
 // Comparisons, logical ops, predicates, where and cast.
 #include <cmath>
-#include <type_traits>
 
 #include "nabla/core/user_op.h"
 #include "nabla/ops/elementwise_common.h"
@@ -9,43 +8,15 @@
 namespace nabla {
 namespace {
 
-#define NABLA_CMP(Name, expr)                                        \
-  struct Name {                                                      \
-    const Attrs& a;                                                  \
-    template <class T> bool operator()(T x, T y) const { return expr; } \
-  }
-NABLA_CMP(EqFn, x == y);
-NABLA_CMP(NeFn, x != y);
-NABLA_CMP(LtFn, x < y);
-NABLA_CMP(LeFn, x <= y);
-NABLA_CMP(GtFn, x > y);
-NABLA_CMP(GeFn, x >= y);
-NABLA_CMP(AndFn, (x != T(0)) && (y != T(0)));
-NABLA_CMP(OrFn, (x != T(0)) || (y != T(0)));
-NABLA_CMP(XorFn, (x != T(0)) != (y != T(0)));
-#undef NABLA_CMP
-
-template <class T>
-constexpr bool is_fp = std::is_floating_point_v<T>;
-struct NotFn { const Attrs& a; template <class T> bool operator()(T x) const { return x == T(0); } };
-struct IsNanFn { const Attrs& a; template <class T> bool operator()(T x) const { if constexpr (is_fp<T>) return std::isnan(x); else return false; } };
-struct IsInfFn { const Attrs& a; template <class T> bool operator()(T x) const { if constexpr (is_fp<T>) return std::isinf(x); else return false; } };
-struct IsFiniteFn { const Attrs& a; template <class T> bool operator()(T x) const { if constexpr (is_fp<T>) return std::isfinite(x); else return true; } };
-
-constexpr OpDef compare_op(std::string_view name, KernelFn k) {
-  return OpDef{.name = name, .num_inputs = 2, .infer = detail::infer_binary_bool, .kernels = {k},
+constexpr OpDef compare_op(std::string_view name) {
+  return OpDef{.name = name, .num_inputs = 2, .infer = detail::infer_binary_bool,
                .flags = kElementwise | kNonDifferentiable, .promote = Promote::Common};
 }
-constexpr OpDef predicate_op(std::string_view name, KernelFn k) {
-  return OpDef{.name = name, .infer = detail::infer_unary_bool, .kernels = {k},
+constexpr OpDef predicate_op(std::string_view name) {
+  return OpDef{.name = name, .infer = detail::infer_unary_bool,
                .flags = kElementwise | kNonDifferentiable};
 }
 
-void where_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
-  visit_dtype(out[0].dtype(), [&]<class T>() {
-    cpu::map3<T, bool, T>(out[0], in[0], in[1], in[2], [](bool c, T x, T y) { return c ? x : y; });
-  });
-}
 OutputMetas infer_where(const OpDef& op, Inputs in, const Attrs&) {
   NABLA_CHECK(in[0].dtype() == kBool, op.name, ": condition must be a bool tensor, got ", in[0].dtype());
   Shape s = broadcast_shapes(broadcast_shapes(in[0].sizes(), in[1].sizes(), op.name), in[2].sizes(), op.name);
@@ -55,23 +26,22 @@ OutputMetas infer_cast(const OpDef&, Inputs in, const Attrs& a) { return {{in[0]
 
 }  // namespace
 
-extern const OpDef eq_op = compare_op("eq", cpu::binary_predicate<EqFn>);
-extern const OpDef ne_op = compare_op("ne", cpu::binary_predicate<NeFn>);
-extern const OpDef lt_op = compare_op("lt", cpu::binary_predicate<LtFn>);
-extern const OpDef le_op = compare_op("le", cpu::binary_predicate<LeFn>);
-extern const OpDef gt_op = compare_op("gt", cpu::binary_predicate<GtFn>);
-extern const OpDef ge_op = compare_op("ge", cpu::binary_predicate<GeFn>);
-extern const OpDef logical_and_op = compare_op("logical_and", cpu::binary_predicate<AndFn>);
-extern const OpDef logical_or_op = compare_op("logical_or", cpu::binary_predicate<OrFn>);
-extern const OpDef logical_xor_op = compare_op("logical_xor", cpu::binary_predicate<XorFn>);
-extern const OpDef logical_not_op = predicate_op("logical_not", cpu::unary_predicate<NotFn>);
-extern const OpDef isnan_op = predicate_op("isnan", cpu::unary_predicate<IsNanFn>);
-extern const OpDef isinf_op = predicate_op("isinf", cpu::unary_predicate<IsInfFn>);
-extern const OpDef isfinite_op = predicate_op("isfinite", cpu::unary_predicate<IsFiniteFn>);
-extern const OpDef where_op{.name = "where",
+extern constinit const OpDef eq_op = compare_op("eq");
+extern constinit const OpDef ne_op = compare_op("ne");
+extern constinit const OpDef lt_op = compare_op("lt");
+extern constinit const OpDef le_op = compare_op("le");
+extern constinit const OpDef gt_op = compare_op("gt");
+extern constinit const OpDef ge_op = compare_op("ge");
+extern constinit const OpDef logical_and_op = compare_op("logical_and");
+extern constinit const OpDef logical_or_op = compare_op("logical_or");
+extern constinit const OpDef logical_xor_op = compare_op("logical_xor");
+extern constinit const OpDef logical_not_op = predicate_op("logical_not");
+extern constinit const OpDef isnan_op = predicate_op("isnan");
+extern constinit const OpDef isinf_op = predicate_op("isinf");
+extern constinit const OpDef isfinite_op = predicate_op("isfinite");
+extern constinit const OpDef where_op{.name = "where",
                      .num_inputs = 3,
                      .infer = infer_where,
-                     .kernels = {where_kernel},
                      .grad = [](GradCtx& c) -> TensorList {
                        Tensor cond = c.input(0);
                        Tensor z = zeros_like(c.grad());
@@ -81,10 +51,9 @@ extern const OpDef where_op{.name = "where",
                      .promote = Promote::Common,
                      .promote_from = 1,
                      .save_inputs = 1};
-extern const OpDef cast_op{.name = "cast",
+extern constinit const OpDef cast_op{.name = "cast",
                     .attr_names = "dtype",
                     .infer = infer_cast,
-                    .kernels = {cpu::cast_kernel},
                     .grad = [](GradCtx& c) -> TensorList { return {c.grad().to(c.input_dtype(0))}; },
                     .flags = kElementwise | kNativeReducedFloat,
                     .save_inputs = 0};

@@ -1,5 +1,5 @@
 // Convolution ops: conv2d, conv_transpose2d and conv2d_weight_grad are table
-// entries with im2col+GEMM kernels (nabla/kernels/cpu/conv.h); conv1d and
+// entries (the CPU's im2col+GEMM kernels: nabla/kernels/cpu/conv_ops.cpp); conv1d and
 // conv2d_nhwc are wrappers over conv2d.
 //
 // The three entries are closed under differentiation, so every gradient is
@@ -13,8 +13,8 @@
 // window reaches: output_padding >= stride, or an output gradient smaller than
 // the natural output), it is narrowed back.
 #include "nabla/core/user_op.h"
-#include "nabla/kernels/cpu/conv.h"
 #include "nabla/ops/conv.h"
+#include "nabla/ops/conv_geometry.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -23,8 +23,6 @@ namespace nabla {
 extern const OpDef conv2d_op, conv_transpose2d_op, conv2d_weight_grad_op;
 
 namespace {
-
-using cpu::Conv2dGeometry;
 
 // ---- validation ---------------------------------------------------------
 
@@ -70,6 +68,8 @@ void set_window(std::string_view op, Conv2dGeometry& g, int64_t kh, int64_t kw, 
               "); expected a kernel no larger than the padded input");
 }
 
+}  // namespace
+
 // attrs: stride, padding, dilation, groups
 Conv2dGeometry conv2d_geometry(std::string_view op, const Tensor& x, const Shape& ws, const Attrs& a) {
   const Shape &s = a.ints(0), &p = a.ints(1), &d = a.ints(2);
@@ -95,6 +95,8 @@ Conv2dGeometry conv2d_geometry(std::string_view op, const Tensor& x, const Shape
   return g;
 }
 
+namespace {
+
 void check_bias(std::string_view op, Inputs in, int64_t channels) {
   if (in.size() < 3) return;
   NABLA_CHECK(in[2].dim() == 1 && in[2].sizes()[0] == channels, op, ": expected a 1-D bias of size ", channels,
@@ -105,6 +107,8 @@ void check_arity(std::string_view op, Inputs in) {
   NABLA_CHECK(in.size() == 2 || in.size() == 3, op, ": expected input, weight and an optional bias, got ",
               in.size(), " tensors");
 }
+
+}  // namespace
 
 // attrs: stride, padding, output_padding, groups, dilation. The geometry is
 // that of the conv2d whose input gradient this is.
@@ -152,6 +156,8 @@ Conv2dGeometry weight_grad_geometry(std::string_view op, const Tensor& x, const 
   return g;
 }
 
+namespace {
+
 // ---- entries ------------------------------------------------------------
 
 OutputMetas infer_conv2d(const OpDef& op, Inputs in, const Attrs& a) {
@@ -161,10 +167,6 @@ OutputMetas infer_conv2d(const OpDef& op, Inputs in, const Attrs& a) {
   check_bias(op.name, in, g.out_channels);
   return {{Shape{g.batch, g.out_channels, g.out_h, g.out_w}, in[0].dtype()}};
 }
-void conv2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  Conv2dGeometry g = conv2d_geometry("conv2d", in[0], in[1].sizes(), a);
-  cpu::conv2d_forward(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), out[0], g);
-}
 
 OutputMetas infer_conv_transpose2d(const OpDef& op, Inputs in, const Attrs& a) {
   check_arity(op.name, in);
@@ -173,19 +175,11 @@ OutputMetas infer_conv_transpose2d(const OpDef& op, Inputs in, const Attrs& a) {
   check_bias(op.name, in, g.in_channels);
   return {{Shape{g.batch, g.in_channels, g.in_h, g.in_w}, in[0].dtype()}};
 }
-void conv_transpose2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  Conv2dGeometry g = conv_transpose2d_geometry("conv_transpose2d", in[0], in[1], a);
-  cpu::conv_transpose2d_forward(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), out[0], g);
-}
 
 OutputMetas infer_weight_grad(const OpDef& op, Inputs in, const Attrs& a) {
   check_floating(op.name, in);
   weight_grad_geometry(op.name, in[0], in[1], a);
   return {{a.ints(0), in[0].dtype()}};
-}
-void weight_grad_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  Conv2dGeometry g = weight_grad_geometry("conv2d_weight_grad", in[0], in[1], a);
-  cpu::conv2d_weight_grad(in[0], in[1], out[0], g);
 }
 
 // ---- gradient rules -----------------------------------------------------
@@ -269,18 +263,19 @@ TensorList weight_grad_grad(GradCtx& c) {
 
 }  // namespace
 
-extern const OpDef conv2d_op{.name = "conv2d", .num_inputs = -1, .attr_names = "stride,padding,dilation,groups",
-                             .infer = infer_conv2d, .kernels = {conv2d_kernel}, .grad = conv2d_grad,
-                             .promote = Promote::Common, .save_inputs = 0b011};
-extern const OpDef conv_transpose2d_op{.name = "conv_transpose2d", .num_inputs = -1,
-                                       .attr_names = "stride,padding,output_padding,groups,dilation",
-                                       .infer = infer_conv_transpose2d, .kernels = {conv_transpose2d_kernel},
-                                       .grad = conv_transpose2d_grad, .promote = Promote::Common,
-                                       .save_inputs = 0b011};
-extern const OpDef conv2d_weight_grad_op{.name = "conv2d_weight_grad", .num_inputs = 2,
-                                         .attr_names = "weight_sizes,stride,padding,dilation,groups",
-                                         .infer = infer_weight_grad, .kernels = {weight_grad_kernel},
-                                         .grad = weight_grad_grad, .promote = Promote::Common};
+extern constinit const OpDef conv2d_op{.name = "conv2d", .num_inputs = -1,
+                                       .attr_names = "stride,padding,dilation,groups",
+                                       .infer = infer_conv2d, .grad = conv2d_grad,
+                                       .promote = Promote::Common, .save_inputs = 0b011};
+extern constinit const OpDef conv_transpose2d_op{.name = "conv_transpose2d", .num_inputs = -1,
+                                                 .attr_names = "stride,padding,output_padding,groups,dilation",
+                                                 .infer = infer_conv_transpose2d,
+                                                 .grad = conv_transpose2d_grad, .promote = Promote::Common,
+                                                 .save_inputs = 0b011};
+extern constinit const OpDef conv2d_weight_grad_op{.name = "conv2d_weight_grad", .num_inputs = 2,
+                                                   .attr_names = "weight_sizes,stride,padding,dilation,groups",
+                                                   .infer = infer_weight_grad,
+                                                   .grad = weight_grad_grad, .promote = Promote::Common};
 
 namespace {
 detail::RegisterOps register_conv{&conv2d_op, &conv_transpose2d_op, &conv2d_weight_grad_op};

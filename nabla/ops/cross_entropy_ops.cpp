@@ -10,7 +10,6 @@
 // "mean". p is exp(log_softmax(x)) built from nabla ops, so the rule is
 // differentiable again.
 #include "nabla/core/user_op.h"
-#include "nabla/kernels/cpu/loss.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/loss.h"
 #include "nabla/ops/loss_common.h"
@@ -129,23 +128,21 @@ TensorList cross_entropy_probs_composite(Inputs in, const Attrs& a) {
 
 }  // namespace
 
-extern const OpDef cross_entropy_op{.name = "cross_entropy",
-                                    .num_inputs = -1,
-                                    .attr_names = "ignore_index,label_smoothing,reduction",
-                                    .infer = infer_cross_entropy,
-                                    .kernels = {cpu::cross_entropy_kernel},
-                                    .grad = cross_entropy_grad};
-extern const OpDef nll_loss_op{.name = "nll_loss",
-                               .num_inputs = -1,
-                               .attr_names = "ignore_index,reduction",
-                               .infer = infer_nll_loss,
-                               .kernels = {cpu::nll_loss_kernel},
-                               .grad = nll_loss_grad,
-                               .save_inputs = 0b110};  // the rule reads target and weight, not input
-extern const OpDef cross_entropy_probs_op{.name = "cross_entropy_probs",
-                                          .num_inputs = -1,
-                                          .attr_names = "label_smoothing,reduction",
-                                          .composite = cross_entropy_probs_composite};
+extern constinit const OpDef cross_entropy_op{.name = "cross_entropy",
+                                              .num_inputs = -1,
+                                              .attr_names = "ignore_index,label_smoothing,reduction",
+                                              .infer = infer_cross_entropy,
+                                              .grad = cross_entropy_grad};
+extern constinit const OpDef nll_loss_op{.name = "nll_loss",
+                                         .num_inputs = -1,
+                                         .attr_names = "ignore_index,reduction",
+                                         .infer = infer_nll_loss,
+                                         .grad = nll_loss_grad,
+                                         .save_inputs = 0b110};  // the rule reads target and weight, not input
+extern constinit const OpDef cross_entropy_probs_op{.name = "cross_entropy_probs",
+                                                    .num_inputs = -1,
+                                                    .attr_names = "label_smoothing,reduction",
+                                                    .composite = cross_entropy_probs_composite};
 
 namespace {
 detail::RegisterOps register_cross_entropy{&cross_entropy_op, &nll_loss_op, &cross_entropy_probs_op};

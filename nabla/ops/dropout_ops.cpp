@@ -3,7 +3,6 @@
 // mask seen while tracing. Outputs: the result and the bool keep-mask, which
 // the gradient rule reuses (the mask is not differentiable).
 #include "nabla/core/random.h"
-#include "nabla/kernels/cpu/dropout.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/nn_functional.h"
 #include "nabla/ops/ops.h"
@@ -22,13 +21,6 @@ OutputMetas infer_dropout(const OpDef& op, Inputs in, const Attrs& a) {
   return {{in[0].sizes(), in[0].dtype()}, {in[0].sizes(), kBool}};
 }
 
-void dropout_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  // Reserve the counters here, at run time, exactly as nabla::rand would.
-  Generator& g = default_generator();
-  uint64_t seed = g.seed(), offset = g.reserve(static_cast<uint64_t>((in[0].numel() + 1) / 2));
-  cpu::dropout(in[0], a.f(0), seed, offset, out[0], out[1]);
-}
-
 TensorList dropout_grad(GradCtx& c) {
   double p = c.attrs().f(0);
   double scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
@@ -38,10 +30,10 @@ TensorList dropout_grad(GradCtx& c) {
 
 }  // namespace
 
-extern const OpDef dropout_op{.name = "dropout", .attr_names = "p", .infer = infer_dropout,
-                              .kernels = {dropout_kernel}, .grad = dropout_grad,
-                              .flags = kSaveOutputs | kRandom, .save_inputs = 0,
-                              .num_differentiable_outputs = 1};
+extern constinit const OpDef dropout_op{.name = "dropout", .attr_names = "p", .infer = infer_dropout,
+                                        .grad = dropout_grad,
+                                        .flags = kSaveOutputs | kRandom, .save_inputs = 0,
+                                        .num_differentiable_outputs = 1};
 
 namespace {
 detail::RegisterOps register_dropout{&dropout_op};

@@ -3,7 +3,6 @@
 #pragma once
 #include "nabla/ops/elementwise.h"
 #include "nabla/ops/op.h"
-#include "nabla/kernels/cpu/elementwise.h"
 
 namespace nabla::detail {
 
@@ -12,26 +11,25 @@ OutputMetas infer_unary_bool(const OpDef& op, Inputs in, const Attrs& attrs);   
 OutputMetas infer_binary(const OpDef& op, Inputs in, const Attrs& attrs);       // broadcast, dtype of input 0
 OutputMetas infer_binary_bool(const OpDef& op, Inputs in, const Attrs& attrs);  // broadcast, bool
 
-// A unary float op (integer inputs promoted to float32).
-constexpr OpDef unary_float_op(std::string_view name, KernelFn cpu, GradFn grad, bool saves_output = false,
+// A unary float op (integer inputs promoted to float32). Its kernels are
+// registered by the backends (the CPU's: kernels/cpu/unary_ops.cpp).
+constexpr OpDef unary_float_op(std::string_view name, GradFn grad, bool saves_output = false,
                                std::string_view attr_names = "") {
   return OpDef{.name = name,
                .num_inputs = 1,
                .attr_names = attr_names,
                .infer = infer_unary,
-               .kernels = {cpu},
                .grad = grad,
                .flags = kElementwise | kInplaceOk | (saves_output ? kSaveOutputs : 0u),
                .promote = Promote::CommonFloat,
                .save_inputs = saves_output ? 0u : 1u};
 }
 
-constexpr OpDef binary_op(std::string_view name, KernelFn cpu, GradFn grad, Promote promote = Promote::Common,
+constexpr OpDef binary_op(std::string_view name, GradFn grad, Promote promote = Promote::Common,
                           uint32_t save_inputs = 3, uint32_t extra_flags = 0) {
   return OpDef{.name = name,
                .num_inputs = 2,
                .infer = infer_binary,
-               .kernels = {cpu},
                .grad = grad,
                .flags = kElementwise | kInplaceOk | extra_flags,
                .promote = promote,

@@ -2,7 +2,6 @@
 // gradient w.r.t. the weight: rows accumulated, padding_idx skipped). Each is
 // the other's adjoint, so the gradient rules just call each other.
 #include "nabla/core/user_op.h"
-#include "nabla/kernels/cpu/embedding.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/nn_functional.h"
 #include "nabla/ops/ops.h"
@@ -34,7 +33,6 @@ OutputMetas infer_embedding(const OpDef& op, Inputs in, const Attrs& a) {
   s.push_back(weight.sizes()[1]);
   return {{s, weight.dtype()}};
 }
-void embedding_kernel(Inputs in, const Attrs&, std::span<Tensor> out) { cpu::embedding(in[0], in[1], out[0]); }
 
 Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights, int64_t padding_idx) {
   return call1(embedding_backward_op, {grad, indices}, {num_weights, padding_idx});
@@ -51,26 +49,20 @@ OutputMetas infer_embedding_backward(const OpDef& op, Inputs in, const Attrs& a)
   check_padding_idx(a.i(1), a.i(0), "embedding_backward");
   return {{Shape{a.i(0), grad.sizes().back()}, grad.dtype()}};
 }
-void embedding_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) try {
-  cpu::embedding_backward(in[0], in[1], a.i(1), out[0]);
-} catch (const Error&) {
-  detail::rethrow_naming("embedding_backward");  // the kernel's index check says "embedding"
-}
 
 }  // namespace
 
-extern const OpDef embedding_op{
+extern constinit const OpDef embedding_op{
     .name = "embedding", .num_inputs = 2, .attr_names = "padding_idx", .infer = infer_embedding,
-    .kernels = {embedding_kernel},
     .grad = [](GradCtx& c) -> TensorList {
       return {Tensor(), embedding_backward(c.grad(), c.input(0), c.input_sizes(1)[0], c.attrs().i(0))};
     },
     .flags = kNativeReducedFloat,  // a row copy: any dtype as is
     .save_inputs = 0b01};
 
-extern const OpDef embedding_backward_op{
+extern constinit const OpDef embedding_backward_op{
     .name = "embedding_backward", .num_inputs = 2, .attr_names = "num_weights,padding_idx",
-    .infer = infer_embedding_backward, .kernels = {embedding_backward_kernel},
+    .infer = infer_embedding_backward,
     // Linear in grad: its adjoint is the lookup, with padding rows zeroed.
     .grad = [](GradCtx& c) -> TensorList {
       Tensor indices = c.input(1);

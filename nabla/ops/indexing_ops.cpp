@@ -5,7 +5,6 @@
 // masked_select -> take. Index inputs get no gradient (int dtypes have no
 // autograd edge). Kernels: nabla/kernels/cpu/indexing.cpp.
 #include "nabla/core/user_op.h"
-#include "nabla/kernels/cpu/indexing.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -36,15 +35,6 @@ void check_vector_index(const OpDef& op, const Tensor& x, const Tensor& index) {
   NABLA_CHECK(x.dim() >= 1, op.name, ": expected an input with at least 1 dim, got a 0-dim tensor");
 }
 
-// index viewed with `shape`: its elements run along `dim`, repeated (0 stride)
-// along the other dims. This turns index_select into gather and index_add into
-// scatter_add without copying the index.
-Tensor spread_index(const Tensor& index, const Shape& shape, int64_t dim) {
-  Shape st(shape.size(), 0);
-  st[dim] = index.dim() ? index.strides()[0] : 0;
-  return make_view(index, shape, st, index.storage_offset());
-}
-
 // ---- gather ---------------------------------------------------------------
 // inputs: x, index; attrs: dim (wrapped)
 
@@ -64,9 +54,6 @@ OutputMetas infer_gather(const OpDef& op, Inputs in, const Attrs& a) {
   check_index_dtype(op, in[1]);
   check_index_shape(op, in[1], in[0], "the input", a.i(0));
   return {{in[1].sizes(), in[0].dtype()}};
-}
-void gather_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::gather(in[0], a.i(0), in[1], out[0], "gather");
 }
 
 // ---- scatter, scatter_value, scatter_add -----------------------------------
@@ -97,17 +84,6 @@ OutputMetas infer_scatter(const OpDef& op, Inputs in, const Attrs& a) {
   }
   return {{in[0].sizes(), in[0].dtype()}};
 }
-template <bool Accumulate>
-void scatter_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::cast_kernel(in.subspan(0, 1), {}, out);
-  cpu::scatter(out[0], a.i(0), in[1], in[2], Accumulate, Accumulate ? "scatter_add" : "scatter");
-}
-void scatter_value_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::cast_kernel(in.subspan(0, 1), {}, out);
-  Tensor value = make_empty({}, in[0].dtype(), in[0].device());
-  visit_dtype(value.dtype(), [&]<class T>() { *static_cast<T*>(value.raw_data()) = a.scalar(1).to<T>(); });
-  cpu::scatter(out[0], a.i(0), in[1], value, false, "scatter");
-}
 
 // ---- index_select, index_add ---------------------------------------------
 // inputs: x, index (, source); attrs: dim
@@ -117,10 +93,6 @@ OutputMetas infer_index_select(const OpDef& op, Inputs in, const Attrs& a) {
   Shape s = in[0].sizes();
   s[a.i(0)] = in[1].numel();
   return {{s, in[0].dtype()}};
-}
-void index_select_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  int64_t dim = a.i(0);
-  cpu::gather(in[0], dim, spread_index(in[1], out[0].sizes(), dim), out[0], "index_select");
 }
 
 OutputMetas infer_index_add(const OpDef& op, Inputs in, const Attrs& a) {
@@ -133,18 +105,12 @@ OutputMetas infer_index_add(const OpDef& op, Inputs in, const Attrs& a) {
               ")");
   return {{in[0].sizes(), in[0].dtype()}};
 }
-void index_add_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  int64_t dim = a.i(0);
-  cpu::cast_kernel(in.subspan(0, 1), {}, out);
-  cpu::scatter(out[0], dim, spread_index(in[1], in[2].sizes(), dim), in[2], true, "index_add");
-}
 
 // ---- take ----------------------------------------------------------------
 OutputMetas infer_take(const OpDef& op, Inputs in, const Attrs&) {
   check_index_dtype(op, in[1]);
   return {{in[1].sizes(), in[0].dtype()}};
 }
-void take_kernel(Inputs in, const Attrs&, std::span<Tensor> out) { cpu::take(in[0], in[1], out[0]); }
 TensorList take_grad(GradCtx& c) {
   Tensor idx = c.input(1);
   const Shape& sizes = c.input_sizes(0);
@@ -165,9 +131,6 @@ OutputMetas infer_masked_select(const OpDef& op, Inputs in, const Attrs& a) {
               " must equal the input shape ", in[0].sizes(), " (the public function broadcasts them)");
   NABLA_CHECK(a.i(0) >= 0, op.name, ": count must be non-negative, got ", a.i(0));
   return {{Shape{a.i(0)}, in[0].dtype()}};
-}
-void masked_select_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
-  cpu::masked_select(in[0], in[1], out[0]);
 }
 TensorList masked_select_grad(GradCtx& c) {
   // Element p of x went to output position (number of true elements before p).
@@ -190,7 +153,6 @@ OutputMetas infer_one_hot(const OpDef& op, Inputs in, const Attrs& a) {
   s.push_back(a.i(0));
   return {{s, kInt64}};
 }
-void one_hot_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) { cpu::one_hot(in[0], a.i(0), out[0]); }
 
 // ---- masked_fill (composite) -------------------------------------------------
 // inputs: x, mask, value (0-dim)
@@ -207,59 +169,57 @@ TensorList masked_fill_composite(Inputs in, const Attrs&) {
 extern const OpDef gather_op, scatter_op, scatter_value_op, scatter_add_op, index_select_op, index_add_op, take_op,
     masked_select_op, one_hot_op, masked_fill_op;
 
-extern const OpDef gather_op{
-    .name = "gather", .num_inputs = 2, .attr_names = "dim", .infer = infer_gather, .kernels = {gather_kernel},
+extern constinit const OpDef gather_op{
+    .name = "gather", .num_inputs = 2, .attr_names = "dim", .infer = infer_gather,
     .grad = [](GradCtx& c) -> TensorList {
       const Tensor& g = c.grad();
       Tensor z = zeros(c.input_sizes(0), TensorOptions(g.dtype()).device(g.device()));
       return {scatter_add(z, c.attrs().i(0), c.input(1), g), Tensor()};
     },
     .flags = kNativeReducedFloat, .save_inputs = 0b10};
-extern const OpDef scatter_op{
-    .name = "scatter", .num_inputs = 3, .attr_names = "dim", .infer = infer_scatter, .kernels = {scatter_kernel<false>},
+extern constinit const OpDef scatter_op{
+    .name = "scatter", .num_inputs = 3, .attr_names = "dim", .infer = infer_scatter,
     .grad = [](GradCtx& c) -> TensorList {
       int64_t dim = c.attrs().i(0);
       Tensor idx = c.input(1);
       return {c.needs_grad(0) ? scatter(c.grad(), dim, idx, Scalar(0)) : Tensor(), Tensor(), src_grad(c, idx)};
     },
     .flags = kNativeReducedFloat, .save_inputs = 0b010};
-extern const OpDef scatter_value_op{
+extern constinit const OpDef scatter_value_op{
     .name = "scatter_value", .num_inputs = 2, .attr_names = "dim,value", .infer = infer_scatter,
-    .kernels = {scatter_value_kernel},
     .grad = [](GradCtx& c) -> TensorList {
       return {scatter(c.grad(), c.attrs().i(0), c.input(1), Scalar(0)), Tensor()};
     },
     .flags = kNativeReducedFloat, .save_inputs = 0b10};
-extern const OpDef scatter_add_op{
+extern constinit const OpDef scatter_add_op{
     .name = "scatter_add", .num_inputs = 3, .attr_names = "dim", .infer = infer_scatter,
-    .kernels = {scatter_kernel<true>},
     .grad = [](GradCtx& c) -> TensorList {
       return {c.grad(), Tensor(), src_grad(c, c.input(1))};
     },
     .save_inputs = 0b010};
-extern const OpDef index_select_op{
+extern constinit const OpDef index_select_op{
     .name = "index_select", .num_inputs = 2, .attr_names = "dim", .infer = infer_index_select,
-    .kernels = {index_select_kernel},
     .grad = [](GradCtx& c) -> TensorList {
       const Tensor& g = c.grad();
       Tensor z = zeros(c.input_sizes(0), TensorOptions(g.dtype()).device(g.device()));
       return {index_add(z, c.attrs().i(0), c.input(1), g), Tensor()};
     },
     .flags = kNativeReducedFloat, .save_inputs = 0b10};
-extern const OpDef index_add_op{
-    .name = "index_add", .num_inputs = 3, .attr_names = "dim", .infer = infer_index_add, .kernels = {index_add_kernel},
+extern constinit const OpDef index_add_op{
+    .name = "index_add", .num_inputs = 3, .attr_names = "dim", .infer = infer_index_add,
     .grad = [](GradCtx& c) -> TensorList {
       return {c.grad(), Tensor(), c.needs_grad(2) ? index_select(c.grad(), c.attrs().i(0), c.input(1)) : Tensor()};
     },
     .save_inputs = 0b010};
-extern const OpDef take_op{.name = "take", .num_inputs = 2, .infer = infer_take, .kernels = {take_kernel},
-                           .grad = take_grad, .flags = kNativeReducedFloat, .save_inputs = 0b10};
-extern const OpDef masked_select_op{.name = "masked_select", .num_inputs = 2, .attr_names = "count",
-                                    .infer = infer_masked_select, .kernels = {masked_select_kernel},
-                                    .grad = masked_select_grad, .flags = kNativeReducedFloat, .save_inputs = 0b10};
-extern const OpDef one_hot_op{.name = "one_hot", .num_inputs = 1, .attr_names = "num_classes",
-                              .infer = infer_one_hot, .kernels = {one_hot_kernel}, .flags = kNonDifferentiable};
-extern const OpDef masked_fill_op{.name = "masked_fill", .num_inputs = 3, .composite = masked_fill_composite};
+extern constinit const OpDef take_op{.name = "take", .num_inputs = 2, .infer = infer_take,
+                                     .grad = take_grad, .flags = kNativeReducedFloat, .save_inputs = 0b10};
+extern constinit const OpDef masked_select_op{.name = "masked_select", .num_inputs = 2, .attr_names = "count",
+                                              .infer = infer_masked_select,
+                                              .grad = masked_select_grad, .flags = kNativeReducedFloat,
+                                              .save_inputs = 0b10};
+extern constinit const OpDef one_hot_op{.name = "one_hot", .num_inputs = 1, .attr_names = "num_classes",
+                                        .infer = infer_one_hot, .flags = kNonDifferentiable};
+extern constinit const OpDef masked_fill_op{.name = "masked_fill", .num_inputs = 3, .composite = masked_fill_composite};
 
 namespace {
 detail::RegisterOps register_indexing{&gather_op,       &scatter_op,   &scatter_value_op, &scatter_add_op,

@@ -9,7 +9,6 @@
 #include <cmath>
 
 #include "nabla/core/user_op.h"
-#include "nabla/kernels/cpu/interpolate.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/nn_functional.h"
 #include "nabla/ops/ops.h"
@@ -23,17 +22,6 @@ namespace {
 
 template <bool Bilinear>
 constexpr std::size_t kScaleAt = Bilinear ? 2 : 1;  // index of scale_h in the attrs
-
-template <bool Bilinear>
-cpu::ResampleSpec spec_of(const Attrs& a) {
-  cpu::ResampleSpec s;
-  s.bilinear = Bilinear;
-  s.align_corners = Bilinear && a.b(1);
-  constexpr std::size_t k = kScaleAt<Bilinear>;
-  s.scale_h = a.is_none(k) ? 0.0 : a.f(k);
-  s.scale_w = a.is_none(k + 1) ? 0.0 : a.f(k + 1);
-  return s;
-}
 
 void check_nchw(const Tensor& x, const char* op, const char* what) {
   NABLA_CHECK(x.dim() == 4, op, ": expected a 4-D ", what, " [N, C, H, W], got shape ", x.sizes());
@@ -52,10 +40,6 @@ OutputMetas infer_upsample(const OpDef& op, Inputs in, const Attrs& a) {
               ": input spatial sizes must be positive, got input of shape ", in[0].sizes());
   return {{with_spatial(in[0].sizes(), size), in[0].dtype()}};
 }
-template <bool Bilinear>
-void upsample_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::resample2d(in[0], spec_of<Bilinear>(a), out[0]);
-}
 
 template <bool Bilinear>
 OutputMetas infer_upsample_backward(const OpDef& op, Inputs in, const Attrs& a) {
@@ -69,10 +53,6 @@ OutputMetas infer_upsample_backward(const OpDef& op, Inputs in, const Attrs& a) 
   Shape expected = with_spatial(input_sizes, a.ints(0));
   NABLA_CHECK(in[0].sizes() == expected, op.name, ": grad has shape ", in[0].sizes(), ", expected ", expected);
   return {{input_sizes, in[0].dtype()}};
-}
-template <bool Bilinear>
-void upsample_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::resample2d_backward(in[0], spec_of<Bilinear>(a), out[0]);
 }
 
 // Forward attrs plus the input's sizes.
@@ -90,30 +70,29 @@ Attrs without_input_sizes(const Attrs& a) {
 
 }  // namespace
 
-extern const OpDef upsample_nearest2d_op{
+extern constinit const OpDef upsample_nearest2d_op{
     .name = "upsample_nearest2d", .attr_names = "output_size,scale_h,scale_w", .infer = infer_upsample<false>,
-    .kernels = {upsample_kernel<false>},
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(upsample_nearest2d_backward_op, {c.grad()}, with_input_sizes(c.attrs(), c.input_sizes(0)))};
     },
     .save_inputs = 0};
-extern const OpDef upsample_nearest2d_backward_op{
+extern constinit const OpDef upsample_nearest2d_backward_op{
     .name = "upsample_nearest2d_backward", .attr_names = "output_size,scale_h,scale_w,input_sizes",
-    .infer = infer_upsample_backward<false>, .kernels = {upsample_backward_kernel<false>},
+    .infer = infer_upsample_backward<false>,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(upsample_nearest2d_op, {c.grad()}, without_input_sizes(c.attrs()))};
     },
     .save_inputs = 0};
-extern const OpDef upsample_bilinear2d_op{
+extern constinit const OpDef upsample_bilinear2d_op{
     .name = "upsample_bilinear2d", .attr_names = "output_size,align_corners,scale_h,scale_w",
-    .infer = infer_upsample<true>, .kernels = {upsample_kernel<true>},
+    .infer = infer_upsample<true>,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(upsample_bilinear2d_backward_op, {c.grad()}, with_input_sizes(c.attrs(), c.input_sizes(0)))};
     },
     .save_inputs = 0};
-extern const OpDef upsample_bilinear2d_backward_op{
+extern constinit const OpDef upsample_bilinear2d_backward_op{
     .name = "upsample_bilinear2d_backward", .attr_names = "output_size,align_corners,scale_h,scale_w,input_sizes",
-    .infer = infer_upsample_backward<true>, .kernels = {upsample_backward_kernel<true>},
+    .infer = infer_upsample_backward<true>,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(upsample_bilinear2d_op, {c.grad()}, without_input_sizes(c.attrs()))};
     },

@@ -3,7 +3,6 @@
 // split_with_sizes, chunk, repeat and tile, whose gradients come from the view
 // ops they are built of. Kernel: nabla/kernels/cpu/rearrange.cpp.
 #include "nabla/core/user_op.h"
-#include "nabla/kernels/cpu/rearrange.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -31,7 +30,6 @@ OutputMetas infer_cat(const OpDef& op, Inputs in, const Attrs& a) {
   }
   return {{s, first.dtype()}};
 }
-void cat_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) { cpu::cat(in, a.i(0), out[0]); }
 TensorList cat_grad(GradCtx& c) {
   int64_t dim = c.attrs().i(0), at = 0;
   TensorList grads;
@@ -144,16 +142,17 @@ TensorList tile_composite(Inputs in, const Attrs& a) {
 
 }  // namespace
 
-extern const OpDef cat_op{.name = "cat", .num_inputs = -1, .attr_names = "dim", .infer = infer_cat,
-                          .kernels = {cat_kernel}, .grad = cat_grad, .flags = kNativeReducedFloat,
-                          .promote = Promote::Common, .save_inputs = 0};
-extern const OpDef stack_op{.name = "stack", .num_inputs = -1, .attr_names = "dim", .composite = stack_composite};
-extern const OpDef split_op{.name = "split", .attr_names = "split_size,dim", .composite = split_composite};
-extern const OpDef split_with_sizes_op{.name = "split_with_sizes", .attr_names = "split_sizes,dim",
-                                       .composite = split_with_sizes_composite};
-extern const OpDef chunk_op{.name = "chunk", .attr_names = "chunks,dim", .composite = chunk_composite};
-extern const OpDef repeat_op{.name = "repeat", .attr_names = "repeats", .composite = repeat_composite};
-extern const OpDef tile_op{.name = "tile", .attr_names = "reps", .composite = tile_composite};
+extern constinit const OpDef cat_op{.name = "cat", .num_inputs = -1, .attr_names = "dim", .infer = infer_cat,
+                                    .grad = cat_grad, .flags = kNativeReducedFloat,
+                                    .promote = Promote::Common, .save_inputs = 0};
+extern constinit const OpDef stack_op{.name = "stack", .num_inputs = -1, .attr_names = "dim",
+                                      .composite = stack_composite};
+extern constinit const OpDef split_op{.name = "split", .attr_names = "split_size,dim", .composite = split_composite};
+extern constinit const OpDef split_with_sizes_op{.name = "split_with_sizes", .attr_names = "split_sizes,dim",
+                                                 .composite = split_with_sizes_composite};
+extern constinit const OpDef chunk_op{.name = "chunk", .attr_names = "chunks,dim", .composite = chunk_composite};
+extern constinit const OpDef repeat_op{.name = "repeat", .attr_names = "repeats", .composite = repeat_composite};
+extern constinit const OpDef tile_op{.name = "tile", .attr_names = "reps", .composite = tile_composite};
 
 namespace {
 detail::RegisterOps register_join{&cat_op,   &stack_op,  &split_op, &split_with_sizes_op,

@@ -47,6 +47,9 @@ void put(const OpDef& op, int column, KernelFn kernel) {
 
 void register_kernel(const OpDef& op, DeviceType device, KernelFn kernel) { put(op, static_cast<int>(device), kernel); }
 void register_generic_kernel(const OpDef& op, KernelFn kernel) { put(op, kGeneric, kernel); }
+KernelRegistrar::KernelRegistrar(DeviceType device, std::initializer_list<OpKernel> kernels) {
+  for (const OpKernel& k : kernels) register_kernel(k.op, device, k.kernel);
+}
 void register_fallback(DeviceType device, BoxedKernelFn fallback) {
   std::lock_guard lock(registry_mutex());
   fallbacks()[static_cast<std::size_t>(device)] = fallback;
@@ -59,13 +62,12 @@ KernelFn find_kernel(const OpDef& op, DeviceType device) {
     if (KernelFn k = r[static_cast<std::size_t>(device)]) return k;
     if (KernelFn k = r[kGeneric]) return k;
   }
-  return op.kernels[static_cast<int>(device)];
+  return nullptr;
 }
 
 bool has_device_kernel(const OpDef& op, DeviceType device) {
   const int slot = op.kernel_slot;
-  if (slot >= 0 && rows()[static_cast<std::size_t>(slot)][static_cast<std::size_t>(device)]) return true;
-  return op.kernels[static_cast<int>(device)] != nullptr;
+  return slot >= 0 && rows()[static_cast<std::size_t>(slot)][static_cast<std::size_t>(device)] != nullptr;
 }
 
 KernelRef kernel_for(const OpDef& op, Device device, DType dtype, const char* suffix) {

@@ -8,12 +8,15 @@
 // that runs any op: the test device's, which runs the CPU kernel on copies),
 // else an Error naming op, device and dtype.
 #pragma once
+#include <initializer_list>
+
 #include "nabla/ops/op.h"
 
 namespace nabla {
 
-// Registers (or replaces) the kernel of `op` on `device`. Called at load
-// time, before ops run (static initializers through KernelRegistrar).
+// Registers (or replaces) the kernel of `op` on `device`; a null kernel takes
+// the registration back. Called at load time, before ops run (static
+// initializers through KernelRegistrar).
 void register_kernel(const OpDef& op, DeviceType device, KernelFn kernel);
 // A kernel that runs on every device because it only uses core/backend.h.
 void register_generic_kernel(const OpDef& op, KernelFn kernel);
@@ -44,8 +47,19 @@ struct KernelRef {
 // kernel for <dtype> on <device>" that lists the devices that have one.
 KernelRef kernel_for(const OpDef& op, Device device, DType dtype, const char* suffix = "");
 
+// One op's kernel, for registering a family of ops at once.
+struct OpKernel {
+  const OpDef& op;
+  KernelFn kernel;
+};
+
+// Registers kernels from a static initializer. A backend keeps one block per
+// op family beside the kernels it names, e.g. in kernels/cpu:
+//   const KernelRegistrar kCpuKernels{DeviceType::CPU, {{gather_op, gather_kernel}, ...}};
+// Safe before the OpDefs' own files run their initializers: OpDefs are constinit.
 struct KernelRegistrar {
   KernelRegistrar(const OpDef& op, DeviceType device, KernelFn kernel) { register_kernel(op, device, kernel); }
+  KernelRegistrar(DeviceType device, std::initializer_list<OpKernel> kernels);
 };
 
 }  // namespace nabla

@@ -33,8 +33,8 @@ TensorList kl_div_composite(Inputs in, const Attrs& a) {
 
 }  // namespace
 
-extern const OpDef kl_div_op{.name = "kl_div", .num_inputs = 2, .attr_names = "reduction,log_target",
-                             .composite = kl_div_composite};
+extern constinit const OpDef kl_div_op{.name = "kl_div", .num_inputs = 2, .attr_names = "reduction,log_target",
+                                       .composite = kl_div_composite};
 
 namespace {
 detail::RegisterOps register_kl_div{&kl_div_op};

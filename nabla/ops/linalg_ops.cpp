@@ -2,7 +2,6 @@
 // addmm, linear, outer and dot are composites of them, whose errors name
 // themselves (Note [User-facing op names]).
 #include "nabla/core/user_op.h"
-#include "nabla/kernels/cpu/gemm.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -17,12 +16,6 @@ OutputMetas infer_mm(const OpDef& op, Inputs in, const Attrs&) {
               " cannot be multiplied (", a.sizes()[1], " != ", b.sizes()[0], ")");
   return {{Shape{a.sizes()[0], b.sizes()[1]}, a.dtype()}};
 }
-Tensor as_batch_of_one(const Tensor& m) {
-  return make_view(m, {1, m.sizes()[0], m.sizes()[1]}, {0, m.strides()[0], m.strides()[1]}, m.storage_offset());
-}
-void mm_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
-  cpu::batched_gemm(as_batch_of_one(in[0]), as_batch_of_one(in[1]), out[0]);
-}
 OutputMetas infer_bmm(const OpDef& op, Inputs in, const Attrs&) {
   const Tensor &a = in[0], &b = in[1];
   NABLA_CHECK(a.dim() == 3 && b.dim() == 3, op.name, ": expected 3-D batches of matrices, got shapes ", a.sizes(),
@@ -31,17 +24,16 @@ OutputMetas infer_bmm(const OpDef& op, Inputs in, const Attrs&) {
               " and ", b.sizes(), " cannot be batch-multiplied (expected [B,n,k] and [B,k,m])");
   return {{Shape{a.sizes()[0], a.sizes()[1], b.sizes()[2]}, a.dtype()}};
 }
-void bmm_kernel(Inputs in, const Attrs&, std::span<Tensor> out) { cpu::batched_gemm(in[0], in[1], out[0]); }
 
 }  // namespace
 
-extern const OpDef mm_op{.name = "mm", .num_inputs = 2, .infer = infer_mm, .kernels = {mm_kernel},
+extern constinit const OpDef mm_op{.name = "mm", .num_inputs = 2, .infer = infer_mm,
                   .grad = [](GradCtx& c) -> TensorList {
                     return {c.needs_grad(0) ? mm(c.grad(), c.input(1).t()) : Tensor(),
                             c.needs_grad(1) ? mm(c.input(0).t(), c.grad()) : Tensor()};
                   },
                   .promote = Promote::Common};
-extern const OpDef bmm_op{.name = "bmm", .num_inputs = 2, .infer = infer_bmm, .kernels = {bmm_kernel},
+extern constinit const OpDef bmm_op{.name = "bmm", .num_inputs = 2, .infer = infer_bmm,
                    .grad = [](GradCtx& c) -> TensorList {
                      return {c.needs_grad(0) ? bmm(c.grad(), c.input(1).transpose(1, 2)) : Tensor(),
                              c.needs_grad(1) ? bmm(c.input(0).transpose(1, 2), c.grad()) : Tensor()};

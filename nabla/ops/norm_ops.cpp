@@ -120,12 +120,12 @@ TensorList group_norm_composite(Inputs in, const Attrs& a) {
 
 }  // namespace
 
-extern const OpDef batch_norm_op{.name = "batch_norm", .num_inputs = 5, .attr_names = "training,momentum,eps",
-                                 .composite = batch_norm_composite};
-extern const OpDef layer_norm_op{.name = "layer_norm", .num_inputs = 3, .attr_names = "normalized_shape,eps",
-                                 .composite = layer_norm_composite};
-extern const OpDef group_norm_op{.name = "group_norm", .num_inputs = 3, .attr_names = "num_groups,eps",
-                                 .composite = group_norm_composite};
+extern constinit const OpDef batch_norm_op{.name = "batch_norm", .num_inputs = 5, .attr_names = "training,momentum,eps",
+                                           .composite = batch_norm_composite};
+extern constinit const OpDef layer_norm_op{.name = "layer_norm", .num_inputs = 3, .attr_names = "normalized_shape,eps",
+                                           .composite = layer_norm_composite};
+extern constinit const OpDef group_norm_op{.name = "group_norm", .num_inputs = 3, .attr_names = "num_groups,eps",
+                                           .composite = group_norm_composite};
 
 namespace {
 detail::RegisterOps register_norm{&batch_norm_op, &layer_norm_op, &group_norm_op};

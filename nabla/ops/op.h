@@ -1,6 +1,8 @@
 // The op table. Every op is declared once as an OpDef: its name, inputs,
-// attributes, shape/dtype inference, kernels per device and gradient rule (or,
-// for a composite op, the function that builds it from other ops). Public
+// attributes, shape/dtype inference and gradient rule (or, for a composite op,
+// the function that builds it from other ops). Kernels are not part of the
+// entry: each backend registers its own (ops/kernel_registry.h; the CPU's in
+// kernels/cpu). Public
 // functions (nabla::add, Tensor::mm, operators) only wrap `call(op, ...)`.
 // Tests, graph passes and serializers enumerate `op_table()`.
 // See DESIGN.md, "One source of truth per op".
@@ -61,7 +63,6 @@ struct OpDef {
   int num_inputs = 1;  // -1: any number
   std::string_view attr_names = "";  // comma-separated, for printing and serializing
   InferFn infer = nullptr;
-  KernelFn kernels[kNumDeviceTypes] = {};
   GradFn grad = nullptr;
   CompositeFn composite = nullptr;
   uint32_t flags = 0;
@@ -82,7 +83,9 @@ struct OpDef {
   // the CPU, which keeps a CPU factory's attrs small (no heap, no parsing).
   int8_t device_attr = -1;
   // The op's row in the kernel registry (ops/kernel_registry.h), given when
-  // its first kernel is registered; -1 until then.
+  // its first kernel is registered; -1 until then. Registrations in other
+  // translation units may run before this file's initializers, so every
+  // OpDef is defined `constinit` (initialized before any code runs).
   mutable int16_t kernel_slot = -1;
 
   bool has(OpFlags f) const { return (flags & f) != 0; }

@@ -20,4 +20,12 @@ TensorList adam_update(const Tensor& param, const Tensor& grad, const Tensor& ex
                        const Tensor& step_size, const Tensor& bias_correction2_sqrt, double beta1, double beta2,
                        double eps);
 
+// adam_update in place: param, exp_avg and exp_avg_sq (contiguous) are updated
+// where they are, by the kernel their device registered (the op's
+// updates_input), and their version counters move as in-place ops move them.
+// optim::Adam's step on any device: no host synchronization, one pass over
+// memory on the CPU. Same checks as adam_update, plus one device for all.
+void adam_update_(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq, const Tensor& step_size,
+                  const Tensor& bias_correction2_sqrt, double beta1, double beta2, double eps);
+
 }  // namespace nabla

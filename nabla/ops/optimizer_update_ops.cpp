@@ -1,10 +1,12 @@
-// adam_update (optimizer_update.h): a table op with three outputs and a CPU
-// kernel on kernels/cpu/adam_update.h, the loop optim::Adam runs.
+// adam_update (optimizer_update.h): a table op with three outputs (the CPU's
+// kernel: kernels/cpu/optimizer_update_ops.cpp), and its in-place form, which
+// optim::Adam runs.
 #include <cmath>
 
-#include "nabla/kernels/cpu/adam_update.h"
-#include "nabla/kernels/cpu/elementwise.h"
+#include "nabla/core/storage.h"
+#include "nabla/core/tensor_impl.h"
 #include "nabla/ops/elementwise_common.h"
+#include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/ops.h"
 #include "nabla/ops/optimizer_update.h"
 
@@ -34,51 +36,14 @@ OutputMetas infer_adam_update(const OpDef& op, Inputs in, const Attrs& a) {
   return {{in[0].sizes(), dt}, {in[0].sizes(), dt}, {in[0].sizes(), dt}};
 }
 
-bool same_memory(const Tensor& a, const Tensor& b) {
-  return a.impl()->storage.get() == b.impl()->storage.get() && a.impl()->offset == b.impl()->offset &&
-         a.strides() == b.strides();
-}
-
-// Outputs start as copies of param, exp_avg and exp_avg_sq (nothing to copy
-// where the Session passes those very buffers: an update in place), then
-// one pass updates them.
-void adam_update_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  const Tensor grad = cpu::contiguous_input(in[1]);
-  const int source[3] = {0, 2, 3};
-  for (int k = 0; k < 3; ++k) {
-    NABLA_CHECK(out[k].is_contiguous(), "adam_update: internal error: output ", k, " is not contiguous");
-    if (same_memory(out[k], in[source[k]])) continue;
-    const Tensor src[1] = {in[source[k]]};
-    Tensor dst[1] = {out[k]};
-    cpu::cast_kernel(src, {}, dst);
-  }
-  cpu::AdamConstants c;
-  c.beta1 = a.f(0);
-  c.one_minus_beta1 = 1.0 - c.beta1;
-  c.beta2 = a.f(1);
-  c.one_minus_beta2 = 1.0 - c.beta2;
-  c.eps = a.f(2);
-  visit_dtype(in[0].dtype(), [&]<class T>() {
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      c.step_size = static_cast<double>(*static_cast<const T*>(in[4].raw_data()));
-      c.bias_correction2_sqrt = static_cast<double>(*static_cast<const T*>(in[5].raw_data()));
-      cpu::adam_update<T>(c, static_cast<T*>(out[0].raw_data()), static_cast<const T*>(grad.raw_data()),
-                          static_cast<T*>(out[1].raw_data()), static_cast<T*>(out[2].raw_data()), grad.numel());
-    } else {
-      fail("adam_update: unsupported dtype ", in[0].dtype());
-    }
-  });
-}
-
 }  // namespace
 
-extern const OpDef adam_update_op{.name = "adam_update",
-                                  .num_inputs = 6,
-                                  .attr_names = "beta1,beta2,eps",
-                                  .infer = infer_adam_update,
-                                  .kernels = {adam_update_kernel},
-                                  .flags = kNonDifferentiable,
-                                  .updates_input = {0, 2, 3, -1}};
+extern constinit const OpDef adam_update_op{.name = "adam_update",
+                                            .num_inputs = 6,
+                                            .attr_names = "beta1,beta2,eps",
+                                            .infer = infer_adam_update,
+                                            .flags = kNonDifferentiable,
+                                            .updates_input = {0, 2, 3, -1}};
 
 namespace {
 detail::RegisterOps register_adam_update{&adam_update_op};
@@ -89,6 +54,24 @@ TensorList adam_update(const Tensor& param, const Tensor& grad, const Tensor& ex
                        double eps) {
   const Tensor ins[6] = {param, grad, exp_avg, exp_avg_sq, step_size, bias_correction2_sqrt};
   return call(adam_update_op, Inputs(ins, 6), {beta1, beta2, eps});
+}
+
+void adam_update_(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq, const Tensor& step_size,
+                  const Tensor& bias_correction2_sqrt, double beta1, double beta2, double eps) {
+  const Tensor ins[6] = {param, grad, exp_avg, exp_avg_sq, step_size, bias_correction2_sqrt};
+  const Attrs attrs{beta1, beta2, eps};
+  for (int k = 0; k < 6; ++k) {
+    NABLA_CHECK(ins[k].defined(), "adam_update_: ", kInputNames[k], " is an undefined tensor");
+    NABLA_CHECK(ins[k].device() == param.device(), "adam_update_: expected all inputs on one device, got param on ",
+                param.device(), " and ", kInputNames[k], " on ", ins[k].device(), "; move them with .to(device)");
+  }
+  adam_update_op.infer(adam_update_op, Inputs(ins, 6), attrs);
+  Tensor outs[3] = {param, exp_avg, exp_avg_sq};
+  for (const Tensor& t : outs)
+    NABLA_CHECK(t.is_contiguous(), "adam_update_: param, exp_avg and exp_avg_sq must be contiguous to be updated "
+                "in place");
+  kernel_for(adam_update_op, param.device(), param.dtype(), "_")(adam_update_op, Inputs(ins, 6), attrs, outs);
+  for (Tensor* t : {&param, &exp_avg, &exp_avg_sq}) t->impl()->storage->bump_version();
 }
 
 }  // namespace nabla

@@ -3,18 +3,14 @@
 // so its rule is a few narrows; reflect/replicate need a scatter-add kernel,
 // whose own gradient is the forward pad again.
 #include "nabla/core/user_op.h"
-#include "nabla/kernels/cpu/pad.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/nn_functional.h"
 #include "nabla/ops/ops.h"
+#include "nabla/ops/pad_mode.h"
 
 namespace nabla {
 
 extern const OpDef pad_op, pad_backward_op;
-
-namespace {
-
-using cpu::PadMode;
 
 PadMode parse_mode(const std::string& mode) {
   if (mode == "constant") return PadMode::Constant;
@@ -35,6 +31,8 @@ void split_pads(const Shape& pads, int64_t ndim, bool all_dims, Shape& lo, Shape
     hi[n - 1 - i] = pads[2 * i + 1];
   }
 }
+
+namespace {
 
 // Checks the arguments and returns the padded shape of an input of shape `in`.
 Shape padded_shape(const Shape& in, const Shape& pads, const std::string& mode_name) {
@@ -74,14 +72,6 @@ OutputMetas infer_pad(const OpDef&, Inputs in, const Attrs& a) {
   return {{padded_shape(in[0].sizes(), a.ints(0), a.str(1)), in[0].dtype()}};
 }
 
-void pad_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  PadMode mode = parse_mode(a.str(1));
-  Shape lo, hi;
-  split_pads(a.ints(0), in[0].dim(), mode == PadMode::Constant, lo, hi);
-  if (mode == PadMode::Constant) cpu::pad_constant(in[0], lo, hi, Scalar(a.f(2)), out[0]);
-  else cpu::pad_index(in[0], lo, hi, mode, out[0]);
-}
-
 TensorList pad_grad(GradCtx& c) {
   const Attrs& a = c.attrs();
   const Shape& pads = a.ints(0);
@@ -112,22 +102,17 @@ OutputMetas infer_pad_backward(const OpDef& op, Inputs in, const Attrs& a) {
   NABLA_CHECK(in[0].sizes() == expected, op.name, ": grad has shape ", in[0].sizes(), ", expected ", expected);
   return {{a.ints(2), in[0].dtype()}};
 }
-void pad_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  Shape lo, hi;
-  split_pads(a.ints(0), out[0].dim(), false, lo, hi);
-  cpu::pad_index_backward(in[0], lo, hi, parse_mode(a.str(1)), out[0]);
-}
 
 }  // namespace
 
-extern const OpDef pad_op{.name = "pad", .attr_names = "pads,mode,value", .infer = infer_pad,
-                          .kernels = {pad_kernel}, .grad = pad_grad, .save_inputs = 0};
-extern const OpDef pad_backward_op{.name = "pad_backward", .attr_names = "pads,mode,input_sizes",
-                                   .infer = infer_pad_backward, .kernels = {pad_backward_kernel},
-                                   .grad = [](GradCtx& c) -> TensorList {
-                                     return {pad(c.grad(), c.attrs().ints(0), c.attrs().str(1))};
-                                   },
-                                   .save_inputs = 0};
+extern constinit const OpDef pad_op{.name = "pad", .attr_names = "pads,mode,value", .infer = infer_pad,
+                                    .grad = pad_grad, .save_inputs = 0};
+extern constinit const OpDef pad_backward_op{.name = "pad_backward", .attr_names = "pads,mode,input_sizes",
+                                             .infer = infer_pad_backward,
+                                             .grad = [](GradCtx& c) -> TensorList {
+                                               return {pad(c.grad(), c.attrs().ints(0), c.attrs().str(1))};
+                                             },
+                                             .save_inputs = 0};
 
 namespace {
 detail::RegisterOps register_pad{&pad_op, &pad_backward_op};

@@ -6,10 +6,10 @@
 //   adaptive_avg_pool2d -> adaptive_avg_pool2d_backward(g)  -> adaptive_avg_pool2d(gg)
 // The backward ops are linear in the gradient, and max-pool indices are
 // piecewise constant, so these rules are exact.
-#include "nabla/kernels/cpu/pool.h"
 #include "nabla/ops/conv.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
+#include "nabla/ops/pool_geometry.h"
 
 namespace nabla {
 
@@ -17,8 +17,6 @@ extern const OpDef max_pool2d_op, max_pool2d_backward_op, max_pool2d_gather_op, 
     avg_pool2d_backward_op, adaptive_avg_pool2d_op, adaptive_avg_pool2d_backward_op;
 
 namespace {
-
-using cpu::Pool2dGeometry;
 
 void check_input(std::string_view op, const Tensor& x, const char* what = "input") {
   NABLA_CHECK(x.dim() == 4, op, ": expected a 4-D ", what, " [N, C, H, W] (or 3-D [C, H, W] unbatched), got shape ",
@@ -60,28 +58,20 @@ Pool2dGeometry pool_geometry(std::string_view op, const Shape& sizes, const Shap
 }
 Shape out_shape(const Shape& in, const Pool2dGeometry& g) { return {in[0], in[1], g.out_h, g.out_w}; }
 
+}  // namespace
+
 // ---- max_pool2d: attrs kernel_size, stride, padding, dilation, ceil_mode
 Pool2dGeometry max_geometry(std::string_view op, const Shape& sizes, const Attrs& a) {
   return pool_geometry(op, sizes, a.ints(0), a.ints(1), a.ints(2), a.ints(3), a.b(4));
 }
+
+namespace {
 OutputMetas infer_max_pool2d(const OpDef& op, Inputs in, const Attrs& a) {
   check_input(op.name, in[0]);
   Shape s = out_shape(in[0].sizes(), max_geometry(op.name, in[0].sizes(), a));
   return {{s, in[0].dtype()}, {s, kInt64}};
 }
-void max_pool2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::max_pool2d_forward(in[0], out[0], out[1], max_geometry("max_pool2d", in[0].sizes(), a));
-}
 
-// Plane geometry of a backward op: input planes [N, C, H, W] (`in_sizes`),
-// output planes of `out` (gy or indices).
-Pool2dGeometry plane_geometry(const Shape& in_sizes, const Tensor& out) {
-  Pool2dGeometry g;
-  g.planes = in_sizes[0] * in_sizes[1];
-  g.in_h = in_sizes[2], g.in_w = in_sizes[3];
-  g.out_h = out.sizes()[2], g.out_w = out.sizes()[3];
-  return g;
-}
 // max_pool2d_backward(gy, indices): attrs input_sizes.
 OutputMetas infer_max_backward(const OpDef& op, Inputs in, const Attrs& a) {
   const Shape& is = a.ints(0);
@@ -93,9 +83,6 @@ OutputMetas infer_max_backward(const OpDef& op, Inputs in, const Attrs& a) {
               ": input_sizes ", is, " do not match grad_output of shape ", in[0].sizes());
   return {{is, in[0].dtype()}};
 }
-void max_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::max_pool2d_backward(in[0], in[1], out[0], plane_geometry(a.ints(0), in[0]));
-}
 // max_pool2d_gather(src, indices): no attrs.
 OutputMetas infer_max_gather(const OpDef& op, Inputs in, const Attrs&) {
   check_input(op.name, in[0], "source");
@@ -105,13 +92,12 @@ OutputMetas infer_max_gather(const OpDef& op, Inputs in, const Attrs&) {
               in[1].dtype(), " of shape ", in[1].sizes());
   return {{in[1].sizes(), in[0].dtype()}};
 }
-void max_gather_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
-  cpu::max_pool2d_gather(in[0], in[1], out[0], plane_geometry(in[0].sizes(), in[1]));
-}
 Tensor max_backward_call(const Tensor& g, const Tensor& idx, const Shape& input_sizes) {
   return call1(max_pool2d_backward_op, {g, idx}, {input_sizes});
 }
 Tensor max_gather_call(const Tensor& src, const Tensor& idx) { return call1(max_pool2d_gather_op, {src, idx}); }
+
+}  // namespace
 
 // ---- avg_pool2d: attrs kernel_size, stride, padding, ceil_mode,
 // count_include_pad, divisor_override; the backward op puts input_sizes first.
@@ -119,13 +105,11 @@ Pool2dGeometry avg_geometry(std::string_view op, const Shape& sizes, const Attrs
   NABLA_CHECK(a.i(at + 5) >= 0, op, ": divisor_override must be positive (or 0 for none), got ", a.i(at + 5));
   return pool_geometry(op, sizes, a.ints(at), a.ints(at + 1), a.ints(at + 2), Shape{1, 1}, a.b(at + 3));
 }
-cpu::AvgPoolOptions avg_options(const Attrs& a, std::size_t at) { return {a.b(at + 4), a.i(at + 5)}; }
+
+namespace {
 OutputMetas infer_avg_pool2d(const OpDef& op, Inputs in, const Attrs& a) {
   check_input(op.name, in[0]);
   return {{out_shape(in[0].sizes(), avg_geometry(op.name, in[0].sizes(), a, 0)), in[0].dtype()}};
-}
-void avg_pool2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::avg_pool2d_forward(in[0], out[0], avg_geometry("avg_pool2d", in[0].sizes(), a, 0), avg_options(a, 0));
 }
 OutputMetas infer_avg_backward(const OpDef& op, Inputs in, const Attrs& a) {
   check_input(op.name, in[0], "grad_output");
@@ -135,9 +119,6 @@ OutputMetas infer_avg_backward(const OpDef& op, Inputs in, const Attrs& a) {
   NABLA_CHECK(in[0].sizes() == expect, op.name, ": grad_output of shape ", in[0].sizes(), " does not match ",
               expect, ", the output for input_sizes ", is);
   return {{is, in[0].dtype()}};
-}
-void avg_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::avg_pool2d_backward(in[0], out[0], avg_geometry("avg_pool2d_backward", a.ints(0), a, 1), avg_options(a, 1));
 }
 Attrs avg_attrs_without_sizes(const Attrs& a) {
   return {a.ints(1), a.ints(2), a.ints(3), a.b(4), a.b(5), a.i(6)};
@@ -155,9 +136,6 @@ OutputMetas infer_adaptive(const OpDef& op, Inputs in, const Attrs& a) {
               in[0].sizes());
   return {{Shape{in[0].sizes()[0], in[0].sizes()[1], os[0], os[1]}, in[0].dtype()}};
 }
-void adaptive_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
-  cpu::adaptive_avg_pool2d_forward(in[0], out[0], plane_geometry(in[0].sizes(), out[0]));
-}
 OutputMetas infer_adaptive_backward(const OpDef& op, Inputs in, const Attrs& a) {
   check_input(op.name, in[0], "grad_output");
   const Shape& is = a.ints(0);
@@ -165,56 +143,50 @@ OutputMetas infer_adaptive_backward(const OpDef& op, Inputs in, const Attrs& a) 
               op.name, ": input_sizes ", is, " do not match grad_output of shape ", in[0].sizes());
   return {{is, in[0].dtype()}};
 }
-void adaptive_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::adaptive_avg_pool2d_backward(in[0], out[0], plane_geometry(a.ints(0), in[0]));
-}
 
 }  // namespace
 
-extern const OpDef max_pool2d_op{
+extern constinit const OpDef max_pool2d_op{
     .name = "max_pool2d", .attr_names = "kernel_size,stride,padding,dilation,ceil_mode", .infer = infer_max_pool2d,
-    .kernels = {max_pool2d_kernel},
     .grad = [](GradCtx& c) -> TensorList {
       // detach: under create_graph the saved int64 output comes back with
       // autograd history attached; the indices are constants of the rule.
       return {max_backward_call(c.grad(0), c.output(1).detach(), c.input_sizes(0))};
     },
     .flags = kSaveOutputs, .save_inputs = 0, .num_differentiable_outputs = 1};
-extern const OpDef max_pool2d_backward_op{
+extern constinit const OpDef max_pool2d_backward_op{
     .name = "max_pool2d_backward", .num_inputs = 2, .attr_names = "input_sizes", .infer = infer_max_backward,
-    .kernels = {max_backward_kernel},
     .grad = [](GradCtx& c) -> TensorList { return {max_gather_call(c.grad(), c.input(1).detach()), Tensor()}; },
     .save_inputs = 0b10};
-extern const OpDef max_pool2d_gather_op{
-    .name = "max_pool2d_gather", .num_inputs = 2, .infer = infer_max_gather, .kernels = {max_gather_kernel},
+extern constinit const OpDef max_pool2d_gather_op{
+    .name = "max_pool2d_gather", .num_inputs = 2, .infer = infer_max_gather,
     .grad = [](GradCtx& c) -> TensorList {
       return {max_backward_call(c.grad(), c.input(1).detach(), c.input_sizes(0)), Tensor()};
     },
     .save_inputs = 0b10};
-extern const OpDef avg_pool2d_op{
+extern constinit const OpDef avg_pool2d_op{
     .name = "avg_pool2d", .attr_names = "kernel_size,stride,padding,ceil_mode,count_include_pad,divisor_override",
-    .infer = infer_avg_pool2d, .kernels = {avg_pool2d_kernel},
+    .infer = infer_avg_pool2d,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(avg_pool2d_backward_op, {c.grad()}, avg_attrs_with_sizes(c.input_sizes(0), c.attrs()))};
     },
     .save_inputs = 0};
-extern const OpDef avg_pool2d_backward_op{
+extern constinit const OpDef avg_pool2d_backward_op{
     .name = "avg_pool2d_backward",
     .attr_names = "input_sizes,kernel_size,stride,padding,ceil_mode,count_include_pad,divisor_override",
-    .infer = infer_avg_backward, .kernels = {avg_backward_kernel},
+    .infer = infer_avg_backward,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(avg_pool2d_op, {c.grad()}, avg_attrs_without_sizes(c.attrs()))};
     },
     .save_inputs = 0};
-extern const OpDef adaptive_avg_pool2d_op{
-    .name = "adaptive_avg_pool2d", .attr_names = "output_size", .infer = infer_adaptive, .kernels = {adaptive_kernel},
+extern constinit const OpDef adaptive_avg_pool2d_op{
+    .name = "adaptive_avg_pool2d", .attr_names = "output_size", .infer = infer_adaptive,
     .grad = [](GradCtx& c) -> TensorList {
       return {call1(adaptive_avg_pool2d_backward_op, {c.grad()}, {c.input_sizes(0)})};
     },
     .save_inputs = 0};
-extern const OpDef adaptive_avg_pool2d_backward_op{
+extern constinit const OpDef adaptive_avg_pool2d_backward_op{
     .name = "adaptive_avg_pool2d_backward", .attr_names = "input_sizes", .infer = infer_adaptive_backward,
-    .kernels = {adaptive_backward_kernel},
     .grad = [](GradCtx& c) -> TensorList {
       const Shape& gs = c.input_sizes(0);
       return {call1(adaptive_avg_pool2d_op, {c.grad()}, {Shape{gs[2], gs[3]}})};

@@ -3,7 +3,6 @@
 // gradient is a roll the other way). Kernels: nabla/kernels/cpu/rearrange.cpp.
 #include <algorithm>
 
-#include "nabla/kernels/cpu/rearrange.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -12,16 +11,11 @@ namespace {
 
 // ---- flip: attrs dims (wrapped, sorted, distinct) -----------------------------
 OutputMetas infer_flip(const OpDef&, Inputs in, const Attrs&) { return {{in[0].sizes(), in[0].dtype()}}; }
-void flip_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) { cpu::flip(in[0], a.ints(0), out[0]); }
 
 // ---- tril, triu: attrs diagonal -------------------------------------------------
 OutputMetas infer_triangle(const OpDef& op, Inputs in, const Attrs&) {
   NABLA_CHECK(in[0].dim() >= 2, op.name, ": expected a tensor with at least 2 dims, got shape ", in[0].sizes());
   return {{in[0].sizes(), in[0].dtype()}};
-}
-template <bool Lower>
-void triangle_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::triangle(in[0], a.i(0), Lower, out[0]);
 }
 
 // ---- roll: attrs shifts, dims (both as given) ---------------------------------------
@@ -52,18 +46,18 @@ TensorList roll_composite(Inputs in, const Attrs& a) {
 
 extern const OpDef flip_op, tril_op, triu_op, roll_op;
 
-extern const OpDef flip_op{.name = "flip", .attr_names = "dims", .infer = infer_flip, .kernels = {flip_kernel},
-                           .grad = [](GradCtx& c) -> TensorList { return {flip(c.grad(), c.attrs().ints(0))}; },
-                           .flags = kNativeReducedFloat, .save_inputs = 0};
-extern const OpDef tril_op{.name = "tril", .attr_names = "diagonal", .infer = infer_triangle,
-                           .kernels = {triangle_kernel<true>},
-                           .grad = [](GradCtx& c) -> TensorList { return {tril(c.grad(), c.attrs().i(0))}; },
-                           .flags = kNativeReducedFloat, .save_inputs = 0};
-extern const OpDef triu_op{.name = "triu", .attr_names = "diagonal", .infer = infer_triangle,
-                           .kernels = {triangle_kernel<false>},
-                           .grad = [](GradCtx& c) -> TensorList { return {triu(c.grad(), c.attrs().i(0))}; },
-                           .flags = kNativeReducedFloat, .save_inputs = 0};
-extern const OpDef roll_op{.name = "roll", .attr_names = "shifts,dims", .composite = roll_composite};
+extern constinit const OpDef flip_op{.name = "flip", .attr_names = "dims", .infer = infer_flip,
+                                     .grad = [](GradCtx& c) -> TensorList {
+                                       return {flip(c.grad(), c.attrs().ints(0))};
+                                     },
+                                     .flags = kNativeReducedFloat, .save_inputs = 0};
+extern constinit const OpDef tril_op{.name = "tril", .attr_names = "diagonal", .infer = infer_triangle,
+                                     .grad = [](GradCtx& c) -> TensorList { return {tril(c.grad(), c.attrs().i(0))}; },
+                                     .flags = kNativeReducedFloat, .save_inputs = 0};
+extern constinit const OpDef triu_op{.name = "triu", .attr_names = "diagonal", .infer = infer_triangle,
+                                     .grad = [](GradCtx& c) -> TensorList { return {triu(c.grad(), c.attrs().i(0))}; },
+                                     .flags = kNativeReducedFloat, .save_inputs = 0};
+extern constinit const OpDef roll_op{.name = "roll", .attr_names = "shifts,dims", .composite = roll_composite};
 
 namespace {
 detail::RegisterOps register_rearrange{&flip_op, &tril_op, &triu_op, &roll_op};

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "nabla/core/tensor.h"
+#include "nabla/ops/attrs.h"
 
 namespace nabla {
 
@@ -46,5 +47,9 @@ Tensor cumprod(const Tensor& x, int64_t dim);
 Shape reduction_dims(const Tensor& x, IntList dims, std::string_view op);
 // The shape after reducing `dims` (sorted) with or without keepdim.
 Shape reduced_shape(const Shape& sizes, const Shape& dims, bool keepdim);
+// The number of elements reduced over `dims` (normalized) of `sizes`.
+int64_t reduced_count(const Shape& sizes, const Shape& dims);
+// var's divisor, max(0, n - correction); attrs: var's (dims, correction, keepdim).
+double var_denominator(const Shape& sizes, const Attrs& a);
 
 }  // namespace nabla

@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "nabla/core/user_op.h"
-#include "nabla/kernels/cpu/reduce.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -41,8 +40,6 @@ Shape reduced_shape(const Shape& sizes, const Shape& dims, bool keepdim) {
 
 namespace {
 
-using cpu::ReduceKind;
-
 // attrs: dims (normalized, sorted), keepdim
 OutputMetas infer_reduce(const OpDef& op, Inputs in, const Attrs& a) {
   DType t = in[0].dtype();
@@ -54,11 +51,6 @@ OutputMetas infer_reduce(const OpDef& op, Inputs in, const Attrs& a) {
                   in[0].sizes(), "); the reduction has no identity");
   }
   return {{reduced_shape(in[0].sizes(), a.ints(0), a.b(1)), t}};
-}
-
-template <ReduceKind K>
-void reduce_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::reduce(in[0], a.ints(0), K, out[0]);
 }
 
 // The gradient of a reduction, broadcast back to the input's shape.
@@ -85,16 +77,6 @@ OutputMetas infer_arg_reduce(const OpDef& op, Inputs in, const Attrs& a) {
   Shape s = in[0].dim() == 0 ? Shape{} : reduced_shape(in[0].sizes(), Shape{d}, a.b(1));
   return {{s, in[0].dtype()}, {s, kInt64}};
 }
-template <bool IsMax>
-void arg_reduce_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  if (in[0].dim() == 0) {
-    const Tensor src[1] = {in[0]};
-    cpu::cast_kernel(src, {}, out.subspan(0, 1));
-    *static_cast<int64_t*>(out[1].raw_data()) = 0;
-    return;
-  }
-  cpu::arg_reduce(in[0], a.i(0), IsMax, out[0], out[1]);
-}
 TensorList arg_reduce_grad(GradCtx& c) {
   const Shape& in_sizes = c.input_sizes(0);
   if (in_sizes.empty()) return {c.grad()};
@@ -114,16 +96,6 @@ TensorList arg_reduce_grad(GradCtx& c) {
 OutputMetas infer_scan(const OpDef&, Inputs in, const Attrs&) {
   DType t = is_floating(in[0].dtype()) ? in[0].dtype() : kInt64;
   return {{in[0].sizes(), t}};
-}
-template <bool IsProd>
-void scan_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  Tensor x = in[0];
-  if (x.dtype() != out[0].dtype()) {  // integers and bool scan in int64
-    x = make_empty(in[0].sizes(), out[0].dtype(), in[0].device());
-    Tensor dst[1] = {x};
-    cpu::cast_kernel(in, {}, dst);
-  }
-  cpu::scan(x, a.i(0), IsProd, out[0]);
 }
 // sum_{j >= i} g_j along dim. Through flips, not total - cumsum + g, which
 // cancels: inf - inf is NaN, and small terms after a large one lose digits.
@@ -160,6 +132,8 @@ TensorList mean_composite(Inputs in, const Attrs& a) {
   for (int64_t d : dims) n *= x.sizes()[d];
   return {sum(x, dims, a.b(1)) / static_cast<double>(n)};
 }
+}  // namespace
+
 // var: a kernel (the mean, then the summed squared deviations, as the
 // composite it replaces computed them) and PyTorch's rule 2 g (x - mean) /
 // (n - correction). Autograd through the composite added -mean(2 g c) / n,
@@ -170,28 +144,15 @@ int64_t reduced_count(const Shape& sizes, const Shape& dims) {
   for (int64_t d : dims) n *= sizes[d];
   return n;
 }
+
 double var_denominator(const Shape& sizes, const Attrs& a) {
   return std::max<double>(0.0, static_cast<double>(reduced_count(sizes, a.ints(0)) - a.i(1)));
 }
+
+namespace {
 OutputMetas infer_var(const OpDef&, Inputs in, const Attrs& a) {
   NABLA_CHECK(is_floating(in[0].dtype()), "var: expected a floating point input, got ", in[0].dtype());
   return {{reduced_shape(in[0].sizes(), a.ints(0), a.b(2)), in[0].dtype()}};
-}
-template <class T>
-void var_kernel_t(const Tensor& x, const Attrs& a, const Tensor& out) {
-  const Shape& dims = a.ints(0);
-  const T n = static_cast<T>(reduced_count(x.sizes(), dims)), denom = static_cast<T>(var_denominator(x.sizes(), a));
-  Tensor mean = make_empty(reduced_shape(x.sizes(), dims, true), x.dtype(), x.device());
-  cpu::reduce(x, dims, ReduceKind::Sum, mean);
-  cpu::map1<T, T>(mean, mean, [n](T s) { return s / n; });
-  Tensor squares = make_empty(x.sizes(), x.dtype(), x.device());
-  cpu::map2<T, T>(squares, x, mean, [](T v, T m) { return (v - m) * (v - m); });
-  cpu::reduce(squares, dims, ReduceKind::Sum, out);
-  cpu::map1<T, T>(out, out, [denom](T s) { return s / denom; });
-}
-void var_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  if (in[0].dtype() == kFloat64) var_kernel_t<double>(in[0], a, out[0]);
-  else var_kernel_t<float>(in[0], a, out[0]);
 }
 TensorList var_grad(GradCtx& c) {
   Tensor x = c.input(0);
@@ -268,12 +229,10 @@ TensorList logsumexp_composite(Inputs in, const Attrs& a) {
 
 }  // namespace
 
-extern const OpDef sum_op{.name = "sum", .attr_names = "dims,keepdim", .infer = infer_reduce,
-                   .kernels = {reduce_kernel<ReduceKind::Sum>},
+extern constinit const OpDef sum_op{.name = "sum", .attr_names = "dims,keepdim", .infer = infer_reduce,
                    .grad = [](GradCtx& c) -> TensorList { return {expand_back(c.grad(), c)}; },
                    .save_inputs = 0};
-extern const OpDef prod_op{.name = "prod", .attr_names = "dims,keepdim", .infer = infer_reduce,
-                    .kernels = {reduce_kernel<ReduceKind::Prod>},
+extern constinit const OpDef prod_op{.name = "prod", .attr_names = "dims,keepdim", .infer = infer_reduce,
                     .grad = [](GradCtx& c) -> TensorList {
                       // Product of the others: out / x, with care where x == 0.
                       Tensor x = c.input(0);
@@ -288,30 +247,31 @@ extern const OpDef prod_op{.name = "prod", .attr_names = "dims,keepdim", .infer 
                       return {expand_back(c.grad(), c) * others};
                     },
                     .flags = kSaveOutputs};
-extern const OpDef amax_op{.name = "amax", .attr_names = "dims,keepdim", .infer = infer_reduce,
-                    .kernels = {reduce_kernel<ReduceKind::Max>}, .grad = amax_grad, .flags = kSaveOutputs};
-extern const OpDef amin_op{.name = "amin", .attr_names = "dims,keepdim", .infer = infer_reduce,
-                    .kernels = {reduce_kernel<ReduceKind::Min>}, .grad = amax_grad, .flags = kSaveOutputs};
-extern const OpDef all_op{.name = "all", .attr_names = "dims,keepdim", .infer = infer_reduce,
-                   .kernels = {reduce_kernel<ReduceKind::All>}, .flags = kNonDifferentiable};
-extern const OpDef any_op{.name = "any", .attr_names = "dims,keepdim", .infer = infer_reduce,
-                   .kernels = {reduce_kernel<ReduceKind::Any>}, .flags = kNonDifferentiable};
-extern const OpDef max_dim_op{.name = "max_dim", .attr_names = "dim,keepdim", .infer = infer_arg_reduce,
-                       .kernels = {arg_reduce_kernel<true>}, .grad = arg_reduce_grad, .flags = kSaveOutputs,
+extern constinit const OpDef amax_op{.name = "amax", .attr_names = "dims,keepdim", .infer = infer_reduce,
+                    .grad = amax_grad, .flags = kSaveOutputs};
+extern constinit const OpDef amin_op{.name = "amin", .attr_names = "dims,keepdim", .infer = infer_reduce,
+                    .grad = amax_grad, .flags = kSaveOutputs};
+extern constinit const OpDef all_op{.name = "all", .attr_names = "dims,keepdim", .infer = infer_reduce,
+                   .flags = kNonDifferentiable};
+extern constinit const OpDef any_op{.name = "any", .attr_names = "dims,keepdim", .infer = infer_reduce,
+                   .flags = kNonDifferentiable};
+extern constinit const OpDef max_dim_op{.name = "max_dim", .attr_names = "dim,keepdim", .infer = infer_arg_reduce,
+                       .grad = arg_reduce_grad, .flags = kSaveOutputs,
                        .save_inputs = 0, .num_differentiable_outputs = 1};
-extern const OpDef min_dim_op{.name = "min_dim", .attr_names = "dim,keepdim", .infer = infer_arg_reduce,
-                       .kernels = {arg_reduce_kernel<false>}, .grad = arg_reduce_grad, .flags = kSaveOutputs,
+extern constinit const OpDef min_dim_op{.name = "min_dim", .attr_names = "dim,keepdim", .infer = infer_arg_reduce,
+                       .grad = arg_reduce_grad, .flags = kSaveOutputs,
                        .save_inputs = 0, .num_differentiable_outputs = 1};
-extern const OpDef cumsum_op{.name = "cumsum", .attr_names = "dim", .infer = infer_scan, .kernels = {scan_kernel<false>},
+extern constinit const OpDef cumsum_op{.name = "cumsum", .attr_names = "dim", .infer = infer_scan,
                       .grad = [](GradCtx& c) -> TensorList { return {reverse_cumsum(c.grad(), c.attrs().i(0))}; },
                       .save_inputs = 0};
-extern const OpDef cumprod_op{.name = "cumprod", .attr_names = "dim", .infer = infer_scan, .kernels = {scan_kernel<true>},
+extern constinit const OpDef cumprod_op{.name = "cumprod", .attr_names = "dim", .infer = infer_scan,
                        .grad = cumprod_grad, .flags = kSaveOutputs};
-extern const OpDef mean_op{.name = "mean", .attr_names = "dims,keepdim", .composite = mean_composite};
-extern const OpDef var_op{.name = "var", .attr_names = "dims,correction,keepdim", .infer = infer_var,
-                          .kernels = {var_kernel}, .grad = var_grad};
-extern const OpDef norm_op{.name = "norm", .attr_names = "p,dims,keepdim", .composite = norm_composite};
-extern const OpDef logsumexp_op{.name = "logsumexp", .attr_names = "dims,keepdim", .composite = logsumexp_composite};
+extern constinit const OpDef mean_op{.name = "mean", .attr_names = "dims,keepdim", .composite = mean_composite};
+extern constinit const OpDef var_op{.name = "var", .attr_names = "dims,correction,keepdim", .infer = infer_var,
+                                    .grad = var_grad};
+extern constinit const OpDef norm_op{.name = "norm", .attr_names = "p,dims,keepdim", .composite = norm_composite};
+extern constinit const OpDef logsumexp_op{.name = "logsumexp", .attr_names = "dims,keepdim",
+                                          .composite = logsumexp_composite};
 
 namespace {
 detail::RegisterOps register_reduction{&sum_op,     &prod_op,    &amax_op,   &amin_op, &all_op, &any_op,
@@ -333,6 +293,7 @@ Tensor amax(const Tensor& x, IntList dims, bool keepdim) {
 Tensor amin(const Tensor& x, IntList dims, bool keepdim) {
   return call1(amin_op, {x}, {reduction_dims(x, dims, "amin"), keepdim});
 }
+
 namespace {
 // max()/min() of all elements: amax/amin, except that with NaN present the
 // value is NaN and the gradient is split between the NaN elements (PyTorch's

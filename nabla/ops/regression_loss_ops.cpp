@@ -62,14 +62,15 @@ TensorList huber_composite(Inputs in, const Attrs& a) {
 
 }  // namespace
 
-extern const OpDef mse_loss_op{.name = "mse_loss", .num_inputs = 2, .attr_names = "reduction",
-                               .composite = mse_composite};
-extern const OpDef l1_loss_op{.name = "l1_loss", .num_inputs = 2, .attr_names = "reduction",
-                              .composite = l1_composite};
-extern const OpDef smooth_l1_loss_op{.name = "smooth_l1_loss", .num_inputs = 2, .attr_names = "reduction,beta",
-                                     .composite = smooth_l1_composite};
-extern const OpDef huber_loss_op{.name = "huber_loss", .num_inputs = 2, .attr_names = "reduction,delta",
-                                 .composite = huber_composite};
+extern constinit const OpDef mse_loss_op{.name = "mse_loss", .num_inputs = 2, .attr_names = "reduction",
+                                         .composite = mse_composite};
+extern constinit const OpDef l1_loss_op{.name = "l1_loss", .num_inputs = 2, .attr_names = "reduction",
+                                        .composite = l1_composite};
+extern constinit const OpDef smooth_l1_loss_op{.name = "smooth_l1_loss", .num_inputs = 2,
+                                               .attr_names = "reduction,beta",
+                                               .composite = smooth_l1_composite};
+extern constinit const OpDef huber_loss_op{.name = "huber_loss", .num_inputs = 2, .attr_names = "reduction,delta",
+                                           .composite = huber_composite};
 
 namespace {
 detail::RegisterOps register_regression_loss{&mse_loss_op, &l1_loss_op, &smooth_l1_loss_op, &huber_loss_op};

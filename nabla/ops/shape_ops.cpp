@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "nabla/ops/elementwise_common.h"
+#include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla {
@@ -158,13 +159,6 @@ OutputMetas infer_slice_backward(const OpDef& op, Inputs in, const Attrs& a) {
               " (the slice of input_sizes ", sizes, ")");
   return {{sizes, in[0].dtype()}};
 }
-void slice_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  std::memset(out[0].raw_data(), 0, static_cast<std::size_t>(out[0].numel()) * itemsize(out[0].dtype()));
-  Tensor dst[1];
-  const Tensor tmp[1] = {in[0]};
-  slice_kernel(std::span<const Tensor>(out.data(), 1), a, dst);
-  cpu::cast_kernel(tmp, {}, dst);
-}
 
 // select: attrs dim, index (normalized)
 OutputMetas infer_select(const OpDef&, Inputs in, const Attrs& a) {
@@ -251,9 +245,6 @@ TensorList unfold_backward_composite(Inputs in, const Attrs& a) {
   return {out};
 }
 
-// clone (a contiguous copy)
-void clone_kernel(Inputs in, const Attrs&, std::span<Tensor> out) { cpu::cast_kernel(in, {}, out); }
-
 }  // namespace
 
 Tensor movedim_last(const Tensor& x, int64_t dim) {
@@ -274,12 +265,10 @@ Tensor slice_backward(const Tensor& g, const Shape& input_sizes, int64_t dim, in
 extern const OpDef view_op, permute_op, slice_op, select_op, expand_op, unfold_op, slice_backward_op,
     unfold_backward_op, clone_op;
 
-extern const OpDef view_op{.name = "view", .attr_names = "sizes", .infer = infer_view,
-                    .kernels = {view_kernel, view_kernel, view_kernel},
+extern constinit const OpDef view_op{.name = "view", .attr_names = "sizes", .infer = infer_view,
                     .grad = [](GradCtx& c) -> TensorList { return {reshape(c.grad(), c.input_sizes(0))}; },
                     .flags = kView | kNativeReducedFloat, .save_inputs = 0};
-extern const OpDef permute_op{.name = "permute", .attr_names = "dims", .infer = infer_permute,
-                       .kernels = {permute_kernel, permute_kernel, permute_kernel},
+extern constinit const OpDef permute_op{.name = "permute", .attr_names = "dims", .infer = infer_permute,
                        .grad = [](GradCtx& c) -> TensorList {
                          const Shape& dims = c.attrs().ints(0);
                          Shape inv(dims.size());
@@ -288,46 +277,54 @@ extern const OpDef permute_op{.name = "permute", .attr_names = "dims", .infer = 
                          return {permute(c.grad(), inv)};
                        },
                        .flags = kView | kNativeReducedFloat, .save_inputs = 0};
-extern const OpDef slice_op{.name = "slice", .attr_names = "dim,start,stop,step", .infer = infer_slice,
-                     .kernels = {slice_kernel, slice_kernel, slice_kernel},
+extern constinit const OpDef slice_op{.name = "slice", .attr_names = "dim,start,stop,step", .infer = infer_slice,
                      .grad = [](GradCtx& c) -> TensorList {
                        const Attrs& a = c.attrs();
                        return {slice_backward(c.grad(), c.input_sizes(0), a.i(0), a.i(1), a.i(2), a.i(3))};
                      },
                      .flags = kView | kNativeReducedFloat, .save_inputs = 0};
-extern const OpDef slice_backward_op{.name = "slice_backward", .attr_names = "dim,start,stop,step,input_sizes",
-                              .infer = infer_slice_backward, .kernels = {slice_backward_kernel},
+extern constinit const OpDef slice_backward_op{.name = "slice_backward",
+                                               .attr_names = "dim,start,stop,step,input_sizes",
+                              .infer = infer_slice_backward,
                               .grad = [](GradCtx& c) -> TensorList {
                                 const Attrs& a = c.attrs();
                                 return {slice(c.grad(), a.i(0), a.i(1), a.i(2), a.i(3))};
                               },
                               .flags = kNativeReducedFloat, .save_inputs = 0};
-extern const OpDef select_op{.name = "select", .attr_names = "dim,index", .infer = infer_select,
-                      .kernels = {select_kernel, select_kernel, select_kernel},
+extern constinit const OpDef select_op{.name = "select", .attr_names = "dim,index", .infer = infer_select,
                       .grad = [](GradCtx& c) -> TensorList {
                         int64_t d = c.attrs().i(0), i = c.attrs().i(1);
                         return {slice_backward(unsqueeze(c.grad(), d), c.input_sizes(0), d, i, i + 1, 1)};
                       },
                       .flags = kView | kNativeReducedFloat, .save_inputs = 0};
-extern const OpDef expand_op{.name = "expand", .attr_names = "sizes", .infer = infer_expand,
-                      .kernels = {expand_kernel, expand_kernel, expand_kernel},
+extern constinit const OpDef expand_op{.name = "expand", .attr_names = "sizes", .infer = infer_expand,
                       .grad = [](GradCtx& c) -> TensorList { return {sum_to(c.grad(), c.input_sizes(0))}; },
                       .flags = kView | kNativeReducedFloat, .save_inputs = 0};
-extern const OpDef unfold_op{.name = "unfold", .attr_names = "dim,size,step", .infer = infer_unfold,
-                      .kernels = {unfold_kernel, unfold_kernel, unfold_kernel},
+extern constinit const OpDef unfold_op{.name = "unfold", .attr_names = "dim,size,step", .infer = infer_unfold,
                       .grad = [](GradCtx& c) -> TensorList {
                         const Attrs& a = c.attrs();
                         return {call1(unfold_backward_op, {c.grad()},
                                       {a.i(0), a.i(1), a.i(2), c.input_sizes(0)})};
                       },
                       .flags = kView | kNativeReducedFloat, .save_inputs = 0};
-extern const OpDef unfold_backward_op{.name = "unfold_backward", .attr_names = "dim,size,step,input_sizes",
+extern constinit const OpDef unfold_backward_op{.name = "unfold_backward", .attr_names = "dim,size,step,input_sizes",
                                .infer = infer_unfold_backward, .composite = unfold_backward_composite};
-extern const OpDef clone_op{.name = "clone", .infer = detail::infer_unary, .kernels = {clone_kernel},
+extern constinit const OpDef clone_op{.name = "clone", .infer = detail::infer_unary,
                      .grad = [](GradCtx& c) -> TensorList { return {c.grad()}; },
                      .flags = kElementwise | kNativeReducedFloat, .save_inputs = 0};
 
 namespace {
+// The view kernels only compute sizes, strides and offset (no memory is
+// touched), so each is one generic kernel for every device.
+[[maybe_unused]] const bool kViewKernelsRegistered = [] {
+  register_generic_kernel(view_op, view_kernel);
+  register_generic_kernel(permute_op, permute_kernel);
+  register_generic_kernel(slice_op, slice_kernel);
+  register_generic_kernel(select_op, select_kernel);
+  register_generic_kernel(expand_op, expand_kernel);
+  register_generic_kernel(unfold_op, unfold_kernel);
+  return true;
+}();
 detail::RegisterOps register_shape{&view_op,   &permute_op,        &slice_op,  &slice_backward_op, &select_op,
                                    &expand_op, &unfold_op, &unfold_backward_op, &clone_op};
 }

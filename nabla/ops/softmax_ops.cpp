@@ -1,7 +1,6 @@
 // softmax and log_softmax: table entries with a fused CPU kernel
 // (kernels/cpu/softmax.cpp). Their gradient rules read only the output and are
 // written in nabla ops, so they can be differentiated again.
-#include "nabla/kernels/cpu/softmax.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/nn_functional.h"
 #include "nabla/ops/ops.h"
@@ -16,15 +15,10 @@ OutputMetas infer_softmax(const OpDef& op, Inputs in, const Attrs& a) {
   return {{in[0].sizes(), in[0].dtype()}};
 }
 
-template <bool Log>
-void softmax_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::softmax(in[0], a.i(0), Log, out[0]);
-}
-
 }  // namespace
 
-extern const OpDef softmax_op{
-    .name = "softmax", .attr_names = "dim", .infer = infer_softmax, .kernels = {softmax_kernel<false>},
+extern constinit const OpDef softmax_op{
+    .name = "softmax", .attr_names = "dim", .infer = infer_softmax,
     // dx = y * (g - sum(g * y, dim))
     .grad = [](GradCtx& c) -> TensorList {
       Tensor y = c.output(0);
@@ -34,8 +28,8 @@ extern const OpDef softmax_op{
     },
     .flags = kSaveOutputs, .promote = Promote::CommonFloat, .save_inputs = 0};
 
-extern const OpDef log_softmax_op{
-    .name = "log_softmax", .attr_names = "dim", .infer = infer_softmax, .kernels = {softmax_kernel<true>},
+extern constinit const OpDef log_softmax_op{
+    .name = "log_softmax", .attr_names = "dim", .infer = infer_softmax,
     // dx = g - exp(y) * sum(g, dim)
     .grad = [](GradCtx& c) -> TensorList {
       Tensor y = c.output(0);

@@ -2,7 +2,6 @@
 // the values are differentiable: their gradient is scattered back to where
 // each value came from), and argsort (a composite). Kernels:
 // nabla/kernels/cpu/sort.cpp.
-#include "nabla/kernels/cpu/sort.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -20,9 +19,6 @@ TensorList scatter_back(GradCtx& c, int64_t dim) {
 OutputMetas infer_sort(const OpDef&, Inputs in, const Attrs&) {
   return {{in[0].sizes(), in[0].dtype()}, {in[0].sizes(), kInt64}};
 }
-void sort_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::sort(in[0], a.i(0), a.b(1), out[0], out[1]);
-}
 
 // ---- topk: attrs k, dim (wrapped), largest, sorted ---------------------------------
 OutputMetas infer_topk(const OpDef& op, Inputs in, const Attrs& a) {
@@ -38,9 +34,6 @@ OutputMetas infer_topk(const OpDef& op, Inputs in, const Attrs& a) {
   }
   return {{s, in[0].dtype()}, {s, kInt64}};
 }
-void topk_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  cpu::topk(in[0], a.i(0), a.i(1), a.b(2), a.b(3), out[0], out[1]);
-}
 
 // ---- argsort (composite): attrs dim, descending, stable ---------------------------
 TensorList argsort_composite(Inputs in, const Attrs& a) {
@@ -49,16 +42,14 @@ TensorList argsort_composite(Inputs in, const Attrs& a) {
 
 }  // namespace
 
-extern const OpDef sort_op{.name = "sort", .attr_names = "dim,descending,stable", .infer = infer_sort,
-                           .kernels = {sort_kernel},
-                           .grad = [](GradCtx& c) { return scatter_back(c, c.attrs().i(0)); },
-                           .flags = kSaveOutputs, .save_inputs = 0, .num_differentiable_outputs = 1};
-extern const OpDef topk_op{.name = "topk", .attr_names = "k,dim,largest,sorted", .infer = infer_topk,
-                           .kernels = {topk_kernel},
-                           .grad = [](GradCtx& c) { return scatter_back(c, c.attrs().i(1)); },
-                           .flags = kSaveOutputs, .save_inputs = 0, .num_differentiable_outputs = 1};
-extern const OpDef argsort_op{.name = "argsort", .attr_names = "dim,descending,stable",
-                              .composite = argsort_composite};
+extern constinit const OpDef sort_op{.name = "sort", .attr_names = "dim,descending,stable", .infer = infer_sort,
+                                     .grad = [](GradCtx& c) { return scatter_back(c, c.attrs().i(0)); },
+                                     .flags = kSaveOutputs, .save_inputs = 0, .num_differentiable_outputs = 1};
+extern constinit const OpDef topk_op{.name = "topk", .attr_names = "k,dim,largest,sorted", .infer = infer_topk,
+                                     .grad = [](GradCtx& c) { return scatter_back(c, c.attrs().i(1)); },
+                                     .flags = kSaveOutputs, .save_inputs = 0, .num_differentiable_outputs = 1};
+extern constinit const OpDef argsort_op{.name = "argsort", .attr_names = "dim,descending,stable",
+                                        .composite = argsort_composite};
 
 namespace {
 detail::RegisterOps register_sort{&sort_op, &topk_op, &argsort_op};

@@ -53,13 +53,13 @@ TensorList to_device_grad(GradCtx& c) {
 
 }  // namespace
 
-extern const OpDef to_device_op{.name = "to_device",
-                                .attr_names = "device,source,non_blocking",
-                                .infer = infer_to_device,
-                                .grad = to_device_grad,
-                                .flags = kNativeReducedFloat,
-                                .save_inputs = 0,
-                                .device_attr = 0};
+extern constinit const OpDef to_device_op{.name = "to_device",
+                                          .attr_names = "device,source,non_blocking",
+                                          .infer = infer_to_device,
+                                          .grad = to_device_grad,
+                                          .flags = kNativeReducedFloat,
+                                          .save_inputs = 0,
+                                          .device_attr = 0};
 const OpRegistrar kRegisterToDevice{to_device_op};
 // Runs on every device: it only uses the device runtime.
 [[maybe_unused]] const bool kToDeviceGeneric = (register_generic_kernel(to_device_op, to_device_kernel), true);

@@ -5,7 +5,6 @@
 #include <numbers>
 
 #include "nabla/core/user_op.h"
-#include "nabla/kernels/cpu/vec_math.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -17,79 +16,16 @@ constexpr double kLn2 = std::numbers::ln2;
 constexpr double kSqrt2 = std::numbers::sqrt2;
 constexpr double kInvSqrtPi = std::numbers::inv_sqrtpi;
 
-// ---- functors (T is float or double) -----------------------------------
-#define NABLA_FN(Name, expr)                              \
-  struct Name {                                           \
-    const Attrs& a;                                       \
-    template <class T> T operator()(T x) const { return expr; } \
-  }
-// float32 exp/erf/sigmoid use the vectorizable versions in vec_math.h.
-template <class T> T fast_exp(T x) { if constexpr (std::is_same_v<T, float>) return cpu::vec::exp(x); else return std::exp(x); }
-template <class T> T fast_erf(T x) { if constexpr (std::is_same_v<T, float>) return cpu::vec::erf(x); else return std::erf(x); }
-NABLA_FN(ExpFn, fast_exp(x));
-NABLA_FN(Exp2Fn, std::exp2(x));
-NABLA_FN(LogFn, std::log(x));
-NABLA_FN(Log2Fn, std::log2(x));
-NABLA_FN(Log1pFn, std::log1p(x));
-NABLA_FN(Expm1Fn, std::expm1(x));
-NABLA_FN(SqrtFn, std::sqrt(x));
-NABLA_FN(RsqrtFn, T(1) / std::sqrt(x));
-NABLA_FN(ReciprocalFn, T(1) / x);
-NABLA_FN(SinFn, std::sin(x));
-NABLA_FN(CosFn, std::cos(x));
-NABLA_FN(TanFn, std::tan(x));
-NABLA_FN(TanhFn, std::tanh(x));
-NABLA_FN(SigmoidFn, T(1) / (T(1) + fast_exp(-x)));
-NABLA_FN(ErfFn, std::erf(x));
-NABLA_FN(SiluFn, x / (T(1) + fast_exp(-x)));
-NABLA_FN(GeluFn, T(0.5) * x * (T(1) + fast_erf(x * T(1.0 / kSqrt2))));
-NABLA_FN(GeluTanhFn, T(0.5) * x * (T(1) + std::tanh(T(kSqrt2 * kInvSqrtPi) * (x + T(0.044715) * x * x * x))));
-NABLA_FN(FloorFn, std::floor(x));
-NABLA_FN(CeilFn, std::ceil(x));
-NABLA_FN(RoundFn, std::nearbyint(x));
-NABLA_FN(TruncFn, std::trunc(x));
-NABLA_FN(LeakyReluFn, x > T(0) ? x : x * T(a.f(0)));
-NABLA_FN(EluFn, x > T(0) ? x : T(a.f(0)) * std::expm1(x));
-NABLA_FN(SoftplusFn, x * T(a.f(0)) > T(a.f(1)) ? x : std::log1p(std::exp(x * T(a.f(0)))) / T(a.f(0)));
-NABLA_FN(PowScalarFn, std::pow(x, T(a.f(0))));
-// Any dtype (T may be an integer type):
-NABLA_FN(NegFn, static_cast<T>(-x));
-NABLA_FN(AbsFn, x < T(0) ? static_cast<T>(-x) : x);
-NABLA_FN(SignFn, static_cast<T>((T(0) < x) - (x < T(0))));
-NABLA_FN(SquareFn, static_cast<T>(x * x));
-// NaN fails `x <= 0` and passes through, as in PyTorch (a diverging network
-// is not hidden); one comparison, so the loop still vectorizes.
-NABLA_FN(ReluFn, !(x <= T(0)) ? x : T(0));
-#undef NABLA_FN
-
-struct ClampFn {
-  const Attrs& a;
-  template <class T> T operator()(T x) const {
-    if (!a.is_none(0) && x < a.scalar(0).to<T>()) x = a.scalar(0).to<T>();
-    if (!a.is_none(1) && x > a.scalar(1).to<T>()) x = a.scalar(1).to<T>();
-    return x;
-  }
-};
-
 // ---- helpers for gradient rules -------------------------------------------
-OpDef same_dtype_op(std::string_view name, KernelFn cpu, GradFn grad, uint32_t save = 1, uint32_t flags = 0) {
+constexpr OpDef same_dtype_op(std::string_view name, GradFn grad, uint32_t save = 1, uint32_t flags = 0) {
   return OpDef{.name = name,
                .infer = detail::infer_unary,
-               .kernels = {cpu},
                .grad = grad,
                .flags = kElementwise | kInplaceOk | flags,
                .save_inputs = save};
 }
 
 TensorList zero_grad(GradCtx& c) { return {zeros_like(c.grad())}; }
-
-// x^0.5 and x^-0.5 are sqrt and rsqrt, as in PyTorch: they differ from
-// std::pow at the edges (sqrt(-inf) is NaN where pow gives +inf; sqrt(-0) is -0).
-void pow_scalar_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  if (a.f(0) == 0.5) return cpu::unary_float<SqrtFn>(in, a, out);
-  if (a.f(0) == -0.5) return cpu::unary_float<RsqrtFn>(in, a, out);
-  cpu::unary_float<PowScalarFn>(in, a, out);
-}
 
 // g where `blocked` is false, else 0 (not g * 0: a NaN or inf g stays out).
 Tensor grad_unless(const Tensor& blocked, const Tensor& g) {
@@ -99,72 +35,72 @@ Tensor grad_unless(const Tensor& blocked, const Tensor& g) {
 }  // namespace
 
 // ---- table entries ------------------------------------------------------
-extern const OpDef neg_op = same_dtype_op("neg", cpu::unary_same<NegFn>, [](GradCtx& c) -> TensorList { return {-c.grad()}; }, 0);
-extern const OpDef abs_op = same_dtype_op("abs", cpu::unary_same<AbsFn>,
-                                   [](GradCtx& c) -> TensorList { return {c.grad() * sign(c.input(0))}; });
-extern const OpDef sign_op = same_dtype_op("sign", cpu::unary_same<SignFn>, zero_grad, 0);
-extern const OpDef square_op = same_dtype_op("square", cpu::unary_same<SquareFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef neg_op = same_dtype_op("neg", [](GradCtx& c) -> TensorList { return {-c.grad()}; }, 0);
+extern constinit const OpDef abs_op = same_dtype_op("abs",
+    [](GradCtx& c) -> TensorList { return {c.grad() * sign(c.input(0))}; });
+extern constinit const OpDef sign_op = same_dtype_op("sign", zero_grad, 0);
+extern constinit const OpDef square_op = same_dtype_op("square", [](GradCtx& c) -> TensorList {
   return {c.grad() * c.input(0) * 2.0};
 });
 // PyTorch's threshold_backward: blocked where out <= 0, so a NaN passes the gradient.
-extern const OpDef relu_op = same_dtype_op("relu", cpu::unary_same<ReluFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef relu_op = same_dtype_op("relu", [](GradCtx& c) -> TensorList {
   return {grad_unless(c.output(0) <= 0.0, c.grad())};
 }, 0, kSaveOutputs);
 
-extern const OpDef exp_op = unary_float_op("exp", cpu::unary_float<ExpFn>,
-                                    [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0)}; }, true);
-extern const OpDef exp2_op = unary_float_op("exp2", cpu::unary_float<Exp2Fn>,
-                                     [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0) * kLn2}; }, true);
-extern const OpDef log_op = unary_float_op("log", cpu::unary_float<LogFn>,
-                                    [](GradCtx& c) -> TensorList { return {c.grad() / c.input(0)}; });
-extern const OpDef log2_op = unary_float_op("log2", cpu::unary_float<Log2Fn>,
-                                     [](GradCtx& c) -> TensorList { return {c.grad() / (c.input(0) * kLn2)}; });
-extern const OpDef log1p_op = unary_float_op("log1p", cpu::unary_float<Log1pFn>,
-                                      [](GradCtx& c) -> TensorList { return {c.grad() / (c.input(0) + 1.0)}; });
-extern const OpDef expm1_op = unary_float_op("expm1", cpu::unary_float<Expm1Fn>,
-                                      [](GradCtx& c) -> TensorList { return {c.grad() * (c.output(0) + 1.0)}; }, true);
-extern const OpDef sqrt_op = unary_float_op("sqrt", cpu::unary_float<SqrtFn>,
-                                     [](GradCtx& c) -> TensorList { return {c.grad() / (c.output(0) * 2.0)}; }, true);
-extern const OpDef rsqrt_op = unary_float_op("rsqrt", cpu::unary_float<RsqrtFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef exp_op = unary_float_op("exp",
+    [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0)}; }, true);
+extern constinit const OpDef exp2_op = unary_float_op("exp2",
+    [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0) * kLn2}; }, true);
+extern constinit const OpDef log_op = unary_float_op("log",
+    [](GradCtx& c) -> TensorList { return {c.grad() / c.input(0)}; });
+extern constinit const OpDef log2_op = unary_float_op("log2",
+    [](GradCtx& c) -> TensorList { return {c.grad() / (c.input(0) * kLn2)}; });
+extern constinit const OpDef log1p_op = unary_float_op("log1p",
+    [](GradCtx& c) -> TensorList { return {c.grad() / (c.input(0) + 1.0)}; });
+extern constinit const OpDef expm1_op = unary_float_op("expm1",
+    [](GradCtx& c) -> TensorList { return {c.grad() * (c.output(0) + 1.0)}; }, true);
+extern constinit const OpDef sqrt_op = unary_float_op("sqrt",
+    [](GradCtx& c) -> TensorList { return {c.grad() / (c.output(0) * 2.0)}; }, true);
+extern constinit const OpDef rsqrt_op = unary_float_op("rsqrt", [](GradCtx& c) -> TensorList {
   Tensor out = c.output(0);
   return {c.grad() * out * out * out * -0.5};
 }, true);
-extern const OpDef reciprocal_op = unary_float_op("reciprocal", cpu::unary_float<ReciprocalFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef reciprocal_op = unary_float_op("reciprocal", [](GradCtx& c) -> TensorList {
   Tensor out = c.output(0);
   return {-(c.grad() * out * out)};
 }, true);
-extern const OpDef sin_op = unary_float_op("sin", cpu::unary_float<SinFn>,
-                                    [](GradCtx& c) -> TensorList { return {c.grad() * cos(c.input(0))}; });
-extern const OpDef cos_op = unary_float_op("cos", cpu::unary_float<CosFn>,
-                                    [](GradCtx& c) -> TensorList { return {-(c.grad() * sin(c.input(0)))}; });
-extern const OpDef tan_op = unary_float_op("tan", cpu::unary_float<TanFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef sin_op = unary_float_op("sin",
+    [](GradCtx& c) -> TensorList { return {c.grad() * cos(c.input(0))}; });
+extern constinit const OpDef cos_op = unary_float_op("cos",
+    [](GradCtx& c) -> TensorList { return {-(c.grad() * sin(c.input(0)))}; });
+extern constinit const OpDef tan_op = unary_float_op("tan", [](GradCtx& c) -> TensorList {
   Tensor out = c.output(0);
   return {c.grad() * (out * out + 1.0)};
 }, true);
-extern const OpDef tanh_op = unary_float_op("tanh", cpu::unary_float<TanhFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef tanh_op = unary_float_op("tanh", [](GradCtx& c) -> TensorList {
   Tensor out = c.output(0);
   return {c.grad() * (1.0 - out * out)};
 }, true);
-extern const OpDef sigmoid_op = unary_float_op("sigmoid", cpu::unary_float<SigmoidFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef sigmoid_op = unary_float_op("sigmoid", [](GradCtx& c) -> TensorList {
   Tensor out = c.output(0);
   return {c.grad() * out * (1.0 - out)};
 }, true);
-extern const OpDef erf_op = unary_float_op("erf", cpu::unary_float<ErfFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef erf_op = unary_float_op("erf", [](GradCtx& c) -> TensorList {
   Tensor x = c.input(0);
   return {c.grad() * exp(-(x * x)) * (2.0 * kInvSqrtPi)};
 });
-extern const OpDef silu_op = unary_float_op("silu", cpu::unary_float<SiluFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef silu_op = unary_float_op("silu", [](GradCtx& c) -> TensorList {
   Tensor x = c.input(0);
   Tensor s = sigmoid(x);
   return {c.grad() * s * (1.0 + x * (1.0 - s))};
 });
-extern const OpDef gelu_op = unary_float_op("gelu", cpu::unary_float<GeluFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef gelu_op = unary_float_op("gelu", [](GradCtx& c) -> TensorList {
   Tensor x = c.input(0);
   Tensor cdf = (erf(x * (1.0 / kSqrt2)) + 1.0) * 0.5;
   Tensor pdf = exp(x * x * -0.5) * (kInvSqrtPi / kSqrt2);
   return {c.grad() * (cdf + x * pdf)};
 });
-extern const OpDef gelu_tanh_op = unary_float_op("gelu_tanh", cpu::unary_float<GeluTanhFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef gelu_tanh_op = unary_float_op("gelu_tanh", [](GradCtx& c) -> TensorList {
   Tensor x = c.input(0);
   const double k = kSqrt2 * kInvSqrtPi;
   Tensor inner = (x + x * x * x * 0.044715) * k;
@@ -172,33 +108,32 @@ extern const OpDef gelu_tanh_op = unary_float_op("gelu_tanh", cpu::unary_float<G
   Tensor dinner = (x * x * (3 * 0.044715) + 1.0) * k;
   return {c.grad() * ((t + 1.0) * 0.5 + x * 0.5 * (1.0 - t * t) * dinner)};
 });
-extern const OpDef floor_op = unary_float_op("floor", cpu::unary_float<FloorFn>, zero_grad);
-extern const OpDef ceil_op = unary_float_op("ceil", cpu::unary_float<CeilFn>, zero_grad);
-extern const OpDef round_op = unary_float_op("round", cpu::unary_float<RoundFn>, zero_grad);
-extern const OpDef trunc_op = unary_float_op("trunc", cpu::unary_float<TruncFn>, zero_grad);
-extern const OpDef leaky_relu_op = unary_float_op("leaky_relu", cpu::unary_float<LeakyReluFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef floor_op = unary_float_op("floor", zero_grad);
+extern constinit const OpDef ceil_op = unary_float_op("ceil", zero_grad);
+extern constinit const OpDef round_op = unary_float_op("round", zero_grad);
+extern constinit const OpDef trunc_op = unary_float_op("trunc", zero_grad);
+extern constinit const OpDef leaky_relu_op = unary_float_op("leaky_relu", [](GradCtx& c) -> TensorList {
   Tensor x = c.input(0);
   return {where(x > 0, c.grad(), c.grad() * c.attrs().f(0))};
 }, false, "negative_slope");
-extern const OpDef elu_op = unary_float_op("elu", cpu::unary_float<EluFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef elu_op = unary_float_op("elu", [](GradCtx& c) -> TensorList {
   Tensor x = c.input(0);
   double alpha = c.attrs().f(0);
   return {where(x > 0, c.grad(), c.grad() * exp(x) * alpha)};
 }, false, "alpha");
-extern const OpDef softplus_op = unary_float_op("softplus", cpu::unary_float<SoftplusFn>, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef softplus_op = unary_float_op("softplus", [](GradCtx& c) -> TensorList {
   Tensor x = c.input(0);
   double beta = c.attrs().f(0), threshold = c.attrs().f(1);
   return {where(x * beta > threshold, c.grad(), c.grad() * sigmoid(x * beta))};
 }, false, "beta,threshold");
-extern const OpDef pow_scalar_op = unary_float_op("pow_scalar", pow_scalar_kernel, [](GradCtx& c) -> TensorList {
+extern constinit const OpDef pow_scalar_op = unary_float_op("pow_scalar", [](GradCtx& c) -> TensorList {
   double e = c.attrs().f(0);
   if (e == 0.0) return {zeros_like(c.grad())};
   return {c.grad() * pow(c.input(0), e - 1.0) * e};
 }, false, "exponent");
-extern const OpDef clamp_op{.name = "clamp",
+extern constinit const OpDef clamp_op{.name = "clamp",
                      .attr_names = "min,max",
                      .infer = detail::infer_unary,
-                     .kernels = {cpu::unary_same<ClampFn>},
                      .grad = [](GradCtx& c) -> TensorList {
                        Tensor x = c.input(0);
                        Tensor keep = ones_like(x, dtype(kBool));

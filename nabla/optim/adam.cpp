@@ -7,10 +7,8 @@
 
 #include <cmath>
 
-#include "nabla/core/storage.h"
-#include "nabla/core/tensor_impl.h"
-#include "nabla/kernels/cpu/adam_update.h"
 #include "nabla/ops/ops.h"
+#include "nabla/ops/optimizer_update.h"
 
 namespace nabla::optim {
 
@@ -19,10 +17,10 @@ Options adam_defaults(double weight_decay) {
   return {{"lr", 1e-3},          {"beta1", 0.9},    {"beta2", 0.999},   {"eps", 1e-8},
           {"weight_decay", weight_decay}, {"amsgrad", 0.0}, {"maximize", 0.0}};
 }
-// What cpu::adam_update takes: contiguous float32 or float64 on the CPU.
+// What adam_update_ takes: contiguous float32 or float64 on p's device.
 bool fusable(const Tensor& t, const Tensor& p) {
   return t.defined() && (t.dtype() == kFloat32 || t.dtype() == kFloat64) && t.dtype() == p.dtype() &&
-         t.is_contiguous() && t.sizes() == p.sizes() && t.device() == p.device() && t.device().is_cpu();
+         t.is_contiguous() && t.sizes() == p.sizes() && t.device() == p.device();
 }
 
 }  // namespace
@@ -69,30 +67,17 @@ void Adam::update(const ParamGroup& g, Tensor& p, const Tensor& grad_arg, ParamS
   const double step_size = lr / bias_correction1;
   Tensor& exp_avg = s.buffers["exp_avg"];
   Tensor& exp_avg_sq = s.buffers["exp_avg_sq"];
-  // Contiguous float32/float64 without amsgrad (the usual case): one fused
-  // pass (kernels/cpu/adam_update.h), the same numbers as the tensor
-  // expressions below.
+  // Contiguous float32/float64 without amsgrad (the usual case): the
+  // adam_update op in place, one fused pass on the CPU (kernels/cpu/
+  // adam_update.h), the same numbers as the tensor expressions below. The
+  // scalars go to the parameter's device as 0-dim tensors: no host sync.
   if (!amsgrad && fusable(p, p) && fusable(grad_in, p) && fusable(exp_avg, p) && fusable(exp_avg_sq, p)) {
-    cpu::AdamConstants c;
-    c.beta1 = beta1;
-    c.one_minus_beta1 = 1.0 - beta1;
-    c.beta2 = beta2;
-    c.one_minus_beta2 = 1.0 - beta2;
-    c.weight_decay = weight_decay;
-    c.decay_factor = 1.0 - lr * weight_decay;
-    c.bias_correction2_sqrt = bias_correction2_sqrt;
-    c.eps = eps;
-    c.step_size = step_size;
-    c.decoupled = decoupled_;
-    c.weight_decay_on = weight_decay != 0.0;
-    c.maximize = g.get("maximize") != 0.0;
-    visit_dtype(p.dtype(), [&]<class T>() {
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
-        cpu::adam_update<T>(c, static_cast<T*>(p.raw_data()), static_cast<const T*>(grad_in.raw_data()),
-                            static_cast<T*>(exp_avg.raw_data()), static_cast<T*>(exp_avg_sq.raw_data()), p.numel());
-    });
-    // What the in-place tensor ops would have done, for autograd's checks.
-    for (Tensor* t : {&p, &exp_avg, &exp_avg_sq}) t->impl()->storage->bump_version();
+    // Weight decay as the tensor path does it (maximize is already in grad).
+    if (decoupled_ && weight_decay != 0.0) p.mul_(1.0 - lr * weight_decay);
+    else if (!decoupled_ && weight_decay != 0.0) grad = grad + p * weight_decay;
+    const TensorOptions scalar = TensorOptions(p.dtype()).device(p.device());
+    adam_update_(p, grad, exp_avg, exp_avg_sq, full({}, step_size, scalar), full({}, bias_correction2_sqrt, scalar),
+                 beta1, beta2, eps);
     return;
   }
   if (decoupled_) p.mul_(1.0 - lr * weight_decay);

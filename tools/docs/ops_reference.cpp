@@ -394,7 +394,7 @@ std::string ops_reference(const std::string& source_dir, const DTypeProbe& probe
         "- **dtypes**: the input dtypes the op ran on when the samples of its test entry "
         "(tests/ops, `OpInfo`) were cast to each dtype (index and mask inputs keep theirs), and the result "
         "dtype where it is the same for all of them (`→ bool`).\n"
-        "- **devices**: the devices the op has kernels for (`OpDef::kernels`); a composite runs wherever "
+        "- **devices**: the devices the op has kernels for (registered per device: `nabla/ops/kernel_registry.h`); a composite runs wherever "
         "its parts do. **gradient**: a gradient rule, through a composite's parts, or not differentiable.\n"
         "- **mirrors**: the PyTorch 1.13 function it follows (checked against Debian's python3-torch: "
         "tools/docs/pytorch_names.py) and the TensorFlow name (curated: tools/docs/mirrors.tsv).\n\n";

@@ -62,7 +62,7 @@ Tensor as_scalar(const Tensor& t) {
 }  // namespace
 
 const OpDef& fused_elementwise_op() {
-  static const OpDef op{.name = "fused_elementwise", .num_inputs = -1, .flags = kElementwise};
+  static constinit const OpDef op{.name = "fused_elementwise", .num_inputs = -1, .flags = kElementwise};
   return op;
 }
 

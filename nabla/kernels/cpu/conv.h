@@ -20,19 +20,11 @@
 #include <cstdint>
 
 #include "nabla/core/tensor.h"
+#include "nabla/ops/conv_geometry.h"
 
 namespace nabla::cpu {
 
-struct Conv2dGeometry {
-  int64_t batch = 0;
-  int64_t in_channels = 0, in_h = 0, in_w = 0;     // the side the window slides over
-  int64_t out_channels = 0, out_h = 0, out_w = 0;  // one value per window position
-  int64_t kernel_h = 1, kernel_w = 1;
-  int64_t stride_h = 1, stride_w = 1;
-  int64_t pad_h = 0, pad_w = 0;
-  int64_t dilation_h = 1, dilation_w = 1;
-  int64_t groups = 1;
-};
+using nabla::Conv2dGeometry;  // ops/conv_geometry.h
 
 // out[N, OC, OH, OW] (contiguous) = conv2d(x, w) + bias.
 // x: [N, C, H, W], any strides (an NHWC view works without a copy);

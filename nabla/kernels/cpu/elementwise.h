@@ -1,5 +1,6 @@
-// CPU kernels for the elementwise ops: each op's scalar functor (declared with
-// the op in nabla/ops) goes through these, which pick the C++ type.
+// CPU kernels for the elementwise ops: each op's scalar functor (beside its
+// registration, kernels/cpu/{unary,binary,compare}_ops.cpp) goes through these,
+// which pick the C++ type.
 #pragma once
 #include <type_traits>
 

@@ -5,10 +5,11 @@
 
 #include "nabla/core/scalar.h"
 #include "nabla/core/tensor.h"
+#include "nabla/ops/pad_mode.h"
 
 namespace nabla::cpu {
 
-enum class PadMode { Constant, Reflect, Replicate };
+using nabla::PadMode;  // ops/pad_mode.h
 
 // lo[d], hi[d]: padding before/after dim d of x (one pair per dim of x).
 void pad_constant(const Tensor& x, const Shape& lo, const Shape& hi, const Scalar& value, const Tensor& out);

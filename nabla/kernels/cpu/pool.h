@@ -6,17 +6,11 @@
 #include <cstdint>
 
 #include "nabla/core/tensor.h"
+#include "nabla/ops/pool_geometry.h"
 
 namespace nabla::cpu {
 
-struct Pool2dGeometry {
-  int64_t planes = 0;  // N * C
-  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
-  int64_t kernel_h = 1, kernel_w = 1;
-  int64_t stride_h = 1, stride_w = 1;
-  int64_t pad_h = 0, pad_w = 0;
-  int64_t dilation_h = 1, dilation_w = 1;
-};
+using nabla::Pool2dGeometry;  // ops/pool_geometry.h
 
 // values/indices [N, C, OH, OW] (contiguous); padding counts as -inf. An
 // index is h * W + w within the plane; a window with no element gets -inf

@@ -1,0 +1,127 @@
+// The CPU kernels of the binary elementwise ops (ops/binary_ops.cpp): one
+// scalar functor per op, run by the loops of kernels/cpu/elementwise.h.
+#include <cmath>
+#include <type_traits>
+
+#include "nabla/kernels/cpu/elementwise.h"
+#include "nabla/ops/kernel_registry.h"
+
+namespace nabla {
+
+extern const OpDef add_op, sub_op, mul_op, div_op, floor_divide_op, trunc_divide_op, remainder_op, maximum_op,
+    minimum_op, pow_op, copy_op;
+
+namespace cpu {
+namespace {
+
+template <class T>
+constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+struct AddFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x + y); } };
+struct SubFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x - y); } };
+struct MulFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x * y); } };
+struct DivFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return x / y; } };
+struct FloorDivFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (is_int<T>) {
+      if (y == 0) fail("floor_divide: integer division by zero");
+      T q = static_cast<T>(x / y);
+      return (x % y != 0 && ((x < 0) != (y < 0))) ? static_cast<T>(q - 1) : q;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      fail("floor_divide: not defined for bool tensors");
+    } else {
+      // PyTorch's div_floor_floating (Python's float //): through fmod, so
+      // -inf // 1 is NaN and 3 // -inf is -1, not floor(x / y).
+      if (y == T(0)) return x / y;
+      T mod = std::fmod(x, y);
+      T div = (x - mod) / y;
+      if (mod != T(0) && (y < T(0)) != (mod < T(0))) div -= T(1);
+      if (div == T(0)) return std::copysign(T(0), x / y);
+      T floordiv = std::floor(div);
+      return div - floordiv > T(0.5) ? floordiv + T(1) : floordiv;
+    }
+  }
+};
+struct TruncDivFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (is_int<T>) {
+      if (y == 0) fail("div: integer division by zero");
+      return static_cast<T>(x / y);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      fail("div: not defined for bool tensors");
+    } else {
+      return std::trunc(x / y);
+    }
+  }
+};
+struct RemainderFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (is_int<T>) {
+      if (y == 0) fail("remainder: integer division by zero");
+      T r = static_cast<T>(x % y);
+      return (r != 0 && ((r < 0) != (y < 0))) ? static_cast<T>(r + y) : r;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      fail("remainder: not defined for bool tensors");
+    } else {
+      T r = std::fmod(x, y);
+      return (r != T(0) && ((r < T(0)) != (y < T(0)))) ? r + y : r;
+    }
+  }
+};
+struct MaximumFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
+    return x > y ? x : y;
+  }
+};
+struct MinimumFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
+    return x < y ? x : y;
+  }
+};
+struct PowFn {
+  const Attrs& a;
+  template <class T> T operator()(T x, T y) const {
+    if constexpr (is_int<T>) {
+      // A negative exponent (only reachable with a tensor exponent: a number
+      // exponent is refused in pow(x, Scalar)) truncates as PyTorch's powi:
+      // 1 stays 1, -1 alternates, anything else becomes 0 (0 too).
+      if (y < 0) return x == 1 ? T(1) : x == -1 ? ((-y) % 2 ? T(-1) : T(1)) : T(0);
+      T r = 1;
+      for (T base = x, e = y; e > 0; e >>= 1, base = static_cast<T>(base * base))
+        if (e & 1) r = static_cast<T>(r * base);
+      return r;
+    } else {
+      return static_cast<T>(std::pow(x, y));
+    }
+  }
+};
+// copy: the result is input 1 converted to input 0's dtype and shape.
+void copy_kernel(Inputs in, const Attrs& attrs, std::span<Tensor> out) {
+  const Tensor src[1] = {in[1]};
+  cast_kernel(src, attrs, out);
+}
+
+const KernelRegistrar kBinaryKernels{DeviceType::CPU, {
+    {add_op, binary_same<AddFn>},
+    {sub_op, binary_same<SubFn>},
+    {mul_op, binary_same<MulFn>},
+    {div_op, binary_same<DivFn>},
+    {floor_divide_op, binary_same<FloorDivFn>},
+    {trunc_divide_op, binary_same<TruncDivFn>},
+    {remainder_op, binary_same<RemainderFn>},
+    {maximum_op, binary_same<MaximumFn>},
+    {minimum_op, binary_same<MinimumFn>},
+    {pow_op, binary_same<PowFn>},
+    {copy_op, copy_kernel},
+}};
+
+}  // namespace
+}  // namespace cpu
+}  // namespace nabla

@@ -1,0 +1,36 @@
+// The CPU kernels of conv2d, conv_transpose2d and conv2d_weight_grad
+// (ops/conv_ops.cpp): im2col + GEMM, or oneDNN where built in (kernels/cpu/conv.h).
+#include "nabla/kernels/cpu/conv.h"
+#include "nabla/ops/kernel_registry.h"
+
+namespace nabla {
+
+extern const OpDef conv2d_op, conv_transpose2d_op, conv2d_weight_grad_op;
+
+namespace cpu {
+namespace {
+
+void conv2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  Conv2dGeometry g = conv2d_geometry("conv2d", in[0], in[1].sizes(), a);
+  conv2d_forward(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), out[0], g);
+}
+
+void conv_transpose2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  Conv2dGeometry g = conv_transpose2d_geometry("conv_transpose2d", in[0], in[1], a);
+  conv_transpose2d_forward(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), out[0], g);
+}
+
+void weight_grad_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  Conv2dGeometry g = weight_grad_geometry("conv2d_weight_grad", in[0], in[1], a);
+  conv2d_weight_grad(in[0], in[1], out[0], g);
+}
+
+const KernelRegistrar kConvKernels{DeviceType::CPU, {
+    {conv2d_op, conv2d_kernel},
+    {conv_transpose2d_op, conv_transpose2d_kernel},
+    {conv2d_weight_grad_op, weight_grad_kernel},
+}};
+
+}  // namespace
+}  // namespace cpu
+}  // namespace nabla
