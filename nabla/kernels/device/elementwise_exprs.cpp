@@ -9,6 +9,7 @@ extern const OpDef add_op, sub_op, mul_op, div_op, floor_divide_op, trunc_divide
     minimum_op, pow_op, copy_op;
 extern const OpDef eq_op, ne_op, lt_op, le_op, gt_op, ge_op, logical_and_op, logical_or_op, logical_xor_op,
     logical_not_op, isnan_op, isinf_op, isfinite_op, where_op, cast_op, clone_op;
+extern const OpDef sum_op, prod_op, amax_op, amin_op, all_op, any_op;
 
 namespace device_c {
 namespace {
@@ -86,9 +87,22 @@ constexpr ElementwiseExpr kExprs[] = {
     {.op = &copy_op, .float_expr = "y", .int_expr = "y", .compute_input = 1, .first_input = 1},
 };
 
+// As the CPU's reduce (kernels/cpu/reduce.cpp): a NaN anywhere makes max/min NaN.
+constexpr ReduceExpr kReductions[] = {
+    {.op = &sum_op, .init = "0", .float_combine = "acc + x", .int_combine = "acc + x"},
+    {.op = &prod_op, .init = "1", .float_combine = "acc * x", .int_combine = "acc * x"},
+    {.op = &amax_op, .init = "first", .float_combine = "NB_ISNAN(x) || NB_ISNAN(acc) ? NAN : (x > acc ? x : acc)",
+     .int_combine = "x > acc ? x : acc"},
+    {.op = &amin_op, .init = "first", .float_combine = "NB_ISNAN(x) || NB_ISNAN(acc) ? NAN : (x < acc ? x : acc)",
+     .int_combine = "x < acc ? x : acc"},
+    {.op = &all_op, .init = "1", .float_combine = "acc && x != 0", .int_combine = "acc && x != 0"},
+    {.op = &any_op, .init = "0", .float_combine = "acc || x != 0", .int_combine = "acc || x != 0"},
+};
+
 }  // namespace
 
 std::span<const ElementwiseExpr> elementwise_exprs() { return kExprs; }
+std::span<const ReduceExpr> reduce_exprs() { return kReductions; }
 
 const ElementwiseExpr* find_elementwise_expr(const OpDef& op) {
   for (const ElementwiseExpr& e : kExprs)

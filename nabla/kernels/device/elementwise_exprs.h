@@ -33,3 +33,21 @@ std::span<const ElementwiseExpr> elementwise_exprs();
 const ElementwiseExpr* find_elementwise_expr(const OpDef& op);
 
 }  // namespace nabla::device_c
+
+namespace nabla::device_c {
+
+// A reduction over some dims, written once in device C: the accumulator
+// `acc` (type A: double for floating inputs where the device has it, else
+// the input's type; long for integers and bool) starts at `init`, takes each
+// element `x` (converted to A) through `combine`, and the output is `acc`
+// converted to the output's dtype.
+struct ReduceExpr {
+  const OpDef* op;
+  const char* init;
+  const char* float_combine;  // floating A
+  const char* int_combine;    // integer A
+};
+
+std::span<const ReduceExpr> reduce_exprs();
+
+}  // namespace nabla::device_c

@@ -9,6 +9,7 @@
 
 #include "nabla/core/backend.h"
 #include "nabla/kernels/opencl/elementwise.h"
+#include "nabla/kernels/opencl/reduce.h"
 
 namespace nabla::opencl {
 namespace {
@@ -38,7 +39,10 @@ std::string platform_text(cl_platform_id p, cl_platform_info what) {
   return s;
 }
 
-void register_kernels() { register_elementwise_kernels(); }
+void register_kernels() {
+  register_elementwise_kernels();
+  register_reduce_kernels();
+}
 
 struct Devices {
   std::vector<std::unique_ptr<DeviceContext>> list;
@@ -218,8 +222,12 @@ class OpenCLBackend final : public Backend {
 
   void synchronize(int index) override {
     DeviceContext& d = device(index, "synchronize");
-    std::lock_guard lock(d.queues_mu);
-    for (cl_command_queue q : d.queues) check(clFinish(q), "clFinish");
+    std::vector<cl_command_queue> queues;
+    {
+      std::lock_guard lock(d.queues_mu);
+      queues.assign(d.queues.begin(), d.queues.end());
+    }
+    for (cl_command_queue q : queues) check(clFinish(q), "clFinish");
     reap();
   }
   Queue new_queue(int index) override {
@@ -242,14 +250,17 @@ class OpenCLBackend final : public Backend {
   }
 
  private:
-  // Drops the host storages of asynchronous copies that are done.
+  // Drops the host storages of asynchronous copies that are done (outside
+  // the lock: freeing pinned memory enqueues an unmap).
   void reap() {
+    std::vector<Ref<RefCounted>> done;
     std::lock_guard lock(pending_mu_);
-    std::erase_if(pending_, [](Pending& p) {
+    std::erase_if(pending_, [&](Pending& p) {
       cl_int status = CL_QUEUED;
       clGetEventInfo(p.event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
       if (status > CL_COMPLETE) return false;  // queued, submitted or running
       clReleaseEvent(p.event);
+      done.push_back(std::move(p.keep_alive));
       return true;
     });
   }
