@@ -60,6 +60,7 @@ Devices& enumerate() {
       d->reason = std::string("no OpenCL platform found (clGetPlatformIDs: ") +
                   (error_name(err) ? error_name(err) : std::to_string(err)) +
                   "); install an OpenCL driver, e.g. Debian's pocl-opencl-icd";
+      register_kernels();
       return d;
     }
     std::vector<cl_platform_id> platforms(num_platforms);
@@ -93,10 +94,12 @@ Devices& enumerate() {
       }
     }
     if (d->list.empty()) d->reason = "OpenCL platforms are installed but none has a device";
-    // Kernels register here, before any tensor can be on the device, rather
-    // than in static initializers: some OpDefs are initialized dynamically,
-    // in an order across files that C++ does not fix.
-    if (!d->list.empty()) register_kernels();
+    // Kernels register here, at the device runtime's first use (before any
+    // tensor can be on the device; with or without a device, so that what is
+    // built is what the docs list), rather than in static initializers: some
+    // OpDefs are initialized dynamically, in an order across files that C++
+    // does not fix, and would lose a kernel registered before them.
+    register_kernels();
     return d;
   }();
   return *devices;
