@@ -3,6 +3,8 @@
 // from disk without compiling, and a damaged cache file is rebuilt.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -92,6 +94,47 @@ TEST(OpenCLProgramCache, DamagedCacheFilesAreRebuiltNotTrusted) {
     EXPECT_EQ(after.compiled, before.compiled + 1) << "damage " << damage;
     EXPECT_EQ(after.loaded_from_disk, before.loaded_from_disk) << "damage " << damage;
   }
+}
+
+// One step of elementwise work, timed from a cold in-memory cache: run by
+// ASecondProcessLoadsWithoutCompiling in child processes, which ask for the
+// stats in the file named by NABLA_TEST_CL_STATS.
+TEST(OpenCLProgramCache, ColdStep) {
+  NABLA_SKIP_WITHOUT_OPENCL();
+  const Device cl("opencl:0");
+  const auto t0 = std::chrono::steady_clock::now();
+  Tensor x = randn({64, 32}).to(cl), w = randn({64, 32}).to(cl);
+  Tensor h = sigmoid(relu(x * w + 0.5) - tanh(x));
+  Tensor loss = (h * h).sum().cpu();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(std::isfinite(loss.item<float>()));
+  if (const char* out = std::getenv("NABLA_TEST_CL_STATS")) {
+    const auto s = opencl::program_cache_stats();
+    std::ofstream(out) << s.compiled << ' ' << s.loaded_from_disk << ' ' << ms << '\n';
+  }
+}
+
+TEST(OpenCLProgramCache, ASecondProcessLoadsWithoutCompiling) {
+  NABLA_SKIP_WITHOUT_OPENCL();
+  CacheDir dir;
+  const std::string stats = (dir.path().parent_path() / ("nabla_cl_stats_" + std::to_string(::getpid()))).string();
+  ::setenv("NABLA_TEST_CL_STATS", stats.c_str(), 1);
+  int64_t compiled[2], loaded[2];
+  double ms[2];
+  for (int run = 0; run < 2; ++run) {
+    const std::string cmd = "/proc/" + std::to_string(::getpid()) +
+                            "/exe --gtest_filter=OpenCLProgramCache.ColdStep > /dev/null 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(stats);
+    ASSERT_TRUE(in >> compiled[run] >> loaded[run] >> ms[run]);
+  }
+  ::unsetenv("NABLA_TEST_CL_STATS");
+  fs::remove(stats);
+  EXPECT_GT(compiled[0], 0);
+  EXPECT_EQ(compiled[1], 0) << "the second process compiled programs the first one cached";
+  EXPECT_EQ(loaded[1], compiled[0] + loaded[0]);
+  std::printf("first step of a process: %.0f ms compiling %lld programs; %.0f ms loading them from disk\n", ms[0],
+              static_cast<long long>(compiled[0]), ms[1]);
 }
 
 TEST(OpenCLProgramCache, CacheDirectoryFollowsTheEnvironment) {
