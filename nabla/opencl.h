@@ -9,6 +9,9 @@
 
 namespace nabla::opencl {
 
+// Whether nabla was built with the OpenCL backend (PyTorch's
+// torch.backends.cuda.is_built()); a device may still be absent.
+bool is_built();
 // Whether at least one OpenCL device (a GPU, or a CPU through PoCL) is present.
 bool is_available();
 int device_count();

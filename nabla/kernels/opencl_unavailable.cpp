@@ -6,6 +6,7 @@
 
 namespace nabla::opencl {
 
+bool is_built() { return false; }
 bool is_available() { return false; }
 int device_count() { return 0; }
 std::string unavailable_reason() {

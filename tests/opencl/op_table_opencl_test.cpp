@@ -104,6 +104,8 @@ const std::set<std::string> kCovered = {
     "round", "trunc", "leaky_relu", "elu", "softplus", "pow_scalar", "add", "sub", "mul", "div", "floor_divide",
     "trunc_divide", "remainder", "maximum", "minimum", "pow", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
     "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "where", "cast", "clone", "copy",
+    // zeros + the generated copy into a strided view
+    "slice_backward",
     // generated reductions
     "sum", "prod", "amax", "amin", "all", "any",
     // the cross-device copy (runs on every device)

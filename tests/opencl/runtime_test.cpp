@@ -14,6 +14,7 @@ const Device kCL("opencl:0");
 
 TEST(OpenCLRuntime, EnumeratesDevicesWithNameAndMemory) {
   NABLA_SKIP_WITHOUT_OPENCL();
+  EXPECT_TRUE(opencl::is_built());
   EXPECT_GE(opencl::device_count(), 1);
   bool found = false;
   for (const DeviceInfo& d : devices()) {

@@ -10,6 +10,7 @@
 #include "nabla/core/backend.h"
 #include "nabla/kernels/opencl/elementwise.h"
 #include "nabla/kernels/opencl/reduce.h"
+#include "nabla/kernels/opencl/slice_backward.h"
 
 namespace nabla::opencl {
 namespace {
@@ -42,6 +43,7 @@ std::string platform_text(cl_platform_id p, cl_platform_info what) {
 void register_kernels() {
   register_elementwise_kernels();
   register_reduce_kernels();
+  register_slice_backward_kernel();
 }
 
 struct Devices {
@@ -315,6 +317,7 @@ DeviceContext& device(int index, const char* api) {
 
 // ---- nabla/opencl.h ------------------------------------------------------------
 
+bool is_built() { return true; }
 bool is_available() { return device_count() > 0; }
 std::string unavailable_reason() { return unavailable_reason_text(); }
 
