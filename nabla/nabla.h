@@ -29,6 +29,7 @@
 #include "nabla/io/training_state.h"
 #include "nabla/nn/module_variables.h"
 #include "nabla/nn/nn.h"
+#include "nabla/opencl.h"
 #include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/op.h"
 #include "nabla/ops/ops.h"

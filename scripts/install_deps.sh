@@ -4,7 +4,8 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libopenblas-dev libdnnl-dev libgtest-dev libbenchmark-dev zlib1g-dev
   dataset-fashion-mnist  # the data of `nabla train`
-  clang-16 libclang-rt-16-dev)  # the "fuzz" preset: libFuzzer + sanitizers (clang 14 lacks std::source_location)
+  clang-16 libclang-rt-16-dev  # the "fuzz" preset: libFuzzer + sanitizers (clang 14 lacks std::source_location)
+  pocl-opencl-icd clinfo ocl-icd-opencl-dev opencl-headers libclblast-dev)  # the OpenCL backend, run on PoCL (a CPU device)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

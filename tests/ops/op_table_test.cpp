@@ -16,35 +16,6 @@ class OpTable : public ::testing::TestWithParam<std::size_t> {
   const OpInfo& info() const { return op_infos()[GetParam()]; }
 };
 
-Tensors cast_all(const Tensors& in, DType t) {
-  Tensors r;
-  for (const Tensor& x : in) r.push_back(x.defined() && is_floating(x.dtype()) ? x.to(t) : x);
-  return r;
-}
-
-void check_forward(const OpInfo& info, DType t, bool noncontig) {
-  auto samples = info.samples();
-  for (std::size_t s = 0; s < samples.size(); ++s) {
-    SCOPED_TRACE("sample " + std::to_string(s) + (t == kFloat32 ? " float32" : " float64") +
-                 (noncontig ? " non-contiguous" : ""));
-    Tensors in = cast_all(samples[s], t);
-    if (noncontig)
-      for (auto& x : in)
-        if (x.defined() && x.dim() > 0) x = noncontiguous_copy(x);
-    Tensors expected = info.reference(samples[s]);
-    Tensors actual = info.run(in);
-    ASSERT_EQ(actual.size(), expected.size());
-    for (std::size_t k = 0; k < actual.size(); ++k) {
-      // Floating results keep the dtype under test; others have the reference's.
-      DType want = is_floating(expected[k].dtype()) ? t : expected[k].dtype();
-      EXPECT_EQ(actual[k].dtype(), want) << info.name << " output " << k;
-      double atol = t == kFloat32 ? info.atol32 : info.atol, rtol = t == kFloat32 ? info.rtol32 : info.rtol;
-      std::string err = compare(actual[k], expected[k], atol, rtol);
-      EXPECT_TRUE(err.empty()) << info.name << " output " << k << ": " << err;
-    }
-  }
-}
-
 TEST_P(OpTable, ForwardFloat64) { check_forward(info(), kFloat64, false); }
 
 TEST_P(OpTable, ForwardFloat32) {
@@ -74,25 +45,6 @@ TEST_P(OpTable, Gradgradcheck) {
     std::string err = gradgradcheck(info(), samples[s]);
     EXPECT_TRUE(err.empty()) << info().name << " sample " << s << ": " << err;
   }
-}
-
-// The same entry on another device: inputs moved there, outputs (which must
-// be there) moved back for the comparison. Gradients flow through the moves,
-// so gradcheck checks the device's backward.
-OpInfo on_device(const OpInfo& info, Device dev) {
-  OpInfo d = info;
-  d.run = [run = info.run, dev](const Tensors& in) {
-    Tensors moved;
-    for (const Tensor& x : in) moved.push_back(x.defined() ? x.to(dev) : x);
-    Tensors out = run(moved);
-    for (Tensor& o : out) {
-      if (!o.defined()) continue;
-      EXPECT_EQ(o.device(), dev) << "an output is not on the inputs' device";
-      o = o.cpu();
-    }
-    return out;
-  };
-  return d;
 }
 
 // On the opaque test device (support/opaque_backend.h), whose memory the host

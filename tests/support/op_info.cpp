@@ -1,5 +1,7 @@
 #include "op_info.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <sstream>
 
@@ -285,6 +287,51 @@ std::string gradgradcheck(const OpInfo& info, const Tensors& inputs) {
   auto scalar = [&](const Tensors& in) { return h(in, false).item<double>(); };
   auto numeric = numerical(scalar, inputs, diff, info.grad_eps);
   return compare_grads("gradgradcheck", diff, analytic, numeric, info.grad_atol * 10, info.grad_rtol * 10);
+}
+
+Tensors cast_all(const Tensors& in, DType t) {
+  Tensors r;
+  for (const Tensor& x : in) r.push_back(x.defined() && is_floating(x.dtype()) ? x.to(t) : x);
+  return r;
+}
+
+void check_forward(const OpInfo& info, DType t, bool noncontig) {
+  auto samples = info.samples();
+  for (std::size_t s = 0; s < samples.size(); ++s) {
+    SCOPED_TRACE("sample " + std::to_string(s) + (t == kFloat32 ? " float32" : " float64") +
+                 (noncontig ? " non-contiguous" : ""));
+    Tensors in = cast_all(samples[s], t);
+    if (noncontig)
+      for (auto& x : in)
+        if (x.defined() && x.dim() > 0) x = noncontiguous_copy(x);
+    Tensors expected = info.reference(samples[s]);
+    Tensors actual = info.run(in);
+    ASSERT_EQ(actual.size(), expected.size());
+    for (std::size_t k = 0; k < actual.size(); ++k) {
+      // Floating results keep the dtype under test; others have the reference's.
+      DType want = is_floating(expected[k].dtype()) ? t : expected[k].dtype();
+      EXPECT_EQ(actual[k].dtype(), want) << info.name << " output " << k;
+      double atol = t == kFloat32 ? info.atol32 : info.atol, rtol = t == kFloat32 ? info.rtol32 : info.rtol;
+      std::string err = compare(actual[k], expected[k], atol, rtol);
+      EXPECT_TRUE(err.empty()) << info.name << " output " << k << ": " << err;
+    }
+  }
+}
+
+OpInfo on_device(const OpInfo& info, Device dev) {
+  OpInfo d = info;
+  d.run = [run = info.run, dev](const Tensors& in) {
+    Tensors moved;
+    for (const Tensor& x : in) moved.push_back(x.defined() ? x.to(dev) : x);
+    Tensors out = run(moved);
+    for (Tensor& o : out) {
+      if (!o.defined()) continue;
+      EXPECT_EQ(o.device(), dev) << "an output is not on the inputs' device";
+      o = o.cpu();
+    }
+    return out;
+  };
+  return d;
 }
 
 }  // namespace nabla::testing

@@ -79,6 +79,16 @@ Tensor noncontiguous_copy(const Tensor& x);
 // Returns an empty string on success, else a description of the mismatch.
 std::string gradcheck(const OpInfo& info, const Tensors& inputs);
 std::string gradgradcheck(const OpInfo& info, const Tensors& inputs);
+// Runs every sample of `info` in dtype t (laid out non-contiguously when
+// noncontig) and compares with the reference (GoogleTest expectations).
+void check_forward(const OpInfo& info, DType t, bool noncontig);
+// The same entry on another device: inputs moved there, outputs (which must
+// be there) moved back for the comparison. Gradients flow through the moves,
+// so gradcheck checks the device's backward.
+OpInfo on_device(const OpInfo& info, Device dev);
+// Floating inputs cast to t, others as they are.
+Tensors cast_all(const Tensors& in, DType t);
+
 // Compares tensors (shape, dtype-independent values). Empty on success.
 std::string compare(const Tensor& actual, const Tensor& expected, double atol, double rtol);
 

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <vector>
 
+#include "nabla/core/backend.h"
 #include "nabla/core/error.h"
 #include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/op.h"
@@ -252,6 +253,10 @@ std::string dtypes_text(const OpDef& op, const DTypeProbe& probe) {
 }
 
 std::string devices_text(const OpDef& op) {
+  // Backends built in register their kernels when the device runtime is
+  // first asked for its devices (kernels/opencl/runtime.cpp says why), with
+  // or without a device present: the page describes the build.
+  [[maybe_unused]] static const bool backends_loaded = (devices(), true);
   if (op.composite) return "composite: runs wherever the ops it is built from run";
   // The test device (opaque) is not a device users have.
   std::vector<std::string> d;

@@ -1,0 +1,154 @@
+#include "nabla/kernels/opencl/reduce.h"
+
+#include <array>
+#include <utility>
+#include <vector>
+
+#include "nabla/kernels/device/elementwise_exprs.h"
+#include "nabla/kernels/opencl/program_cache.h"
+#include "nabla/kernels/opencl/runtime.h"
+#include "nabla/ops/kernel_registry.h"
+
+namespace nabla::opencl {
+namespace {
+
+const char* c_type(DType t) {
+  switch (t) {
+    case kBool:
+    case kUInt8: return "uchar";
+    case kInt32: return "int";
+    case kInt64: return "long";
+    case kFloat32: return "float";
+    case kFloat64: return "double";
+    default: return nullptr;
+  }
+}
+
+// Sizes and strides of a group of dims, size-1 dims dropped and contiguous
+// neighbours merged.
+void add_dim(std::vector<int64_t>& sizes, std::vector<int64_t>& strides, int64_t size, int64_t stride) {
+  if (size == 1) return;
+  if (!sizes.empty() && strides.back() == stride * size) {
+    sizes.back() *= size;
+    strides.back() = stride;
+    return;
+  }
+  sizes.push_back(size);
+  strides.push_back(stride);
+}
+
+// Unravels `var` over sizes `<prefix>size<d>` into the position `pos`.
+std::string unravel(const char* var, const char* prefix, std::size_t rank, const char* pos) {
+  std::string s = std::string("    long rest_") + prefix + " = " + var + ";\n";
+  for (std::size_t d = rank; d-- > 0;) {
+    const std::string sz = std::string(prefix) + "size" + std::to_string(d);
+    const std::string st = std::string(prefix) + "st" + std::to_string(d);
+    if (d == 0) {
+      s += std::string("    ") + pos + " += rest_" + prefix + " * " + st + ";\n";
+    } else {
+      s += std::string("    ") + pos + " += (rest_" + prefix + " % " + sz + ") * " + st + ";\n    rest_" + prefix +
+           " /= " + sz + ";\n";
+    }
+  }
+  return s;
+}
+
+std::string render(const device_c::ReduceExpr& e, DType in, DType acc, DType out, std::size_t keep_rank,
+                   std::size_t red_rank) {
+  const bool fp = is_floating(acc);
+  std::string s;
+  if (in == kFloat64 || acc == kFloat64 || out == kFloat64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  s += "typedef " + std::string(c_type(acc)) + " A;\n#define NB_ISNAN(x) isnan(x)\n";
+  s += "__kernel void nb_reduce(__global " + std::string(c_type(out)) + "* out, long out_off, __global const " +
+       c_type(in) + "* in, long in_off, long n_out, long n_red";
+  for (std::size_t d = 0; d < keep_rank; ++d) s += ", long ksize" + std::to_string(d) + ", long kst" + std::to_string(d);
+  for (std::size_t d = 0; d < red_rank; ++d) s += ", long rsize" + std::to_string(d) + ", long rst" + std::to_string(d);
+  s += ") {\n  const long gid = get_global_id(0);\n  if (gid >= n_out) return;\n  long base = in_off;\n  {\n";
+  s += unravel("gid", "k", keep_rank, "base");
+  s += "  }\n";
+  const bool first = std::string(e.init) == "first";
+  s += std::string("  A acc = ") + (first ? "(A)in[base]" : "(A)(" + std::string(e.init) + ")") + ";\n";
+  s += std::string("  for (long j = ") + (first ? "1" : "0") + "; j < n_red; ++j) {\n    long p = base;\n";
+  s += unravel("j", "r", red_rank, "p");
+  s += "    const A x = (A)in[p];\n    acc = " + std::string(fp ? e.float_combine : e.int_combine) + ";\n  }\n";
+  if (out == kBool)
+    s += "  out[out_off + gid] = (uchar)(acc != 0);\n}\n";
+  else
+    s += "  out[out_off + gid] = (" + std::string(c_type(out)) + ")acc;\n}\n";
+  return s;
+}
+
+void run_reduce(const device_c::ReduceExpr& e, Inputs inputs, const Attrs& attrs, Tensor& out) {
+  const std::string_view op = e.op->name;
+  const Tensor& x = inputs[0];
+  const int index = out.device().index;
+  DeviceContext& dev = device(index, op.data());
+  const DType in = x.dtype();
+  NABLA_CHECK(c_type(in) && c_type(out.dtype()), op, ": no OpenCL kernel for ", in, " inputs");
+  NABLA_CHECK((in != kFloat64 && out.dtype() != kFloat64) || dev.fp64, op, ": ", out.device(), " (", dev.name,
+              ") has no float64 support (cl_khr_fp64); use float32");
+  NABLA_CHECK(out.is_contiguous(), op, ": the OpenCL reduction writes a contiguous output");
+  const DType acc = is_floating(in) ? (dev.fp64 ? kFloat64 : kFloat32) : kInt64;
+  const int64_t n_out = out.numel();
+  if (n_out == 0) return;
+  const TensorImpl* p = x.impl();
+  std::vector<bool> reduced(p->sizes.size(), false);
+  for (int64_t d : attrs.ints(0)) reduced[static_cast<std::size_t>(d)] = true;
+  std::vector<int64_t> ksizes, kstrides, rsizes, rstrides;
+  int64_t n_red = 1;
+  for (std::size_t d = 0; d < p->sizes.size(); ++d) {
+    if (reduced[d]) {
+      add_dim(rsizes, rstrides, p->sizes[d], p->strides[d]);
+      n_red *= p->sizes[d];
+    } else {
+      add_dim(ksizes, kstrides, p->sizes[d], p->strides[d]);
+    }
+  }
+  std::string key(op);
+  ((key += '|') += dtype_name(in)) += '|';
+  key += dtype_name(out.dtype());
+  key += '|' + std::to_string(ksizes.size()) + ',' + std::to_string(rsizes.size());
+  auto compiled = get_kernel(index, key, "nb_reduce",
+                             [&] { return render(e, in, acc, out.dtype(), ksizes.size(), rsizes.size()); });
+  std::lock_guard lock(compiled->mu);
+  cl_kernel k = compiled->kernel;
+  cl_uint arg = 0;
+  auto set = [&](std::size_t size, const void* v) { check(clSetKernelArg(k, arg++, size, v), "clSetKernelArg"); };
+  auto set_long = [&](int64_t v) {
+    const cl_long l = v;
+    set(sizeof l, &l);
+  };
+  cl_mem out_mem = mem_of(out), in_mem = mem_of(x);
+  set(sizeof out_mem, &out_mem);
+  set_long(out.impl()->offset);
+  set(sizeof in_mem, &in_mem);
+  set_long(p->offset);
+  set_long(n_out);
+  set_long(n_red);
+  for (std::size_t d = 0; d < ksizes.size(); ++d) set_long(ksizes[d]), set_long(kstrides[d]);
+  for (std::size_t d = 0; d < rsizes.size(); ++d) set_long(rsizes[d]), set_long(rstrides[d]);
+  const std::size_t global = static_cast<std::size_t>(n_out);
+  check(clEnqueueNDRangeKernel(dev.queue(0), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
+        "clEnqueueNDRangeKernel", std::string(op).c_str());
+}
+
+template <std::size_t I>
+void row_kernel(Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs) {
+  run_reduce(device_c::reduce_exprs()[I], inputs, attrs, outputs[0]);
+}
+constexpr std::size_t kMaxRows = 16;
+template <std::size_t... I>
+constexpr std::array<KernelFn, sizeof...(I)> row_kernels(std::index_sequence<I...>) {
+  return {row_kernel<I>...};
+}
+constexpr auto kRowKernels = row_kernels(std::make_index_sequence<kMaxRows>());
+
+}  // namespace
+
+void register_reduce_kernels() {
+  const auto rows = device_c::reduce_exprs();
+  NABLA_CHECK(rows.size() <= kMaxRows, "opencl: more reduction rows than kernels; raise kMaxRows");
+  for (std::size_t i = 0; i < rows.size(); ++i) register_kernel(*rows[i].op, DeviceType::OpenCL, kRowKernels[i]);
+}
+
+}  // namespace nabla::opencl

@@ -1,0 +1,136 @@
+// The op-table suite (tests/support/op_info.h) on the OpenCL device, for the
+// entries whose ops all have OpenCL kernels: forward against the reference
+// (float64, float32, non-contiguous), float64 results against the CPU's to
+// 1e-10, and the float64 gradcheck. OpenCLCoverage counts the ops still
+// without a kernel and fails when a covered op loses its kernel.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "opencl/opencl_test_util.h"
+#include "support/op_info.h"
+
+namespace nabla::testing {
+namespace {
+
+const Device kCL("opencl:0");
+
+// Ops of an entry without an OpenCL kernel ("" when all have one).
+std::string missing_kernels(const OpInfo& info) {
+  std::string missing;
+  for (const std::string& name : info.covers) {
+    const OpDef* op = find_op(name);
+    if (op && !has_device_kernel(*op, DeviceType::OpenCL) && !op->composite) missing += " " + name;
+  }
+  return missing;
+}
+
+// Runs a test body; an Error saying that an op has no kernel on the device
+// (one the entry reaches through a composite or its gradient) skips the test,
+// naming that op, and fails it if expectations failed before.
+template <class Body>
+void unless_a_kernel_is_missing(Body body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    if (msg.find("no kernel for") == std::string::npos || msg.find(" on opencl:") == std::string::npos) throw;
+    GTEST_SKIP() << "reaches an op without an OpenCL kernel: " << msg;
+  }
+}
+
+class OpTableOpenCL : public ::testing::TestWithParam<std::size_t> {
+ protected:
+  const OpInfo& info() const { return op_infos()[GetParam()]; }
+  void SetUp() override {
+    NABLA_SKIP_WITHOUT_OPENCL();
+    const std::string missing = missing_kernels(info());
+    if (!missing.empty()) GTEST_SKIP() << "no OpenCL kernel yet for:" << missing;
+  }
+};
+
+TEST_P(OpTableOpenCL, Forward) {
+  unless_a_kernel_is_missing([&] {
+    const OpInfo d = on_device(info(), kCL);
+    check_forward(d, kFloat64, false);
+    if (info().float32) check_forward(d, kFloat32, false);
+    if (info().noncontiguous) check_forward(d, kFloat64, true);
+  });
+}
+
+TEST_P(OpTableOpenCL, Float64MatchesTheCpuTo1e10) {
+  unless_a_kernel_is_missing([&] {
+    const OpInfo d = on_device(info(), kCL);
+    for (const Tensors& sample : info().samples()) {
+      Tensors on_cpu = info().run(sample);
+      Tensors on_cl = d.run(sample);
+      ASSERT_EQ(on_cpu.size(), on_cl.size());
+      for (std::size_t k = 0; k < on_cpu.size(); ++k) {
+        if (!on_cpu[k].defined()) continue;
+        EXPECT_EQ(on_cl[k].dtype(), on_cpu[k].dtype());
+        const std::string err = compare(on_cl[k], on_cpu[k], 1e-10, 1e-10);
+        EXPECT_TRUE(err.empty()) << info().name << " output " << k << ": " << err;
+      }
+    }
+  });
+}
+
+TEST_P(OpTableOpenCL, Gradcheck) {
+  if (!info().differentiable) GTEST_SKIP() << "not differentiable";
+  unless_a_kernel_is_missing([&] {
+    const OpInfo d = on_device(info(), kCL);
+    for (const Tensors& sample : info().samples()) {
+      const std::string err = gradcheck(d, sample);
+      EXPECT_TRUE(err.empty()) << info().name << ": " << err;
+    }
+  });
+}
+
+std::string param_name(const ::testing::TestParamInfo<std::size_t>& p) { return op_infos()[p.param].name; }
+std::vector<std::size_t> all_indices() {
+  std::vector<std::size_t> r;
+  for (std::size_t i = 0; i < op_infos().size(); ++i) r.push_back(i);
+  return r;
+}
+INSTANTIATE_TEST_SUITE_P(Ops, OpTableOpenCL, ::testing::ValuesIn(all_indices()), param_name);
+
+// The ops with an OpenCL kernel today: losing one is a regression.
+const std::set<std::string> kCovered = {
+    // views (no data moves)
+    "view", "permute", "slice", "select", "expand", "unfold",
+    // generated elementwise kernels (kernels/device/elementwise_exprs.cpp)
+    "neg", "abs", "sign", "square", "relu", "clamp", "exp", "exp2", "log", "log2", "log1p", "expm1", "sqrt", "rsqrt",
+    "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "silu", "gelu", "gelu_tanh", "floor", "ceil",
+    "round", "trunc", "leaky_relu", "elu", "softplus", "pow_scalar", "add", "sub", "mul", "div", "floor_divide",
+    "trunc_divide", "remainder", "maximum", "minimum", "pow", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+    "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "where", "cast", "clone", "copy",
+    // zeros + the generated copy into a strided view
+    "slice_backward",
+    // generated reductions
+    "sum", "prod", "amax", "amin", "all", "any",
+    // the cross-device copy (runs on every device)
+    "to_device"};
+
+TEST(OpenCLCoverage, CountsOpsWithoutAKernelAndKeepsTheCoveredOnes) {
+  NABLA_SKIP_WITHOUT_OPENCL();
+  int with = 0, composite = 0;
+  std::string missing;
+  for (const OpDef* op : op_table()) {
+    const std::string name(op->name);
+    if (find_kernel(*op, DeviceType::OpenCL)) {
+      ++with;
+    } else if (op->composite) {
+      ++composite;
+    } else {
+      missing += " " + name;
+    }
+    EXPECT_TRUE(!kCovered.count(name) || find_kernel(*op, DeviceType::OpenCL)) << name << " lost its OpenCL kernel";
+  }
+  const int without = static_cast<int>(op_table().size()) - with - composite;
+  std::printf("op table: %zu ops; with an OpenCL kernel: %d; composites: %d; without a kernel: %d:%s\n",
+              op_table().size(), with, composite, without, missing.c_str());
+  for (const std::string& name : kCovered) EXPECT_NE(find_op(name), nullptr) << name << " is not in the op table";
+}
+
+}  // namespace
+}  // namespace nabla::testing
