@@ -39,16 +39,16 @@ OutputMetas infer_eye(const OpDef& op, Inputs, const Attrs& a) {
 
 // kNativeReducedFloat: the kernels write float16/bfloat16 themselves (a
 // value, not arithmetic), as the factories always did.
-extern const OpDef full_op{.name = "full", .num_inputs = 0, .attr_names = "size,value,dtype,device",
+extern constinit const OpDef full_op{.name = "full", .num_inputs = 0, .attr_names = "size,value,dtype,device",
                            .infer = infer_full, .flags = kNonDifferentiable | kNativeReducedFloat,
                            .device_attr = 3};
-extern const OpDef arange_op{.name = "arange", .num_inputs = 0, .attr_names = "start,step,size,dtype,device",
+extern constinit const OpDef arange_op{.name = "arange", .num_inputs = 0, .attr_names = "start,step,size,dtype,device",
                              .infer = infer_arange, .flags = kNonDifferentiable | kNativeReducedFloat,
                              .device_attr = 4};
-extern const OpDef linspace_op{.name = "linspace", .num_inputs = 0, .attr_names = "start,end,steps,dtype,device",
+extern constinit const OpDef linspace_op{.name = "linspace", .num_inputs = 0, .attr_names = "start,end,steps,dtype,device",
                                .infer = infer_linspace, .flags = kNonDifferentiable | kNativeReducedFloat,
                                .device_attr = 4};
-extern const OpDef eye_op{.name = "eye", .num_inputs = 0, .attr_names = "n,m,dtype,device", .infer = infer_eye,
+extern constinit const OpDef eye_op{.name = "eye", .num_inputs = 0, .attr_names = "n,m,dtype,device", .infer = infer_eye,
                           .flags = kNonDifferentiable | kNativeReducedFloat, .device_attr = 3};
 
 namespace {

@@ -61,21 +61,21 @@ constexpr uint32_t kDraw = kRandom | kNonDifferentiable | kNativeReducedFloat;
 
 }  // namespace
 
-extern const OpDef rand_op{.name = "rand", .num_inputs = 0, .attr_names = "size,dtype,seed,offset,device",
+extern constinit const OpDef rand_op{.name = "rand", .num_inputs = 0, .attr_names = "size,dtype,seed,offset,device",
                            .infer = infer_rand, .flags = kDraw, .device_attr = 4};
-extern const OpDef normal_op{.name = "normal", .num_inputs = 0,
+extern constinit const OpDef normal_op{.name = "normal", .num_inputs = 0,
                              .attr_names = "size,dtype,seed,offset,mean,std,device", .infer = infer_normal,
                              .flags = kDraw, .device_attr = 6};
-extern const OpDef randint_op{.name = "randint", .num_inputs = 0,
+extern constinit const OpDef randint_op{.name = "randint", .num_inputs = 0,
                               .attr_names = "size,dtype,seed,offset,low,high,device", .infer = infer_randint,
                               .flags = kDraw, .device_attr = 6};
-extern const OpDef bernoulli_scalar_op{.name = "bernoulli_scalar", .num_inputs = 0,
+extern constinit const OpDef bernoulli_scalar_op{.name = "bernoulli_scalar", .num_inputs = 0,
                                        .attr_names = "size,dtype,seed,offset,p,device",
                                        .infer = infer_bernoulli_scalar, .flags = kDraw, .device_attr = 5};
 // float16/bfloat16 p is widened to float32 around the kernel (exact).
-extern const OpDef bernoulli_op{.name = "bernoulli", .attr_names = "seed,offset", .infer = infer_bernoulli,
+extern constinit const OpDef bernoulli_op{.name = "bernoulli", .attr_names = "seed,offset", .infer = infer_bernoulli,
                                 .flags = kRandom | kNonDifferentiable};
-extern const OpDef randperm_op{.name = "randperm", .num_inputs = 0, .attr_names = "n,dtype,seed,offset,device",
+extern constinit const OpDef randperm_op{.name = "randperm", .num_inputs = 0, .attr_names = "n,dtype,seed,offset,device",
                                .infer = infer_randperm, .flags = kDraw, .device_attr = 4};
 
 namespace {

@@ -9,6 +9,7 @@
 
 #include "nabla/core/backend.h"
 #include "nabla/kernels/opencl/elementwise.h"
+#include "nabla/kernels/opencl/factory.h"
 #include "nabla/kernels/opencl/reduce.h"
 #include "nabla/kernels/opencl/slice_backward.h"
 
@@ -44,6 +45,7 @@ void register_kernels() {
   register_elementwise_kernels();
   register_reduce_kernels();
   register_slice_backward_kernel();
+  register_factory_kernels();
 }
 
 struct Devices {
