@@ -13,9 +13,15 @@ namespace {
 constexpr int kGeneric = kNumDeviceTypes;
 constexpr std::size_t kMaxOps = 1024;
 using KernelRow = std::array<KernelFn, kNumDeviceTypes + 1>;
+using BoxedRow = std::array<BoxedKernelFn, kNumDeviceTypes>;
 
 std::array<KernelRow, kMaxOps>& rows() {
   static std::array<KernelRow, kMaxOps> r{};
+  return r;
+}
+// Boxed kernels per op and device (a backend's table-driven kernels).
+std::array<BoxedRow, kMaxOps>& boxed_rows() {
+  static std::array<BoxedRow, kMaxOps> r{};
   return r;
 }
 
@@ -29,14 +35,16 @@ std::mutex& registry_mutex() {
   return mu;
 }
 
-KernelRow& row_of(const OpDef& op) {
+std::size_t slot_of(const OpDef& op) {
   static int next = 0;
   if (op.kernel_slot < 0) {
     NABLA_CHECK(next < static_cast<int>(kMaxOps), "register_kernel: more than ", kMaxOps, " ops have kernels");
     op.kernel_slot = static_cast<int16_t>(next++);
   }
-  return rows()[static_cast<std::size_t>(op.kernel_slot)];
+  return static_cast<std::size_t>(op.kernel_slot);
 }
+
+KernelRow& row_of(const OpDef& op) { return rows()[slot_of(op)]; }
 
 void put(const OpDef& op, int column, KernelFn kernel) {
   std::lock_guard lock(registry_mutex());
@@ -50,6 +58,11 @@ void register_generic_kernel(const OpDef& op, KernelFn kernel) { put(op, kGeneri
 KernelRegistrar::KernelRegistrar(DeviceType device, std::initializer_list<OpKernel> kernels) {
   for (const OpKernel& k : kernels) register_kernel(k.op, device, k.kernel);
 }
+void register_boxed_kernel(const OpDef& op, DeviceType device, BoxedKernelFn kernel) {
+  std::lock_guard lock(registry_mutex());
+  boxed_rows()[slot_of(op)][static_cast<std::size_t>(device)] = kernel;
+}
+
 void register_fallback(DeviceType device, BoxedKernelFn fallback) {
   std::lock_guard lock(registry_mutex());
   fallbacks()[static_cast<std::size_t>(device)] = fallback;
@@ -67,12 +80,20 @@ KernelFn find_kernel(const OpDef& op, DeviceType device) {
 
 bool has_device_kernel(const OpDef& op, DeviceType device) {
   const int slot = op.kernel_slot;
-  return slot >= 0 && rows()[static_cast<std::size_t>(slot)][static_cast<std::size_t>(device)] != nullptr;
+  if (slot < 0) return false;
+  const auto s = static_cast<std::size_t>(slot), d = static_cast<std::size_t>(device);
+  return rows()[s][d] != nullptr || boxed_rows()[s][d] != nullptr;
 }
 
 KernelRef kernel_for(const OpDef& op, Device device, DType dtype, const char* suffix) {
-  if (KernelFn k = find_kernel(op, device.type)) [[likely]]
-    return {k, nullptr};
+  const int slot = op.kernel_slot;
+  if (slot >= 0) [[likely]] {
+    const auto s = static_cast<std::size_t>(slot), d = static_cast<std::size_t>(device.type);
+    if (KernelFn k = rows()[s][d]) [[likely]]
+      return {k, nullptr};
+    if (BoxedKernelFn b = boxed_rows()[s][d]) return {nullptr, b};
+    if (KernelFn k = rows()[s][kGeneric]) return {k, nullptr};
+  }
   if (BoxedKernelFn f = fallbacks()[static_cast<std::size_t>(device.type)]) return {nullptr, f};
   std::ostringstream have;
   for (int t = 0; t < kNumDeviceTypes; ++t)

@@ -23,6 +23,10 @@ void register_generic_kernel(const OpDef& op, KernelFn kernel);
 
 // A kernel that is told which op it runs, so one function serves them all.
 using BoxedKernelFn = void (*)(const OpDef& op, Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs);
+// Registers a boxed kernel of `op` on `device`: a backend whose kernels are
+// generated from a table (OpenCL's elementwise ops and reductions) registers
+// one function for every row. A plain kernel of the same op and device wins.
+void register_boxed_kernel(const OpDef& op, DeviceType device, BoxedKernelFn kernel);
 // Runs every op that has no kernel of its own on `device` (after composites).
 void register_fallback(DeviceType device, BoxedKernelFn fallback);
 

@@ -1,6 +1,5 @@
 #include "nabla/kernels/opencl/elementwise.h"
 
-#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -278,24 +277,16 @@ void run_elementwise(const device_c::ElementwiseExpr& e, Inputs inputs, const At
 
 namespace {
 
-// One KernelFn per table row (a KernelFn is not told its op).
-template <std::size_t I>
-void row_kernel(Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs) {
-  run_elementwise(device_c::elementwise_exprs()[I], inputs, attrs, outputs[0]);
+// Every row's op runs through this one kernel, which is told its op.
+void elementwise_kernel(const OpDef& op, Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs) {
+  run_elementwise(*device_c::find_elementwise_expr(op), inputs, attrs, outputs[0]);
 }
-constexpr std::size_t kMaxRows = 96;
-template <std::size_t... I>
-constexpr std::array<KernelFn, sizeof...(I)> row_kernels(std::index_sequence<I...>) {
-  return {row_kernel<I>...};
-}
-constexpr auto kRowKernels = row_kernels(std::make_index_sequence<kMaxRows>());
 
 }  // namespace
 
 void register_elementwise_kernels() {
-  const auto rows = device_c::elementwise_exprs();
-  NABLA_CHECK(rows.size() <= kMaxRows, "opencl: more elementwise rows than kernels; raise kMaxRows");
-  for (std::size_t i = 0; i < rows.size(); ++i) register_kernel(*rows[i].op, DeviceType::OpenCL, kRowKernels[i]);
+  for (const device_c::ElementwiseExpr& row : device_c::elementwise_exprs())
+    register_boxed_kernel(*row.op, DeviceType::OpenCL, elementwise_kernel);
 }
 
 }  // namespace nabla::opencl

@@ -1,7 +1,5 @@
 #include "nabla/kernels/opencl/reduce.h"
 
-#include <array>
-#include <utility>
 #include <vector>
 
 #include "nabla/kernels/device/elementwise_exprs.h"
@@ -132,23 +130,18 @@ void run_reduce(const device_c::ReduceExpr& e, Inputs inputs, const Attrs& attrs
         "clEnqueueNDRangeKernel", std::string(op).c_str());
 }
 
-template <std::size_t I>
-void row_kernel(Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs) {
-  run_reduce(device_c::reduce_exprs()[I], inputs, attrs, outputs[0]);
+// Every row's op runs through this one kernel, which is told its op.
+void reduce_kernel(const OpDef& op, Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs) {
+  for (const device_c::ReduceExpr& row : device_c::reduce_exprs())
+    if (row.op == &op) return run_reduce(row, inputs, attrs, outputs[0]);
+  fail(op.name, ": no OpenCL reduction is generated for this op");
 }
-constexpr std::size_t kMaxRows = 16;
-template <std::size_t... I>
-constexpr std::array<KernelFn, sizeof...(I)> row_kernels(std::index_sequence<I...>) {
-  return {row_kernel<I>...};
-}
-constexpr auto kRowKernels = row_kernels(std::make_index_sequence<kMaxRows>());
 
 }  // namespace
 
 void register_reduce_kernels() {
-  const auto rows = device_c::reduce_exprs();
-  NABLA_CHECK(rows.size() <= kMaxRows, "opencl: more reduction rows than kernels; raise kMaxRows");
-  for (std::size_t i = 0; i < rows.size(); ++i) register_kernel(*rows[i].op, DeviceType::OpenCL, kRowKernels[i]);
+  for (const device_c::ReduceExpr& row : device_c::reduce_exprs())
+    register_boxed_kernel(*row.op, DeviceType::OpenCL, reduce_kernel);
 }
 
 }  // namespace nabla::opencl

@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "nabla/core/backend.h"
+#include "nabla/kernels/opencl/adam_update.h"
 #include "nabla/kernels/opencl/elementwise.h"
 #include "nabla/kernels/opencl/factory.h"
+#include "nabla/kernels/opencl/matmul.h"
+#include "nabla/kernels/opencl/random.h"
 #include "nabla/kernels/opencl/reduce.h"
 #include "nabla/kernels/opencl/slice_backward.h"
 
@@ -46,6 +49,9 @@ void register_kernels() {
   register_reduce_kernels();
   register_slice_backward_kernel();
   register_factory_kernels();
+  register_matmul_kernels();
+  register_random_kernels();
+  register_adam_update_kernel();
 }
 
 struct Devices {

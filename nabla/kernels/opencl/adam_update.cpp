@@ -1,0 +1,95 @@
+#include "nabla/kernels/opencl/adam_update.h"
+
+#include <string>
+
+#include "nabla/core/grad_mode.h"
+#include "nabla/kernels/opencl/program_cache.h"
+#include "nabla/kernels/opencl/runtime.h"
+#include "nabla/ops/kernel_registry.h"
+
+namespace nabla {
+extern const OpDef adam_update_op;  // ops/optimizer_update_ops.cpp
+
+namespace opencl {
+namespace {
+
+// Each operation rounded to T, no contraction into FMAs: the CPU's results.
+std::string render(const char* T) {
+  std::string s = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#pragma OPENCL FP_CONTRACT OFF\n";
+  s += "typedef " + std::string(T) + " T;\n";
+  s += R"CL(
+__kernel void nb_adam(__global T* p_out, long p_out_off, __global T* m_out, long m_out_off,
+                      __global T* v_out, long v_out_off, __global const T* p_in, long p_in_off,
+                      __global const T* g, long g_off, __global const T* m_in, long m_in_off,
+                      __global const T* v_in, long v_in_off, __global const T* step_size, long ss_off,
+                      __global const T* bc2, long bc2_off, long n, T beta1, T one_minus_beta1, T beta2,
+                      T one_minus_beta2, T eps) {
+  const long i = get_global_id(0);
+  if (i >= n) return;
+  const T gi = g[g_off + i];
+  T mi = m_in[m_in_off + i] * beta1;
+  mi = mi + gi * one_minus_beta1;
+  const T gg = gi * gi;
+  T vi = v_in[v_in_off + i] * beta2;
+  vi = vi + gg * one_minus_beta2;
+  T denom = sqrt(vi) / bc2[bc2_off];
+  denom = denom + eps;
+  T u = mi / denom;
+  u = u * step_size[ss_off];
+  p_out[p_out_off + i] = p_in[p_in_off + i] - u;
+  m_out[m_out_off + i] = mi;
+  v_out[v_out_off + i] = vi;
+}
+)CL";
+  return s;
+}
+
+// Inputs: param, grad, exp_avg, exp_avg_sq, step_size, bias_correction2_sqrt;
+// attrs: beta1, beta2, eps; outputs: param, exp_avg, exp_avg_sq (the inputs
+// themselves for adam_update_).
+template <class T>
+void run(const char* type, Inputs in, const Attrs& a, std::span<Tensor> out) {
+  NoGradGuard no_grad;  // contiguous copies below are part of this kernel
+  Tensor ins[6];
+  for (int k = 0; k < 6; ++k) ins[k] = in[k].is_contiguous() ? in[k] : in[k].contiguous();
+  const int64_t n = ins[0].numel();
+  if (n == 0) return;
+  DeviceContext& dev = device(out[0].device().index, "adam_update");
+  auto compiled = get_kernel(dev.index, std::string("adam_update|") + type, "nb_adam", [&] { return render(type); });
+  std::lock_guard lock(compiled->mu);
+  cl_kernel k = compiled->kernel;
+  cl_uint arg = 0;
+  auto set = [&](std::size_t size, const void* v) { check(clSetKernelArg(k, arg++, size, v), "clSetKernelArg"); };
+  auto set_tensor = [&](const Tensor& t) {
+    const cl_mem m = mem_of(t);
+    const cl_long off = t.impl()->offset;
+    set(sizeof m, &m);
+    set(sizeof off, &off);
+  };
+  for (int o = 0; o < 3; ++o) set_tensor(out[o]);
+  for (const Tensor& t : ins) set_tensor(t);
+  const cl_long count = n;
+  set(sizeof count, &count);
+  const T beta1 = static_cast<T>(a.f(0)), one_minus_beta1 = static_cast<T>(1.0 - a.f(0));
+  const T beta2 = static_cast<T>(a.f(1)), one_minus_beta2 = static_cast<T>(1.0 - a.f(1)), eps = static_cast<T>(a.f(2));
+  for (const T* c : {&beta1, &one_minus_beta1, &beta2, &one_minus_beta2, &eps}) set(sizeof(T), c);
+  const std::size_t global = static_cast<std::size_t>(n);
+  check(clEnqueueNDRangeKernel(dev.queue(0), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
+        "clEnqueueNDRangeKernel", "adam_update");
+}
+
+void adam_update_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  const DType t = in[0].dtype();
+  if (t == kFloat32) return run<float>("float", in, a, out);
+  NABLA_CHECK(t == kFloat64, "adam_update: on OpenCL takes float32 or float64, got ", t);
+  NABLA_CHECK(device(out[0].device().index, "adam_update").fp64, "adam_update: ", out[0].device(),
+              " has no float64 (cl_khr_fp64)");
+  run<double>("double", in, a, out);
+}
+
+}  // namespace
+
+void register_adam_update_kernel() { register_kernel(adam_update_op, DeviceType::OpenCL, adam_update_kernel); }
+
+}  // namespace opencl
+}  // namespace nabla
