@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "nabla/core/backend.h"
 #include "nabla/ops/kernel_registry.h"
@@ -29,22 +30,26 @@ class OpaqueAllocator final : public Allocator {
     std::lock_guard lock(g_mu);
     auto it = free_.find(n);
     if (it != free_.end()) {
-      void* h = it->second;
+      void* p = it->second;
       free_.erase(it);
-      return h;
+      return to_handle(p);
     }
     ++g_stats.driver_allocations;
     void* p = std::malloc(n ? n : 1);
     if (!p) throw OutOfMemoryError("opaque: out of memory", n);
+    blocks_.push_back(p);
     return to_handle(p);
   }
   void deallocate(void* h, std::size_t n) noexcept override {
     std::lock_guard lock(g_mu);
-    free_.emplace(n, h);
+    free_.emplace(n, to_host(h));
   }
 
  private:
-  std::multimap<std::size_t, void*> free_;
+  std::multimap<std::size_t, void*> free_;  // cached blocks, as host pointers
+  // Every block ever taken, as a plain pointer: handles hide their blocks
+  // from LeakSanitizer, which would report the cache and live tensors.
+  std::vector<void*> blocks_;
 };
 
 class PinnedAllocator final : public Allocator {
