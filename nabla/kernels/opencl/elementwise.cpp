@@ -93,18 +93,6 @@ NB_FN T nb_ipow(T x, T y) {
 constexpr int kMaxInputs = 3;
 constexpr const char* kNames[kMaxInputs] = {"x", "y", "z"};
 
-const char* c_type(DType t) {
-  switch (t) {
-    case kBool:
-    case kUInt8: return "uchar";
-    case kInt32: return "int";
-    case kInt64: return "long";
-    case kFloat32: return "float";
-    case kFloat64: return "double";
-    default: return nullptr;
-  }
-}
-
 // One operand's layout over the output's (merged) dims.
 struct Operand {
   DType dtype;

@@ -1,10 +1,12 @@
 #include "nabla/kernels/opencl/matmul.h"
 
 #ifdef NABLA_HAVE_CLBLAST
+// runtime.h first: it sets CL_TARGET_OPENCL_VERSION before CL/cl.h is read.
+#include "nabla/kernels/opencl/runtime.h"
+
 #include <clblast.h>
 
 #include "nabla/core/grad_mode.h"
-#include "nabla/kernels/opencl/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/ops.h"
 

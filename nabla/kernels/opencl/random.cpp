@@ -65,18 +65,6 @@ std::string store_expr(DType t) {
   }
 }
 
-const char* c_type(DType t) {
-  switch (t) {
-    case kBool:
-    case kUInt8: return "uchar";
-    case kInt32: return "int";
-    case kInt64: return "long";
-    case kFloat32: return "float";
-    case kFloat64: return "double";
-    default: return nullptr;
-  }
-}
-
 std::string render(const OpDef& op, DType t) {
   std::string s = kPhilox;
   s += "__kernel void nb_random(__global ";

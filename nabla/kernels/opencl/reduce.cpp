@@ -10,18 +10,6 @@
 namespace nabla::opencl {
 namespace {
 
-const char* c_type(DType t) {
-  switch (t) {
-    case kBool:
-    case kUInt8: return "uchar";
-    case kInt32: return "int";
-    case kInt64: return "long";
-    case kFloat32: return "float";
-    case kFloat64: return "double";
-    default: return nullptr;
-  }
-}
-
 // Sizes and strides of a group of dims, size-1 dims dropped and contiguous
 // neighbours merged.
 void add_dim(std::vector<int64_t>& sizes, std::vector<int64_t>& strides, int64_t size, int64_t stride) {

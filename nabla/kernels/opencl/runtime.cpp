@@ -335,4 +335,16 @@ void empty_cache() {
   for (auto& d : enumerate().list) d->allocator->empty_cache();
 }
 
+const char* c_type(DType t) {
+  switch (t) {
+    case kBool:
+    case kUInt8: return "uchar";
+    case kInt32: return "int";
+    case kInt64: return "long";
+    case kFloat32: return "float";
+    case kFloat64: return "double";
+    default: return nullptr;
+  }
+}
+
 }  // namespace nabla::opencl

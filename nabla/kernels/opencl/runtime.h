@@ -40,6 +40,10 @@ std::string unavailable_reason_text();
 // The device of `index`; an Error naming `api` when absent.
 DeviceContext& device(int index, const char* api = "opencl");
 
+// The OpenCL C type that holds a dtype's elements (bool as a 0/1 uchar);
+// null for the dtypes kernels do not take (float16, bfloat16).
+const char* c_type(DType t);
+
 inline cl_mem mem_of(const Tensor& t) { return static_cast<cl_mem>(t.impl()->storage->handle()); }
 
 }  // namespace nabla::opencl
