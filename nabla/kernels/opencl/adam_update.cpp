@@ -3,7 +3,7 @@
 #include <string>
 
 #include "nabla/core/grad_mode.h"
-#include "nabla/kernels/opencl/program_cache.h"
+#include "nabla/kernels/opencl/launch.h"
 #include "nabla/kernels/opencl/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 
@@ -55,27 +55,14 @@ void run(const char* type, Inputs in, const Attrs& a, std::span<Tensor> out) {
   const int64_t n = ins[0].numel();
   if (n == 0) return;
   DeviceContext& dev = device(out[0].device().index, "adam_update");
-  auto compiled = get_kernel(dev.index, std::string("adam_update|") + type, "nb_adam", [&] { return render(type); });
-  std::lock_guard lock(compiled->mu);
-  cl_kernel k = compiled->kernel;
-  cl_uint arg = 0;
-  auto set = [&](std::size_t size, const void* v) { check(clSetKernelArg(k, arg++, size, v), "clSetKernelArg"); };
-  auto set_tensor = [&](const Tensor& t) {
-    const cl_mem m = mem_of(t);
-    const cl_long off = t.impl()->offset;
-    set(sizeof m, &m);
-    set(sizeof off, &off);
-  };
-  for (int o = 0; o < 3; ++o) set_tensor(out[o]);
-  for (const Tensor& t : ins) set_tensor(t);
-  const cl_long count = n;
-  set(sizeof count, &count);
+  Launch k(dev, std::string("adam_update|") + type, "nb_adam", [&] { return render(type); }, "adam_update");
+  for (int o = 0; o < 3; ++o) k.arg(out[o]);
+  for (const Tensor& t : ins) k.arg(t);
+  k.arg(n);
   const T beta1 = static_cast<T>(a.f(0)), one_minus_beta1 = static_cast<T>(1.0 - a.f(0));
   const T beta2 = static_cast<T>(a.f(1)), one_minus_beta2 = static_cast<T>(1.0 - a.f(1)), eps = static_cast<T>(a.f(2));
-  for (const T* c : {&beta1, &one_minus_beta1, &beta2, &one_minus_beta2, &eps}) set(sizeof(T), c);
-  const std::size_t global = static_cast<std::size_t>(n);
-  check(clEnqueueNDRangeKernel(dev.queue(0), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel", "adam_update");
+  for (const T c : {beta1, one_minus_beta1, beta2, one_minus_beta2, eps}) k.arg(c);
+  k.run(static_cast<std::size_t>(n));
 }
 
 void adam_update_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {

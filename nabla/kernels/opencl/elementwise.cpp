@@ -6,40 +6,13 @@
 #include <utility>
 #include <vector>
 
+#include "nabla/kernels/opencl/launch.h"
 #include "nabla/kernels/opencl/program_cache.h"
 #include "nabla/kernels/opencl/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla::opencl {
 namespace {
-
-// The OpenCL rendering of device C's primitives. A CUDA renderer defines the
-// same names (NB_EXP as exp with CUDA's overloads, NB_FN as __device__ inline).
-constexpr const char* kPrelude = R"CL(
-#define NB_FN inline
-#define NB_EXP(x) exp(x)
-#define NB_EXP2(x) exp2(x)
-#define NB_EXPM1(x) expm1(x)
-#define NB_LOG(x) log(x)
-#define NB_LOG2(x) log2(x)
-#define NB_LOG1P(x) log1p(x)
-#define NB_SQRT(x) sqrt(x)
-#define NB_SIN(x) sin(x)
-#define NB_COS(x) cos(x)
-#define NB_TAN(x) tan(x)
-#define NB_TANH(x) tanh(x)
-#define NB_ERF(x) erf(x)
-#define NB_POW(x, y) pow(x, y)
-#define NB_FMOD(x, y) fmod(x, y)
-#define NB_COPYSIGN(x, y) copysign(x, y)
-#define NB_FLOOR(x) floor(x)
-#define NB_CEIL(x) ceil(x)
-#define NB_RINT(x) rint(x)
-#define NB_TRUNC(x) trunc(x)
-#define NB_ISNAN(x) isnan(x)
-#define NB_ISINF(x) isinf(x)
-#define NB_ISFINITE(x) isfinite(x)
-)CL";
 
 // Helpers in device C, for the kernel's compute type T (NB_FLOAT: whether T is
 // floating). Integer division by zero cannot raise on a device: it gives 0
@@ -133,7 +106,7 @@ std::string render(const device_c::ElementwiseExpr& e, const char* expr, DType c
   if (fp64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
   s += "typedef " + std::string(c_type(compute)) + " T;\n";
   s += std::string("#define NB_FLOAT ") + (is_floating(compute) ? "1" : "0") + "\n";
-  s += kPrelude;
+  s += math_prelude();
   s += kHelpers;
   s += "__kernel void nb_elementwise(__global " + std::string(c_type(ops[0].dtype)) + "* out, long out_off";
   for (std::size_t i = 0; i < n_in; ++i)

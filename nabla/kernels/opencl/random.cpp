@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "nabla/kernels/opencl/program_cache.h"
+#include "nabla/kernels/opencl/launch.h"
 #include "nabla/kernels/opencl/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 
@@ -91,38 +91,21 @@ void random_kernel(const OpDef& op, Inputs, const Attrs& attrs, std::span<Tensor
   DeviceContext& dev = device(out.device().index, op.name.data());
   NABLA_CHECK(dev.fp64, op.name, ": ", out.device(), " has no float64 (cl_khr_fp64), which the Philox draws use");
   double a = 0, b = 1;
-  cl_long low = 0;
-  cl_ulong range = 1;
+  int64_t low = 0;
+  uint64_t range = 1;
   if (&op == &normal_op) {
     a = attrs.is_none(4) ? 0.0 : attrs.f(4);
     b = attrs.is_none(5) ? 1.0 : attrs.f(5);
   } else if (&op == &randint_op) {
     low = attrs.i(4);
-    range = static_cast<cl_ulong>(attrs.i(5) - attrs.i(4));
+    range = static_cast<uint64_t>(attrs.i(5) - attrs.i(4));
   } else if (&op == &bernoulli_scalar_op) {
     a = attrs.f(4);
   }
   std::string key = "random|" + std::string(op.name) + '|' + std::string(dtype_name(t));
-  auto compiled = get_kernel(dev.index, key, "nb_random", [&] { return render(op, t); });
-  std::lock_guard lock(compiled->mu);
-  cl_kernel k = compiled->kernel;
-  cl_uint arg = 0;
-  auto set = [&](std::size_t size, const void* v) { check(clSetKernelArg(k, arg++, size, v), "clSetKernelArg"); };
-  const cl_mem mem = mem_of(out);
-  const cl_long out_offset = out.impl()->offset, count = n;
-  const cl_ulong seed = static_cast<cl_ulong>(attrs.i(2)), offset = static_cast<cl_ulong>(attrs.i(3));
-  set(sizeof mem, &mem);
-  set(sizeof out_offset, &out_offset);
-  set(sizeof count, &count);
-  set(sizeof seed, &seed);
-  set(sizeof offset, &offset);
-  set(sizeof a, &a);
-  set(sizeof b, &b);
-  set(sizeof low, &low);
-  set(sizeof range, &range);
-  const std::size_t global = static_cast<std::size_t>(n);
-  check(clEnqueueNDRangeKernel(dev.queue(0), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel", op.name.data());
+  Launch k(dev, key, "nb_random", [&] { return render(op, t); }, op.name.data());
+  k.arg(out).arg(n).arg_ulong(static_cast<uint64_t>(attrs.i(2))).arg_ulong(static_cast<uint64_t>(attrs.i(3)));
+  k.arg(a).arg(b).arg(low).arg_ulong(range).run(static_cast<std::size_t>(n));
 }
 
 }  // namespace

@@ -1,0 +1,23 @@
+// "device C": the dialect in which nabla's hand-written device kernels
+// (index generation, gather/scatter, softmax, pooling, im2col, scans, sorts,
+// Philox) are written once, for every accelerator backend. It is C99 with a
+// few macros that each backend's prelude defines: the OpenCL backend renders
+// them as OpenCL C (kernels/opencl/launch.cpp), a CUDA backend as CUDA C.
+//
+//   NB_KERNEL          marks an entry point:      __kernel void / extern "C" __global__ void
+//   NB_GLOBAL          a pointer to device memory: __global / (nothing)
+//   NB_INDEX           this work item's index in a 1-D launch, as a long
+//   NB_FN              a helper function:         inline / __device__ inline
+//   NB_LOCAL           work-group shared memory:  __local / __shared__
+//   NB_LOCAL_ID, NB_GROUP_ID, NB_LOCAL_SIZE       the work item in its group (long)
+//   NB_BARRIER         a work-group barrier over shared memory
+//   long, ulong, uint, uchar   64-, 64-, 32- and 8-bit integers (CUDA typedefs them)
+//   NB_INF, NB_NAN     infinity and NaN of type double
+//   and every NB_* math primitive of the elementwise prelude (NB_EXP, NB_LOG,
+//   NB_SQRT, NB_ISNAN, NB_FLOOR, ...: kernels/opencl/elementwise.cpp).
+//
+// A kernel's element types arrive as typedefs made by the caller (T for the
+// data, A for an accumulator, ...), so one source serves every dtype. Offsets
+// into a buffer travel as `long` arguments beside its pointer, never added to
+// a handle on the host.
+#pragma once
