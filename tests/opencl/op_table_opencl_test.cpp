@@ -115,7 +115,10 @@ const std::set<std::string> kCovered = {
     // Philox in OpenCL C
     "rand", "normal", "randint", "bernoulli_scalar",
     // the fused Adam update
-    "adam_update"};
+    "adam_update",
+    // row-wise kernels (kernels/device/{softmax,loss,draws,row_reduce,sort}.h)
+    "softmax", "log_softmax", "cross_entropy", "nll_loss", "binary_cross_entropy", "dropout", "bernoulli", "randperm",
+    "max_dim", "min_dim", "cumsum", "cumprod", "var", "sort", "topk"};
 
 // A kernel of its own (plain or generated), or a generic one.
 bool runs_on_opencl(const OpDef& op) {

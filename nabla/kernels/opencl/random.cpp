@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "nabla/kernels/device/philox.h"
 #include "nabla/kernels/opencl/launch.h"
 #include "nabla/kernels/opencl/runtime.h"
 #include "nabla/ops/kernel_registry.h"
@@ -12,43 +13,14 @@ extern const OpDef rand_op, normal_op, randint_op, bernoulli_scalar_op;  // ops/
 namespace opencl {
 namespace {
 
-// Philox and the 53-bit uniform of core/random.h, in OpenCL C.
-constexpr const char* kPhilox = R"CL(
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-uint4 nb_philox(ulong n, ulong seed) {
-  uint c0 = (uint)n, c1 = (uint)(n >> 32), c2 = 0, c3 = 0;
-  uint k0 = (uint)seed, k1 = (uint)(seed >> 32);
-  for (int r = 0; r < 10; ++r) {
-    const ulong p0 = (ulong)0xD2511F53u * c0, p1 = (ulong)0xCD9E8D57u * c2;
-    const uint n0 = (uint)(p1 >> 32) ^ c1 ^ k0, n2 = (uint)(p0 >> 32) ^ c3 ^ k1;
-    c1 = (uint)p1;
-    c3 = (uint)p0;
-    c0 = n0;
-    c2 = n2;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return (uint4)(c0, c1, c2, c3);
-}
-double nb_unit(uint hi, uint lo) {
-  const ulong v = ((ulong)hi << 21) ^ (lo >> 11);
-  return (double)(v & ((1UL << 53) - 1)) * (1.0 / 9007199254740992.0);
-}
-// rand's element i: two per Philox counter.
-double nb_uniform(long i, ulong seed, ulong offset) {
-  const uint4 w = nb_philox(offset + (ulong)(i / 2), seed);
-  return (i % 2) ? nb_unit(w.z, w.w) : nb_unit(w.x, w.y);
-}
-)CL";
-
 // v for element i, per op (kernels/cpu/random.cpp's formulas); a, b: the
 // op's numbers (normal: mean, std; bernoulli_scalar: p), low and range:
 // randint's.
 const char* value_expr(const OpDef& op) {
   if (&op == &rand_op) return "nb_uniform(i, seed, offset)";
   if (&op == &normal_op)
-    return "a + b * sqrt(-2.0 * log(1.0 - nb_unit(w.x, w.y))) * cos(2.0 * M_PI * nb_unit(w.z, w.w))";
-  if (&op == &randint_op) return "(double)(low + (long)(((((ulong)w.x) << 32) | w.y) % range))";
+    return "a + b * NB_SQRT(-2.0 * NB_LOG(1.0 - nb_unit(w[0], w[1]))) * NB_COS(6.283185307179586 * nb_unit(w[2], w[3]))";
+  if (&op == &randint_op) return "(double)(low + (long)(((((ulong)w[0]) << 32) | w[1]) % range))";
   return "((double)(float)nb_uniform(i, seed, offset) < a) ? 1.0 : 0.0";  // bernoulli_scalar
 }
 
@@ -66,17 +38,17 @@ std::string store_expr(DType t) {
 }
 
 std::string render(const OpDef& op, DType t) {
-  std::string s = kPhilox;
-  s += "__kernel void nb_random(__global ";
-  s += c_type(t);
-  s += "* out, long out_offset, long n, ulong seed, ulong offset, double a, double b, long low, ulong range) {\n"
-       "  const long i = get_global_id(0);\n"
+  std::string s = device_c::philox_source();
+  s += "NB_KERNEL nb_random(NB_GLOBAL O* out, long out_offset, long n, ulong seed, ulong offset, double a, double b, "
+       "long low, ulong range) {\n"
+       "  const long i = NB_INDEX;\n"
        "  if (i >= n) return;\n"
-       "  const uint4 w = nb_philox(offset + (ulong)i, seed);\n"
+       "  uint w[4];\n"
+       "  nb_philox(offset + (ulong)i, seed, w);\n"
        "  const double v = ";
   s += value_expr(op);
   s += ";\n  out[out_offset + i] = " + store_expr(t) + ";\n}\n";
-  return s;
+  return device_c_source({{"O", t}}, s);
 }
 
 // Attrs (ops/random_ops.cpp): size, dtype, seed, offset, then per op:

@@ -15,6 +15,12 @@
 #include "nabla/kernels/opencl/random.h"
 #include "nabla/kernels/opencl/reduce.h"
 #include "nabla/kernels/opencl/slice_backward.h"
+// Row-wise kernels: softmax, losses, draws, arg-reductions, scans, var, sorts.
+#include "nabla/kernels/opencl/draws.h"
+#include "nabla/kernels/opencl/loss.h"
+#include "nabla/kernels/opencl/row_reduce.h"
+#include "nabla/kernels/opencl/softmax.h"
+#include "nabla/kernels/opencl/sort.h"
 
 namespace nabla::opencl {
 namespace {
@@ -52,6 +58,12 @@ void register_kernels() {
   register_matmul_kernels();
   register_random_kernels();
   register_adam_update_kernel();
+  // Row-wise kernels.
+  register_softmax_kernels();
+  register_loss_kernels();
+  register_draw_kernels();
+  register_row_reduce_kernels();
+  register_sort_kernels();
 }
 
 struct Devices {

@@ -1,0 +1,74 @@
+#include "nabla/kernels/device/sort.h"
+
+namespace nabla::device_c {
+namespace {
+
+constexpr const char* kSort = R"DC(
+NB_KERNEL nb_sort_load(NB_GLOBAL T* v, long v_off, NB_GLOBAL long* idx, long i_off, NB_GLOBAL const T* x, long x_off,
+                       long rows, long n, long inner) {
+  const long g = NB_INDEX;
+  if (g >= rows * n) return;
+  const long row = g / n, p = g % n;
+  v[v_off + g] = x[x_off + (row / inner) * n * inner + p * inner + row % inner];
+  idx[i_off + g] = p;
+}
+
+// Whether (a, ia) goes strictly before (b, ib). `a != a` is NaN's test for
+// every T (false for integers).
+NB_FN int nb_sort_before(T a, long ia, T b, long ib, int mode) {
+  if (mode == 2) return ia < ib;
+  const int an = a != a, bn = b != b;
+  if (an != bn) return mode == 1 ? an : bn;
+  if (an) return 0;
+  return mode == 1 ? a > b : a < b;
+}
+
+// Merges the sorted runs [s, s + width) and [s + width, s + 2 width) of every
+// row: an element's place is its position in its own run plus the number of
+// elements of the other run that go before it (strictly before, for the left
+// run; before or tied, for the right run: left wins ties).
+NB_KERNEL nb_sort_merge(NB_GLOBAL T* dst_v, long dv_off, NB_GLOBAL long* dst_i, long di_off, NB_GLOBAL const T* src_v,
+                        long sv_off, NB_GLOBAL const long* src_i, long si_off, long rows, long n, long width,
+                        int mode) {
+  const long g = NB_INDEX;
+  if (g >= rows * n) return;
+  const long row = g / n, p = g % n;
+  NB_GLOBAL const T* sv = src_v + sv_off + row * n;
+  NB_GLOBAL const long* si = src_i + si_off + row * n;
+  const long start = p / (2 * width) * (2 * width);
+  const long mid = start + width < n ? start + width : n;
+  const long end = start + 2 * width < n ? start + 2 * width : n;
+  const T me = sv[p];
+  const long my_i = si[p];
+  const int left = p < mid;
+  long lo = left ? mid : start, hi = left ? end : mid;
+  const long first = lo;
+  while (lo < hi) {
+    const long m = lo + (hi - lo) / 2;
+    const int goes_before = left ? nb_sort_before(sv[m], si[m], me, my_i, mode)
+                                  : !nb_sort_before(me, my_i, sv[m], si[m], mode);
+    if (goes_before) lo = m + 1;
+    else hi = m;
+  }
+  const long place = start + (left ? p - start : p - mid) + (lo - first);
+  dst_v[dv_off + row * n + place] = me;
+  dst_i[di_off + row * n + place] = my_i;
+}
+
+NB_KERNEL nb_sort_store(NB_GLOBAL T* values, long val_off, NB_GLOBAL long* indices, long ind_off,
+                        NB_GLOBAL const T* v, long v_off, NB_GLOBAL const long* idx, long i_off, long rows, long n,
+                        long k, long inner) {
+  const long g = NB_INDEX;
+  if (g >= rows * k) return;
+  const long row = g / k, q = g % k;
+  const long at = (row / inner) * k * inner + q * inner + row % inner;
+  values[val_off + at] = v[v_off + row * n + q];
+  indices[ind_off + at] = idx[i_off + row * n + q];
+}
+)DC";
+
+}  // namespace
+
+const char* sort_source() { return kSort; }
+
+}  // namespace nabla::device_c

@@ -1,0 +1,94 @@
+#include "nabla/kernels/opencl/row_reduce.h"
+
+#include <string>
+
+#include "nabla/core/grad_mode.h"
+#include "nabla/kernels/device/row_reduce.h"
+#include "nabla/kernels/opencl/launch.h"
+#include "nabla/kernels/opencl/row_geometry.h"
+#include "nabla/ops/kernel_registry.h"
+#include "nabla/ops/reduction.h"
+
+namespace nabla {
+extern const OpDef max_dim_op, min_dim_op, cumsum_op, cumprod_op, var_op;  // ops/reduction_ops.cpp
+
+namespace opencl {
+namespace {
+
+// The row_reduce program for data type t (and S, the scan's input type; A,
+// var's accumulator): one program per combination that occurs.
+Launch row_launch(DeviceContext& dev, DType t, DType s, const char* kernel, const char* op) {
+  const DType acc = dev.fp64 ? kFloat64 : kFloat32;
+  const std::string key = std::string("row_reduce|") + std::string(dtype_name(t)) + '|' +
+                          std::string(dtype_name(s)) + '|' + kernel;
+  return Launch(dev, key, kernel,
+                [&] { return device_c_source({{"T", t}, {"S", s}, {"A", acc}}, device_c::row_reduce_source()); }, op);
+}
+
+// Attrs: dim, keepdim. Outputs: values, int64 indices (contiguous: line g of
+// the input is element g of either shape).
+void arg_reduce_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Tensor> out) {
+  const char* name = op.name.data();
+  DeviceContext& dev = device(out[0].device().index, name);
+  const DType t = in[0].dtype();
+  check_dtype(name, t, dev);
+  NABLA_CHECK(out[0].is_contiguous() && out[1].is_contiguous(), name, ": the OpenCL kernel writes contiguous outputs");
+  if (in[0].numel() == 0) return;
+  const Tensor x = dense(in[0]);
+  const RowGeometry r(x, in[0].dim() == 0 ? 0 : a.i(0));
+  Launch k = row_launch(dev, t, t, "nb_arg_reduce", name);
+  k.arg(out[0]).arg(out[1]).arg(x).arg(r.lines()).arg(r.n).arg(r.inner).arg_as(kInt32, &op == &max_dim_op ? 1 : 0);
+  k.run(static_cast<std::size_t>(r.lines()));
+}
+
+// Attrs: dim. Output: x's dtype for floats, int64 for integers and bool.
+void scan_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Tensor> out) {
+  const char* name = op.name.data();
+  DeviceContext& dev = device(out[0].device().index, name);
+  const DType t = out[0].dtype(), s = in[0].dtype();
+  check_dtype(name, s, dev);
+  check_dtype(name, t, dev);
+  NABLA_CHECK(out[0].is_contiguous(), name, ": the OpenCL kernel writes a contiguous output");
+  if (in[0].numel() == 0) return;
+  const Tensor x = dense(in[0]);
+  const RowGeometry r(x, in[0].dim() == 0 ? 0 : a.i(0));
+  Launch k = row_launch(dev, t, s, "nb_scan", name);
+  k.arg(out[0]).arg(x).arg(r.lines()).arg(r.n).arg(r.inner).arg_as(kInt32, &op == &cumprod_op ? 1 : 0);
+  k.run(static_cast<std::size_t>(r.lines()));
+}
+
+// Attrs: dims (normalized, sorted), correction, keepdim. The reduced dims are
+// moved last and made dense, so each output element is one row.
+void var_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  NoGradGuard no_grad;
+  DeviceContext& dev = device(out[0].device().index, "var");
+  const DType t = in[0].dtype();
+  check_dtype("var", t, dev);
+  NABLA_CHECK(out[0].is_contiguous(), "var: the OpenCL kernel writes a contiguous output");
+  const Tensor& x = in[0];
+  const Shape& dims = a.ints(0);
+  const int64_t rows = out[0].numel();
+  if (rows == 0) return;
+  std::vector<bool> reduced(static_cast<std::size_t>(x.dim()), false);
+  for (int64_t d : dims) reduced[static_cast<std::size_t>(d)] = true;
+  Shape perm;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (!reduced[static_cast<std::size_t>(d)]) perm.push_back(d);
+  for (int64_t d : dims) perm.push_back(d);
+  const Tensor rows_layout = dense(x.dim() == 0 ? x : x.permute(perm));
+  const int64_t n = reduced_count(x.sizes(), dims);
+  Launch k = row_launch(dev, t, t, "nb_var", "var");
+  k.arg(out[0]).arg(rows_layout).arg(rows).arg(n).arg_as(t, static_cast<double>(n));
+  k.arg_as(t, var_denominator(x.sizes(), a)).run(static_cast<std::size_t>(rows));
+}
+
+}  // namespace
+
+void register_row_reduce_kernels() {
+  for (const OpDef* op : {&max_dim_op, &min_dim_op}) register_boxed_kernel(*op, DeviceType::OpenCL, arg_reduce_kernel);
+  for (const OpDef* op : {&cumsum_op, &cumprod_op}) register_boxed_kernel(*op, DeviceType::OpenCL, scan_kernel);
+  register_kernel(var_op, DeviceType::OpenCL, var_kernel);
+}
+
+}  // namespace opencl
+}  // namespace nabla
