@@ -4,17 +4,21 @@ namespace nabla::device_c {
 namespace {
 
 constexpr const char* kRowReduce = R"DC(
+#if NB_T_IS_FLOAT
+#define NB_T_ISNAN(x) NB_ISNAN(x)
+#else
+#define NB_T_ISNAN(x) 0
+#endif
 NB_KERNEL nb_arg_reduce(NB_GLOBAL T* values, long v_off, NB_GLOBAL long* indices, long i_off, NB_GLOBAL const T* x,
                         long x_off, long lines, long n, long inner, int is_max) {
   const long g = NB_INDEX;
   if (g >= lines) return;
   NB_GLOBAL const T* row = x + x_off + (g / inner) * n * inner + g % inner;
   long best = 0;
-  // `v != v` is NaN's test for every T (false for integers).
   for (long i = 1; i < n; ++i) {
     const T b = row[best * inner], v = row[i * inner];
-    if (b != b) break;
-    if (v != v) {
+    if (NB_T_ISNAN(b)) break;
+    if (NB_T_ISNAN(v)) {
       best = i;
       break;
     }

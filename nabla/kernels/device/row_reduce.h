@@ -10,6 +10,8 @@
 //   nb_var(out, x, rows, n, denom)              T: data, A: accumulator. Rows
 //       of n contiguous elements (the reduced dims moved last): the mean, then
 //       the sum of squared deviations over denom = max(0, n - correction).
+// The caller defines NB_T_IS_FLOAT (1 when T is a floating type) before the
+// source: NaN's test is NB_ISNAN for floats and 0 for integers and bool.
 #pragma once
 
 namespace nabla::device_c {

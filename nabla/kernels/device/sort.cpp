@@ -4,6 +4,11 @@ namespace nabla::device_c {
 namespace {
 
 constexpr const char* kSort = R"DC(
+#if NB_T_IS_FLOAT
+#define NB_T_ISNAN(x) NB_ISNAN(x)
+#else
+#define NB_T_ISNAN(x) 0
+#endif
 NB_KERNEL nb_sort_load(NB_GLOBAL T* v, long v_off, NB_GLOBAL long* idx, long i_off, NB_GLOBAL const T* x, long x_off,
                        long rows, long n, long inner) {
   const long g = NB_INDEX;
@@ -13,11 +18,10 @@ NB_KERNEL nb_sort_load(NB_GLOBAL T* v, long v_off, NB_GLOBAL long* idx, long i_o
   idx[i_off + g] = p;
 }
 
-// Whether (a, ia) goes strictly before (b, ib). `a != a` is NaN's test for
-// every T (false for integers).
+// Whether (a, ia) goes strictly before (b, ib).
 NB_FN int nb_sort_before(T a, long ia, T b, long ib, int mode) {
   if (mode == 2) return ia < ib;
-  const int an = a != a, bn = b != b;
+  const int an = NB_T_ISNAN(a), bn = NB_T_ISNAN(b);
   if (an != bn) return mode == 1 ? an : bn;
   if (an) return 0;
   return mode == 1 ? a > b : a < b;

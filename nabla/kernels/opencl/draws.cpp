@@ -20,14 +20,20 @@ namespace {
 DeviceContext& draw_device(const char* op, DType t, int index) {
   DeviceContext& dev = device(index, op);
   check_dtype(op, t, dev);
-  NABLA_CHECK(dev.fp64, op, ": opencl:", index, " (", dev.name, ") has no float64 (cl_khr_fp64), which the Philox "
+  NABLA_CHECK(dev.fp64, op, ": opencl:", index, " (", dev.name,
+              ") has no float64 (cl_khr_fp64), which the Philox "
               "draws use");
   return dev;
 }
 
 Launch draw_launch(DeviceContext& dev, DType t, const char* kernel, const char* op) {
   const std::string key = std::string("draws|") + std::string(dtype_name(t)) + '|' + kernel;
-  return Launch(dev, key, kernel, [&] { return device_c_source({{"T", t}}, device_c::draws_source()); }, op);
+  return Launch(
+      dev, key, kernel,
+      [&] {
+        return device_c_source({{"T", t}}, device_c::draws_source());
+      },
+      op);
 }
 
 // Attrs: p. Outputs: the result and the bool keep-mask. The Philox counters
@@ -35,11 +41,11 @@ Launch draw_launch(DeviceContext& dev, DType t, const char* kernel, const char* 
 void dropout_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const DType t = in[0].dtype();
   DeviceContext& dev = draw_device("dropout", t, out[0].device().index);
-  NABLA_CHECK(out[0].is_contiguous() && out[1].is_contiguous(), "dropout: the OpenCL kernel writes contiguous outputs");
   const int64_t n = in[0].numel();
   Generator& g = default_generator();
   const uint64_t seed = g.seed(), offset = g.reserve(static_cast<uint64_t>((n + 1) / 2));
   if (n == 0) return;
+  NABLA_CHECK(out[0].is_contiguous() && out[1].is_contiguous(), "dropout: the OpenCL kernel writes contiguous outputs");
   const Tensor x = dense(in[0]);
   const double keep_prob = 1.0 - a.f(0);
   // p == 1 drops everything: scale 0 instead of inf, so 0 * inf never makes nan.
@@ -55,13 +61,18 @@ void bernoulli_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   NoGradGuard no_grad;
   const DType t = in[0].dtype();
   DeviceContext& dev = draw_device("bernoulli", t, out[0].device().index);
-  NABLA_CHECK(out[0].is_contiguous(), "bernoulli: the OpenCL kernel writes a contiguous output");
   const int64_t n = in[0].numel();
   if (n == 0) return;
+  NABLA_CHECK(out[0].is_contiguous(), "bernoulli: the OpenCL kernel writes a contiguous output");
   const Tensor p = dense(in[0]);
   const Tensor bad = make_empty({n}, kBool, out[0].device());
   Launch k = draw_launch(dev, t, "nb_bernoulli", "bernoulli");
-  k.arg(out[0]).arg(bad).arg(p).arg(n).arg_ulong(static_cast<uint64_t>(a.i(0))).arg_ulong(static_cast<uint64_t>(a.i(1)));
+  k.arg(out[0])
+      .arg(bad)
+      .arg(p)
+      .arg(n)
+      .arg_ulong(static_cast<uint64_t>(a.i(0)))
+      .arg_ulong(static_cast<uint64_t>(a.i(1)));
   k.run(static_cast<std::size_t>(n));
   if (any(bad).item<bool>()) {
     const Tensor ps = p.cpu().to(kFloat64);
@@ -79,9 +90,9 @@ void randperm_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
   NoGradGuard no_grad;
   const DType t = out[0].dtype();
   DeviceContext& dev = draw_device("randperm", t, out[0].device().index);
-  NABLA_CHECK(out[0].is_contiguous(), "randperm: the OpenCL kernel writes a contiguous output");
   const int64_t n = a.i(0);
   if (n == 0) return;
+  NABLA_CHECK(out[0].is_contiguous(), "randperm: the OpenCL kernel writes a contiguous output");
   Tensor keys = make_empty({n}, kFloat32, out[0].device()), idx = make_empty({n}, kInt64, out[0].device());
   Launch k = draw_launch(dev, t, "nb_randperm_keys", "randperm");
   k.arg(keys).arg(idx).arg(n).arg_ulong(static_cast<uint64_t>(a.i(2))).arg_ulong(static_cast<uint64_t>(a.i(3)));

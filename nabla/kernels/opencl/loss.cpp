@@ -31,8 +31,12 @@ struct LossProgram {
   }
   Launch launch(const char* kernel) const {
     const std::string key = std::string("loss|") + std::string(dtype_name(t)) + '|' + kernel;
-    return Launch(dev, key, kernel, [&] { return device_c_source({{"T", t}, {"A", acc}}, device_c::loss_source()); },
-                  op);
+    return Launch(
+        dev, key, kernel,
+        [&] {
+          return device_c_source({{"T", t}, {"A", acc}}, device_c::loss_source());
+        },
+        op);
   }
   Tensor scratch(int64_t n, DType dt) const { return make_empty({n}, dt, Device(DeviceType::OpenCL, dev.index)); }
 };
@@ -75,8 +79,8 @@ void reduce_losses(const LossProgram& p, Reduction red, const Tensor& loss, cons
   const int64_t* p = t.data_ptr<int64_t>();
   for (int64_t i = 0; i < t.numel(); ++i)
     if (p[i] != ignore_index && (p[i] < 0 || p[i] >= classes))
-      fail(loss, ": target ", p[i], " at position ", i, " is out of bounds: expected a class index in [0, ", classes - 1,
-           "] or ignore_index (", ignore_index, ")");
+      fail(loss, ": target ", p[i], " at position ", i, " is out of bounds: expected a class index in [0, ",
+           classes - 1, "] or ignore_index (", ignore_index, ")");
   fail(loss, ": a target is out of bounds");  // not reached: the device flagged one
 }
 
@@ -88,7 +92,7 @@ void class_loss_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Ten
   const bool ce = &op == &cross_entropy_op;
   const char* name = op.name.data();
   const LossProgram p(name, in[0].dtype(), out[0].device().index);
-  NABLA_CHECK(out[0].is_contiguous(), name, ": the OpenCL kernel writes a contiguous output");
+  NABLA_CHECK(out[0].numel() == 0 || out[0].is_contiguous(), name, ": the OpenCL kernel writes a contiguous output");
   const Tensor x = dense(in[0]), target = dense(in[1]);
   const Tensor weight = in.size() > 2 ? dense(in[2]) : Tensor();
   const int64_t classes = x.dim() >= 2 ? x.sizes()[1] : x.numel();
@@ -118,7 +122,7 @@ void binary_cross_entropy_kernel(Inputs in, const Attrs& a, std::span<Tensor> ou
   NoGradGuard no_grad;
   const char* name = "binary_cross_entropy";
   const LossProgram p(name, in[0].dtype(), out[0].device().index);
-  NABLA_CHECK(out[0].is_contiguous(), name, ": the OpenCL kernel writes a contiguous output");
+  NABLA_CHECK(out[0].numel() == 0 || out[0].is_contiguous(), name, ": the OpenCL kernel writes a contiguous output");
   const Tensor x = dense(in[0]), target = dense(in[1]);
   const Tensor weight = in.size() > 2 ? dense(in[2].expand(x.sizes())) : Tensor();
   const int64_t n = x.numel();

@@ -5,6 +5,7 @@
 // elements are `inner` apart.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "nabla/core/tensor.h"
 
@@ -15,12 +16,21 @@ struct RowGeometry {
   // A 0-dim x is one line of one element.
   RowGeometry(const Tensor& x, int64_t dim) {
     for (int64_t d = 0; d < x.dim(); ++d) {
-      if (d < dim) outer *= x.sizes()[d];
-      else if (d == dim) n = x.sizes()[d];
-      else inner *= x.sizes()[d];
+      if (d < dim)
+        outer *= x.sizes()[d];
+      else if (d == dim)
+        n = x.sizes()[d];
+      else
+        inner *= x.sizes()[d];
     }
   }
   int64_t lines() const { return outer * inner; }
 };
+
+// `body` after the NB_T_IS_FLOAT define that the row kernels' sources test
+// (device/row_reduce.h, device/sort.h): NaN's test exists for floats only.
+inline std::string with_float_flag(DType t, const char* body) {
+  return std::string("#define NB_T_IS_FLOAT ") + (is_floating(t) ? "1\n" : "0\n") + body;
+}
 
 }  // namespace nabla::opencl

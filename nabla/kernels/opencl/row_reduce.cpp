@@ -19,10 +19,14 @@ namespace {
 // var's accumulator): one program per combination that occurs.
 Launch row_launch(DeviceContext& dev, DType t, DType s, const char* kernel, const char* op) {
   const DType acc = dev.fp64 ? kFloat64 : kFloat32;
-  const std::string key = std::string("row_reduce|") + std::string(dtype_name(t)) + '|' +
-                          std::string(dtype_name(s)) + '|' + kernel;
-  return Launch(dev, key, kernel,
-                [&] { return device_c_source({{"T", t}, {"S", s}, {"A", acc}}, device_c::row_reduce_source()); }, op);
+  const std::string key =
+      std::string("row_reduce|") + std::string(dtype_name(t)) + '|' + std::string(dtype_name(s)) + '|' + kernel;
+  return Launch(
+      dev, key, kernel,
+      [&] {
+        return device_c_source({{"T", t}, {"S", s}, {"A", acc}}, with_float_flag(t, device_c::row_reduce_source()));
+      },
+      op);
 }
 
 // Attrs: dim, keepdim. Outputs: values, int64 indices (contiguous: line g of
@@ -32,8 +36,8 @@ void arg_reduce_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Ten
   DeviceContext& dev = device(out[0].device().index, name);
   const DType t = in[0].dtype();
   check_dtype(name, t, dev);
-  NABLA_CHECK(out[0].is_contiguous() && out[1].is_contiguous(), name, ": the OpenCL kernel writes contiguous outputs");
   if (in[0].numel() == 0) return;
+  NABLA_CHECK(out[0].is_contiguous() && out[1].is_contiguous(), name, ": the OpenCL kernel writes contiguous outputs");
   const Tensor x = dense(in[0]);
   const RowGeometry r(x, in[0].dim() == 0 ? 0 : a.i(0));
   Launch k = row_launch(dev, t, t, "nb_arg_reduce", name);
@@ -48,8 +52,8 @@ void scan_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Tensor> o
   const DType t = out[0].dtype(), s = in[0].dtype();
   check_dtype(name, s, dev);
   check_dtype(name, t, dev);
-  NABLA_CHECK(out[0].is_contiguous(), name, ": the OpenCL kernel writes a contiguous output");
   if (in[0].numel() == 0) return;
+  NABLA_CHECK(out[0].is_contiguous(), name, ": the OpenCL kernel writes a contiguous output");
   const Tensor x = dense(in[0]);
   const RowGeometry r(x, in[0].dim() == 0 ? 0 : a.i(0));
   Launch k = row_launch(dev, t, s, "nb_scan", name);
@@ -64,11 +68,11 @@ void var_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   DeviceContext& dev = device(out[0].device().index, "var");
   const DType t = in[0].dtype();
   check_dtype("var", t, dev);
-  NABLA_CHECK(out[0].is_contiguous(), "var: the OpenCL kernel writes a contiguous output");
   const Tensor& x = in[0];
   const Shape& dims = a.ints(0);
   const int64_t rows = out[0].numel();
   if (rows == 0) return;
+  NABLA_CHECK(out[0].is_contiguous(), "var: the OpenCL kernel writes a contiguous output");
   std::vector<bool> reduced(static_cast<std::size_t>(x.dim()), false);
   for (int64_t d : dims) reduced[static_cast<std::size_t>(d)] = true;
   Shape perm;

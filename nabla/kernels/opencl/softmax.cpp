@@ -19,12 +19,16 @@ void softmax_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Tensor
   DeviceContext& dev = device(out[0].device().index, name);
   const DType t = in[0].dtype();
   check_dtype(name, t, dev);
-  NABLA_CHECK(out[0].is_contiguous(), name, ": the OpenCL kernel writes a contiguous output");
   if (in[0].numel() == 0) return;
+  NABLA_CHECK(out[0].is_contiguous(), name, ": the OpenCL kernel writes a contiguous output");
   const Tensor x = dense(in[0]);
   const RowGeometry r(x, a.i(0));
-  Launch k(dev, "softmax|" + std::string(dtype_name(t)), "nb_softmax",
-           [&] { return device_c_source({{"T", t}}, device_c::softmax_source()); }, name);
+  Launch k(
+      dev, "softmax|" + std::string(dtype_name(t)), "nb_softmax",
+      [&] {
+        return device_c_source({{"T", t}}, device_c::softmax_source());
+      },
+      name);
   k.arg(out[0]).arg(x).arg(r.lines()).arg(r.n).arg(r.inner);
   k.arg_as(kInt32, &op == &log_softmax_op ? 1 : 0).run(static_cast<std::size_t>(r.lines()));
 }

@@ -17,7 +17,12 @@ namespace {
 
 Launch sort_launch(DeviceContext& dev, DType t, const char* kernel, const char* op) {
   const std::string key = std::string("sort|") + std::string(dtype_name(t)) + '|' + kernel;
-  return Launch(dev, key, kernel, [&] { return device_c_source({{"T", t}}, device_c::sort_source()); }, op);
+  return Launch(
+      dev, key, kernel,
+      [&] {
+        return device_c_source({{"T", t}}, with_float_flag(t, device_c::sort_source()));
+      },
+      op);
 }
 
 Tensor scratch(DeviceContext& dev, int64_t n, DType t) {
@@ -32,17 +37,23 @@ void sort_lines(const char* op, const Tensor& x_in, int64_t dim, SortOrder order
   DeviceContext& dev = device(values.device().index, op);
   const DType t = x_in.dtype();
   check_dtype(op, t, dev);
-  NABLA_CHECK(values.is_contiguous() && indices.is_contiguous(), op, ": the OpenCL kernel writes contiguous outputs");
   if (x_in.numel() == 0 || k == 0) return;
+  NABLA_CHECK(values.is_contiguous() && indices.is_contiguous(), op, ": the OpenCL kernel writes contiguous outputs");
   const Tensor x = dense(x_in);
   const RowGeometry r(x, dim);
   const int64_t rows = r.lines(), n = r.n;
   Tensor v = scratch(dev, rows * n, t), idx = scratch(dev, rows * n, kInt64);
-  sort_launch(dev, t, "nb_sort_load", op).arg(v).arg(idx).arg(x).arg(rows).arg(n).arg(r.inner).run(
-      static_cast<std::size_t>(rows * n));
+  sort_launch(dev, t, "nb_sort_load", op)
+      .arg(v)
+      .arg(idx)
+      .arg(x)
+      .arg(rows)
+      .arg(n)
+      .arg(r.inner)
+      .run(static_cast<std::size_t>(rows * n));
   std::tie(v, idx) = sort_rows(dev, op, v, idx, rows, n, order);
   int64_t stride = n;  // of the rows in v and idx
-  if (!sorted && k < n) {
+  if (!sorted) {
     // topk(sorted=false): the k chosen, in input order (as the CPU gives them).
     Tensor kv = scratch(dev, rows * k, t), ki = scratch(dev, rows * k, kInt64);
     Launch c = sort_launch(dev, t, "nb_sort_store", op);
