@@ -19,13 +19,14 @@ NB_KERNEL nb_dropout(NB_GLOBAL T* y, long y_off, NB_GLOBAL uchar* mask, long m_o
   y[y_off + i] = x[x_off + i] * (keep ? scale : (T)0);
 }
 
-// 1 where rand's stored element i < p[i]; bad where p is not in [0, 1].
+// 1 where rand's stored element i < p[i]; the flag *bad set where p is not in
+// [0, 1] (every writer writes 1).
 NB_KERNEL nb_bernoulli(NB_GLOBAL T* out, long out_off, NB_GLOBAL uchar* bad, long bad_off, NB_GLOBAL const T* p,
                        long p_off, long n, ulong seed, ulong offset) {
   const long i = NB_INDEX;
   if (i >= n) return;
   const double v = (double)p[p_off + i];
-  bad[bad_off + i] = !(v >= 0.0 && v <= 1.0);
+  if (!(v >= 0.0 && v <= 1.0)) bad[bad_off] = 1;
   out[out_off + i] = (T)((double)(float)nb_uniform(i, seed, offset) < v ? 1 : 0);
 }
 

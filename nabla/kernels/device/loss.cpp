@@ -16,12 +16,14 @@ NB_KERNEL nb_cross_entropy(NB_GLOBAL A* loss, long loss_off, NB_GLOBAL A* weight
   if (s >= samples) return;
   loss += loss_off;
   weight_out += wo_off;
-  bad += bad_off;
   const long t = target[t_off + s];
   loss[s] = 0;
   weight_out[s] = 0;
-  bad[s] = t != ignore_index && (t < 0 || t >= classes);
-  if (t == ignore_index || bad[s]) return;
+  if (t == ignore_index) return;
+  if (t < 0 || t >= classes) {
+    bad[bad_off] = 1;
+    return;
+  }
   NB_GLOBAL const T* row = x + x_off + nb_class_base(s, classes, inner);
   // log-sum-exp with the row max subtracted: exp never sees a positive argument.
   A m = -NB_INF;
@@ -51,12 +53,14 @@ NB_KERNEL nb_nll_loss(NB_GLOBAL A* loss, long loss_off, NB_GLOBAL A* weight_out,
   if (s >= samples) return;
   loss += loss_off;
   weight_out += wo_off;
-  bad += bad_off;
   const long t = target[t_off + s];
   loss[s] = 0;
   weight_out[s] = 0;
-  bad[s] = t != ignore_index && (t < 0 || t >= classes);
-  if (t == ignore_index || bad[s]) return;
+  if (t == ignore_index) return;
+  if (t < 0 || t >= classes) {
+    bad[bad_off] = 1;
+    return;
+  }
   const A wt = has_w ? (A)w[w_off + t] : (A)1;
   loss[s] = -wt * (A)x[x_off + nb_class_base(s, classes, inner) + t * inner];
   weight_out[s] = wt;
@@ -68,11 +72,11 @@ NB_KERNEL nb_bce(NB_GLOBAL T* out, long out_off, NB_GLOBAL uchar* bad, long bad_
                  long p_off, NB_GLOBAL const T* t, long t_off, NB_GLOBAL const T* w, long w_off, int has_w, long n) {
   const long i = NB_INDEX;
   if (i >= n) return;
-  bad += bad_off;
   const T pi = p[p_off + i], ti = t[t_off + i];
-  bad[i] = !(pi >= (T)0 && pi <= (T)1);
   T l = (T)NB_NAN;
-  if (!bad[i]) {
+  if (!(pi >= (T)0 && pi <= (T)1)) {
+    bad[bad_off] = 1;
+  } else {
     T log_p = NB_LOG(pi), log_q = NB_LOG1P(-pi);
     log_p = log_p < (T)(-100) ? (T)(-100) : log_p;
     log_q = log_q < (T)(-100) ? (T)(-100) : log_q;

@@ -3,10 +3,10 @@
 // accumulator (double where the device has it, as on the CPU).
 //
 //   nb_cross_entropy, nb_nll_loss   one work item per sample (n, d...): its
-//       loss and its weight (0 for an ignored target) into A buffers, and a
-//       flag where the target is out of range (the host reports it)
-//   nb_bce                           one work item per element: w * loss in T,
-//       and a flag where the input is not a probability
+//       loss and its weight (0 for an ignored target) into A buffers; a
+//       target out of range sets the one flag *bad (the host reports it)
+//   nb_bce                           one work item per element: w * loss in T;
+//       an input that is not a probability sets *bad
 //   nb_loss_blocks, nb_loss_total    "sum" and "mean": partial sums over the
 //       CPU's blocks of 256 samples, then one work item adds them in order
 //       (the CPU's order of additions, so results are deterministic)

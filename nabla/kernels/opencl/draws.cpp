@@ -65,7 +65,9 @@ void bernoulli_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   if (n == 0) return;
   NABLA_CHECK(out[0].is_contiguous(), "bernoulli: the OpenCL kernel writes a contiguous output");
   const Tensor p = dense(in[0]);
-  const Tensor bad = make_empty({n}, kBool, out[0].device());
+  // A one-byte flag the kernel sets on a bad p; reading it back waits for the
+  // kernel (a kernel cannot throw, and the CPU fails before returning).
+  const Tensor bad = zeros({1}, TensorOptions(kBool).device(out[0].device()));
   Launch k = draw_launch(dev, t, "nb_bernoulli", "bernoulli");
   k.arg(out[0])
       .arg(bad)
@@ -74,7 +76,7 @@ void bernoulli_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
       .arg_ulong(static_cast<uint64_t>(a.i(0)))
       .arg_ulong(static_cast<uint64_t>(a.i(1)));
   k.run(static_cast<std::size_t>(n));
-  if (any(bad).item<bool>()) {
+  if (bad.item<bool>()) {
     const Tensor ps = p.cpu().to(kFloat64);
     const double* v = ps.data_ptr<double>();
     for (int64_t i = 0; i < n; ++i)

@@ -41,9 +41,14 @@ struct LossProgram {
   Tensor scratch(int64_t n, DType dt) const { return make_empty({n}, dt, Device(DeviceType::OpenCL, dev.index)); }
 };
 
-// Whether any of the device's flags is set (one byte comes back: the data
-// decide whether the op fails, as on the CPU).
-bool any_flag(const Tensor& flags) { return flags.numel() > 0 && any(flags).item<bool>(); }
+// A one-byte device flag, 0, that kernels set on bad data. raised() reads it
+// back, which waits for the kernels before it: one synchronization per loss
+// call, since a kernel cannot throw and the CPU fails before returning.
+struct BadDataFlag {
+  Tensor flag;
+  explicit BadDataFlag(Device d) : flag(zeros({1}, TensorOptions(kBool).device(d))) {}
+  bool raised() const { return flag.item<bool>(); }
+};
 
 // out = the per-sample losses (reduction none), or their sum or weighted mean
 // over the CPU's blocks, added in the CPU's order. From `elems` (T, weight 1
@@ -103,15 +108,15 @@ void class_loss_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Ten
   const Reduction red = reduction_of(a.str(ce ? 2 : 1));
   const Tensor loss = p.scratch(std::max<int64_t>(samples, 1), p.acc);
   const Tensor weights = p.scratch(std::max<int64_t>(samples, 1), p.acc);
-  const Tensor bad = p.scratch(std::max<int64_t>(samples, 1), kBool);
   if (samples > 0) {
+    BadDataFlag bad(out[0].device());
     Launch k = p.launch(ce ? "nb_cross_entropy" : "nb_nll_loss");
-    k.arg(loss).arg(weights).arg(bad).arg(x).arg(target);
+    k.arg(loss).arg(weights).arg(bad.flag).arg(x).arg(target);
     k.arg(weight.defined() ? weight : x).arg_as(kInt32, weight.defined() ? 1 : 0);
     k.arg(samples).arg(classes).arg(inner).arg(ignore_index);
     if (ce) k.arg_as(p.acc, a.f(1));
     k.run(static_cast<std::size_t>(samples));
-    if (any_flag(bad)) report_target(name, target, classes, ignore_index);
+    if (bad.raised()) report_target(name, target, classes, ignore_index);
   }
   reduce_losses(p, red, loss, weights, Tensor(), samples, out[0]);
 }
@@ -128,13 +133,13 @@ void binary_cross_entropy_kernel(Inputs in, const Attrs& a, std::span<Tensor> ou
   const int64_t n = x.numel();
   const Reduction red = reduction_of(a.str(0));
   const Tensor elems = red == Reduction::None ? out[0] : p.scratch(std::max<int64_t>(n, 1), x.dtype());
-  const Tensor bad = p.scratch(std::max<int64_t>(n, 1), kBool);
   if (n > 0) {
+    BadDataFlag bad(out[0].device());
     Launch k = p.launch("nb_bce");
-    k.arg(elems).arg(bad).arg(x).arg(target);
+    k.arg(elems).arg(bad.flag).arg(x).arg(target);
     k.arg(weight.defined() ? weight : x).arg_as(kInt32, weight.defined() ? 1 : 0).arg(n);
     k.run(static_cast<std::size_t>(n));
-    if (any_flag(bad)) {
+    if (bad.raised()) {
       const Tensor xs = x.cpu().to(kFloat64);
       const double* v = xs.data_ptr<double>();
       for (int64_t i = 0; i < n; ++i)
