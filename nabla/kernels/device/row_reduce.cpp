@@ -42,21 +42,25 @@ NB_KERNEL nb_scan(NB_GLOBAL T* out, long out_off, NB_GLOBAL const S* x, long x_o
 }
 
 // Each step rounded to T, as the CPU's var: the sum (accumulated in A) stored
-// as T, then divided by n in T; the squares in T, their sum in A, stored as T,
-// divided by denom in T.
-NB_KERNEL nb_var(NB_GLOBAL T* out, long out_off, NB_GLOBAL const T* x, long x_off, long rows, long n, T count,
-                 T denom) {
+// as T, then divided by the count in T; the squares in T, their sum in A,
+// stored as T, divided by denom in T. x is [outer, rows, inner] with output r
+// reducing over (outer, inner), in that order (the CPU's order: the reduced
+// dims' row-major order).
+NB_KERNEL nb_var(NB_GLOBAL T* out, long out_off, NB_GLOBAL const T* x, long x_off, long outer, long rows, long inner,
+                 T count, T denom) {
   const long r = NB_INDEX;
   if (r >= rows) return;
-  NB_GLOBAL const T* row = x + x_off + r * n;
+  NB_GLOBAL const T* base = x + x_off + r * inner;
   A sum = 0;
-  for (long i = 0; i < n; ++i) sum += (A)row[i];
+  for (long o = 0; o < outer; ++o)
+    for (long i = 0; i < inner; ++i) sum += (A)base[o * rows * inner + i];
   const T mean = (T)sum / count;
   A squares = 0;
-  for (long i = 0; i < n; ++i) {
-    const T d = row[i] - mean;
-    squares += (A)(d * d);
-  }
+  for (long o = 0; o < outer; ++o)
+    for (long i = 0; i < inner; ++i) {
+      const T d = base[o * rows * inner + i] - mean;
+      squares += (A)(d * d);
+    }
   out[out_off + r] = (T)squares / denom;
 }
 )DC";

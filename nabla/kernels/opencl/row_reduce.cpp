@@ -61,8 +61,11 @@ void scan_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Tensor> o
   k.run(static_cast<std::size_t>(r.lines()));
 }
 
-// Attrs: dims (normalized, sorted), correction, keepdim. The reduced dims are
-// moved last and made dense, so each output element is one row.
+// Attrs: dims (normalized, sorted), correction, keepdim. When the kept dims
+// are one block between reduced ones (batch norm's channel dim), x is read
+// as [reduced before, kept, reduced after] in place; otherwise the kept dims
+// are moved first and made dense: [1, kept, reduced]. Either way each output
+// element is one work item, reducing in the CPU's order.
 void var_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   NoGradGuard no_grad;
   DeviceContext& dev = device(out[0].device().index, "var");
@@ -73,16 +76,31 @@ void var_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const int64_t rows = out[0].numel();
   if (rows == 0) return;
   NABLA_CHECK(out[0].is_contiguous(), "var: the OpenCL kernel writes a contiguous output");
-  std::vector<bool> reduced(static_cast<std::size_t>(x.dim()), false);
+  const int64_t rank = x.dim();
+  std::vector<bool> reduced(static_cast<std::size_t>(rank), false);
   for (int64_t d : dims) reduced[static_cast<std::size_t>(d)] = true;
-  Shape perm;
-  for (int64_t d = 0; d < x.dim(); ++d)
-    if (!reduced[static_cast<std::size_t>(d)]) perm.push_back(d);
-  for (int64_t d : dims) perm.push_back(d);
-  const Tensor rows_layout = dense(x.dim() == 0 ? x : x.permute(perm));
+  int64_t first_kept = 0, end_kept = rank;  // the kept dims' span
+  while (first_kept < rank && reduced[static_cast<std::size_t>(first_kept)]) ++first_kept;
+  while (end_kept > first_kept && reduced[static_cast<std::size_t>(end_kept - 1)]) --end_kept;
+  bool kept_block = true;
+  for (int64_t d = first_kept; d < end_kept; ++d) kept_block = kept_block && !reduced[static_cast<std::size_t>(d)];
+  Tensor layout;
+  int64_t outer = 1, inner = 1;
+  if (kept_block) {
+    layout = dense(x);
+    for (int64_t d = 0; d < first_kept; ++d) outer *= x.sizes()[d];
+    for (int64_t d = end_kept; d < rank; ++d) inner *= x.sizes()[d];
+  } else {
+    Shape perm;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!reduced[static_cast<std::size_t>(d)]) perm.push_back(d);
+    for (int64_t d : dims) perm.push_back(d);
+    layout = dense(x.permute(perm));
+    inner = reduced_count(x.sizes(), dims);
+  }
   const int64_t n = reduced_count(x.sizes(), dims);
   Launch k = row_launch(dev, t, t, "nb_var", "var");
-  k.arg(out[0]).arg(rows_layout).arg(rows).arg(n).arg_as(t, static_cast<double>(n));
+  k.arg(out[0]).arg(layout).arg(outer).arg(rows).arg(inner).arg_as(t, static_cast<double>(n));
   k.arg_as(t, var_denominator(x.sizes(), a)).run(static_cast<std::size_t>(rows));
 }
 
