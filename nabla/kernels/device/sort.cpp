@@ -69,6 +69,55 @@ NB_KERNEL nb_sort_store(NB_GLOBAL T* values, long val_off, NB_GLOBAL long* indic
   values[val_off + at] = v[v_off + row * n + q];
   indices[ind_off + at] = idx[i_off + row * n + q];
 }
+
+// before(), with ties broken by position: a strict total order.
+NB_FN int nb_sort_total_before(T a, long ia, T b, long ib, int mode) {
+  if (nb_sort_before(a, ia, b, ib, mode)) return 1;
+  return !nb_sort_before(b, ib, a, ia, mode) && ia < ib;
+}
+
+// topk for small k: one work item per line picks, k times, the first element
+// (in the total order) after the one it picked last: O(k n) per line, no
+// scratch. Unsorted: the k picked are then put in input order.
+NB_KERNEL nb_topk_select(NB_GLOBAL T* values, long val_off, NB_GLOBAL long* indices, long ind_off,
+                         NB_GLOBAL const T* x, long x_off, long lines, long n, long k, long inner, int mode,
+                         int sorted) {
+  const long g = NB_INDEX;
+  if (g >= lines) return;
+  NB_GLOBAL const T* row = x + x_off + (g / inner) * n * inner + g % inner;
+  NB_GLOBAL T* vals = values + val_off + (g / inner) * k * inner + g % inner;
+  NB_GLOBAL long* idx = indices + ind_off + (g / inner) * k * inner + g % inner;
+  T prev = row[0];
+  long prev_i = -1;
+  for (long q = 0; q < k; ++q) {
+    long best = -1;
+    T best_v = row[0];
+    for (long i = 0; i < n; ++i) {
+      const T v = row[i * inner];
+      if (prev_i >= 0 && !nb_sort_total_before(prev, prev_i, v, i, mode)) continue;
+      if (best < 0 || nb_sort_total_before(v, i, best_v, best, mode)) {
+        best = i;
+        best_v = v;
+      }
+    }
+    vals[q * inner] = best_v;
+    idx[q * inner] = best;
+    prev = best_v;
+    prev_i = best;
+  }
+  if (sorted) return;
+  for (long q = 1; q < k; ++q) {  // insertion sort by position
+    const T v = vals[q * inner];
+    const long i = idx[q * inner];
+    long p = q;
+    for (; p > 0 && idx[(p - 1) * inner] > i; --p) {
+      vals[p * inner] = vals[(p - 1) * inner];
+      idx[p * inner] = idx[(p - 1) * inner];
+    }
+    vals[p * inner] = v;
+    idx[p * inner] = i;
+  }
+}
 )DC";
 
 }  // namespace

@@ -13,6 +13,9 @@
 //       mode 0: ascending values, 1: descending values, 2: ascending positions
 //   nb_sort_store(values, indices, v, i, rows, n, k, inner)
 //       the first k of each row, to outputs seen as [outer, k, inner]
+//   nb_topk_select(values, indices, x, lines, n, k, inner, mode, sorted)
+//       topk for small k without sorting: one work item per line picks the
+//       next element in order k times (O(k n) per line)
 // The caller defines NB_T_IS_FLOAT (1 when T is a floating type) before the
 // source: NaN's test is NB_ISNAN for floats and 0 for integers and bool.
 #pragma once

@@ -25,6 +25,10 @@ Launch sort_launch(DeviceContext& dev, DType t, const char* kernel, const char* 
       op);
 }
 
+// topk picks up to this many per line by selection (O(k n)) rather than by
+// sorting the line (O(n log^2 n) over ceil(log2 n) launches).
+constexpr int64_t kSelectMaxK = 16;
+
 Tensor scratch(DeviceContext& dev, int64_t n, DType t) {
   return make_empty({std::max<int64_t>(n, 1)}, t, Device(DeviceType::OpenCL, dev.index));
 }
@@ -42,6 +46,12 @@ void sort_lines(const char* op, const Tensor& x_in, int64_t dim, SortOrder order
   const Tensor x = dense(x_in);
   const RowGeometry r(x, dim);
   const int64_t rows = r.lines(), n = r.n;
+  if (k <= kSelectMaxK && k < n) {
+    Launch sel = sort_launch(dev, t, "nb_topk_select", op);
+    sel.arg(values).arg(indices).arg(x).arg(rows).arg(n).arg(k).arg(r.inner);
+    sel.arg_as(kInt32, static_cast<int>(order)).arg_as(kInt32, sorted ? 1 : 0).run(static_cast<std::size_t>(rows));
+    return;
+  }
   Tensor v = scratch(dev, rows * n, t), idx = scratch(dev, rows * n, kInt64);
   sort_launch(dev, t, "nb_sort_load", op)
       .arg(v)
