@@ -27,6 +27,30 @@ NB_FN int nb_sort_before(T a, long ia, T b, long ib, int mode) {
   return mode == 1 ? a > b : a < b;
 }
 
+// Sorts runs of `width` elements of every row in place, one work item per
+// run, by a stable insertion sort: the merge passes then start at `width`.
+NB_KERNEL nb_sort_runs(NB_GLOBAL T* v, long v_off, NB_GLOBAL long* idx, long i_off, long rows, long n, long width,
+                       int mode) {
+  const long g = NB_INDEX;
+  const long runs = (n + width - 1) / width;
+  if (g >= rows * runs) return;
+  const long row = g / runs, start = (g % runs) * width;
+  const long end = start + width < n ? start + width : n;
+  NB_GLOBAL T* rv = v + v_off + row * n;
+  NB_GLOBAL long* ri = idx + i_off + row * n;
+  for (long p = start + 1; p < end; ++p) {
+    const T me = rv[p];
+    const long my_i = ri[p];
+    long q = p;
+    for (; q > start && nb_sort_before(me, my_i, rv[q - 1], ri[q - 1], mode); --q) {
+      rv[q] = rv[q - 1];
+      ri[q] = ri[q - 1];
+    }
+    rv[q] = me;
+    ri[q] = my_i;
+  }
+}
+
 // Merges the sorted runs [s, s + width) and [s + width, s + 2 width) of every
 // row: an element's place is its position in its own run plus the number of
 // elements of the other run that go before it (strictly before, for the left

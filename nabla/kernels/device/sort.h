@@ -1,5 +1,6 @@
-// A stable sort of many rows in device C: bottom-up merge sort, one launch
-// per pass (ceil(log2 n) passes for rows of n), one work item per element.
+// A stable sort of many rows in device C: runs of 16 insertion-sorted by one
+// work item each, then bottom-up merge passes, one launch per pass
+// (ceil(log2(n / 16)) passes for rows of n), one work item per element.
 // Each element finds its place in the merged run by a binary search in the
 // other run: O(n log^2 n) work per row, every pass fully parallel. Stability
 // comes from the merge (ties keep their run's order, and the left run goes
@@ -9,6 +10,8 @@
 //
 // Rows live in scratch buffers [rows, n] of values (T) and int64 positions:
 //   nb_sort_load(v, i, x, rows, n, inner)       x seen as [outer, n, inner]
+//   nb_sort_runs(v, i, rows, n, width, mode)   insertion-sorts runs of width
+//       in place, one work item per run (the first passes in one launch)
 //   nb_sort_merge(dst_v, dst_i, src_v, src_i, rows, n, width, mode)
 //       mode 0: ascending values, 1: descending values, 2: ascending positions
 //   nb_sort_store(values, indices, v, i, rows, n, k, inner)

@@ -94,8 +94,14 @@ void topk_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 std::pair<Tensor, Tensor> sort_rows(DeviceContext& dev, const char* op, Tensor v, Tensor idx, int64_t rows, int64_t n,
                                     SortOrder order) {
   const DType t = v.dtype();
+  // Runs of kRun first (ties stay in order: insertion sort is stable).
+  constexpr int64_t kRun = 16;
+  const int64_t runs = (n + kRun - 1) / kRun;
+  Launch r = sort_launch(dev, t, "nb_sort_runs", op);
+  r.arg(v).arg(idx).arg(rows).arg(n).arg(kRun).arg_as(kInt32, static_cast<int>(order));
+  r.run(static_cast<std::size_t>(rows * runs));
   Tensor v2, idx2;
-  for (int64_t width = 1; width < n; width *= 2) {
+  for (int64_t width = kRun; width < n; width *= 2) {
     if (!v2.defined()) {
       v2 = scratch(dev, rows * n, t);
       idx2 = scratch(dev, rows * n, kInt64);
