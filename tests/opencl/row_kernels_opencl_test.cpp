@@ -30,7 +30,12 @@ void same_as_cpu(const Tensor& x, F f, double tol = 1e-12) {
 
 TEST(OpenCLRowKernels, SoftmaxOfRowsWithNanInfAndHugeValues) {
   NABLA_SKIP_WITHOUT_OPENCL();
-  Tensor x = tensor({{1.0, kNaN, 3.0}, {-kInf, 0.0, 1.0}, {1000.0, 1001.0, -1000.0}, {-kInf, -kInf, -kInf}},
+  Tensor x = tensor({{1.0, kNaN, 3.0},
+                     {-kInf, 0.0, 1.0},
+                     {1000.0, 1001.0, -1000.0},
+                     {-kInf, -kInf, -kInf},
+                     {kNaN, 0.0, 1.0},
+                     {2.0, kInf, 0.0}},
                     TensorOptions(kFloat64));
   for (int64_t dim : {0, 1}) {
     same_as_cpu(x, [&](const Tensor& t) { return softmax(t, dim); });
@@ -59,6 +64,14 @@ TEST(OpenCLRowKernels, ClassLossesIgnoreTargetsAndWeighClasses) {
     same_as_cpu(x, [&](const Tensor& in) { return nll_loss(in, t.to(in.device()), w.to(in.device()), -100, red); });
     same_as_cpu(x, [&](const Tensor& in) { return nll_loss(in, t.clamp(0, 3).to(in.device()), Tensor(), 1, red); });
   }
+  // NaN and infinite logits, the NaN first or not.
+  Tensor odd =
+      tensor({{kNaN, 1.0, 2.0}, {1.0, kNaN, 0.0}, {kInf, 0.0, 1.0}, {-kInf, 0.0, 1.0}}, TensorOptions(kFloat64));
+  Tensor classes = tensor(std::vector<int64_t>{1, 0, 2, 1}, {4});
+  same_as_cpu(odd,
+              [&](const Tensor& in) { return cross_entropy(in, classes.to(in.device()), Tensor(), -100, "none"); });
+  same_as_cpu(
+      odd, [&](const Tensor& in) { return cross_entropy(in, classes.to(in.device()), Tensor(), -100, "none", 0.2); });
   // Every target ignored: "mean" is 0/0 = NaN, as in PyTorch.
   Tensor ignored = full({6, 3}, -100, TensorOptions(kInt64));
   EXPECT_TRUE(std::isnan(cross_entropy(x.to(kCl), ignored.to(kCl)).item<double>()));

@@ -26,8 +26,10 @@ NB_KERNEL nb_cross_entropy(NB_GLOBAL A* loss, long loss_off, NB_GLOBAL A* weight
   }
   NB_GLOBAL const T* row = x + x_off + nb_class_base(s, classes, inner);
   // log-sum-exp with the row max subtracted: exp never sees a positive argument.
-  A m = -NB_INF;
-  for (long c = 0; c < classes; ++c) {
+  // From the first class rather than -inf (the same result, a NaN first
+  // makes the loss NaN either way): no double in float32 programs.
+  A m = (A)row[0];
+  for (long c = 1; c < classes; ++c) {
     const A v = (A)row[c * inner];
     m = m < v ? v : m;
   }
@@ -73,7 +75,7 @@ NB_KERNEL nb_bce(NB_GLOBAL T* out, long out_off, NB_GLOBAL uchar* bad, long bad_
   const long i = NB_INDEX;
   if (i >= n) return;
   const T pi = p[p_off + i], ti = t[t_off + i];
-  T l = (T)NB_NAN;
+  T l = 0;  // not a probability: the op fails (the host reads *bad)
   if (!(pi >= (T)0 && pi <= (T)1)) {
     bad[bad_off] = 1;
   } else {
