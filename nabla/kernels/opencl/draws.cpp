@@ -28,12 +28,8 @@ DeviceContext& draw_device(const char* op, DType t, int index) {
 
 Launch draw_launch(DeviceContext& dev, DType t, const char* kernel, const char* op) {
   const std::string key = std::string("draws|") + std::string(dtype_name(t)) + '|' + kernel;
-  return Launch(
-      dev, key, kernel,
-      [&] {
-        return device_c_source({{"T", t}}, device_c::draws_source());
-      },
-      op);
+  const auto make_source = [&] { return device_c_source({{"T", t}}, device_c::draws_source()); };
+  return Launch(dev, key, kernel, make_source, op);
 }
 
 // Attrs: p. Outputs: the result and the bool keep-mask. The Philox counters

@@ -31,12 +31,8 @@ struct LossProgram {
   }
   Launch launch(const char* kernel) const {
     const std::string key = std::string("loss|") + std::string(dtype_name(t)) + '|' + kernel;
-    return Launch(
-        dev, key, kernel,
-        [&] {
-          return device_c_source({{"T", t}, {"A", acc}}, device_c::loss_source());
-        },
-        op);
+    const auto make_source = [&] { return device_c_source({{"T", t}, {"A", acc}}, device_c::loss_source()); };
+    return Launch(dev, key, kernel, make_source, op);
   }
   Tensor scratch(int64_t n, DType dt) const { return make_empty({n}, dt, Device(DeviceType::OpenCL, dev.index)); }
 };

@@ -21,12 +21,10 @@ Launch row_launch(DeviceContext& dev, DType t, DType s, const char* kernel, cons
   const DType acc = dev.fp64 ? kFloat64 : kFloat32;
   const std::string key =
       std::string("row_reduce|") + std::string(dtype_name(t)) + '|' + std::string(dtype_name(s)) + '|' + kernel;
-  return Launch(
-      dev, key, kernel,
-      [&] {
-        return device_c_source({{"T", t}, {"S", s}, {"A", acc}}, with_float_flag(t, device_c::row_reduce_source()));
-      },
-      op);
+  const auto make_source = [&] {
+    return device_c_source({{"T", t}, {"S", s}, {"A", acc}}, with_float_flag(t, device_c::row_reduce_source()));
+  };
+  return Launch(dev, key, kernel, make_source, op);
 }
 
 // Attrs: dim, keepdim. Outputs: values, int64 indices (contiguous: line g of

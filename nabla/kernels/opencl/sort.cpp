@@ -1,6 +1,8 @@
 #include "nabla/kernels/opencl/sort.h"
 
+#include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "nabla/core/grad_mode.h"
@@ -15,18 +17,16 @@ extern const OpDef sort_op, topk_op;  // ops/sort_ops.cpp
 namespace opencl {
 namespace {
 
+std::string sort_source(DType t) { return device_c_source({{"T", t}}, with_float_flag(t, device_c::sort_source())); }
+
 Launch sort_launch(DeviceContext& dev, DType t, const char* kernel, const char* op) {
   const std::string key = std::string("sort|") + std::string(dtype_name(t)) + '|' + kernel;
-  return Launch(
-      dev, key, kernel,
-      [&] {
-        return device_c_source({{"T", t}}, with_float_flag(t, device_c::sort_source()));
-      },
-      op);
+  const auto make_source = [t] { return sort_source(t); };
+  return Launch(dev, key, kernel, make_source, op);
 }
 
 // topk picks up to this many per line by selection (O(k n)) rather than by
-// sorting the line (O(n log^2 n) over ceil(log2 n) launches).
+// sorting the line (O(n log^2 n) over ceil(log2(n / 16)) + 2 launches).
 constexpr int64_t kSelectMaxK = 16;
 
 Tensor scratch(DeviceContext& dev, int64_t n, DType t) {
@@ -53,14 +53,8 @@ void sort_lines(const char* op, const Tensor& x_in, int64_t dim, SortOrder order
     return;
   }
   Tensor v = scratch(dev, rows * n, t), idx = scratch(dev, rows * n, kInt64);
-  sort_launch(dev, t, "nb_sort_load", op)
-      .arg(v)
-      .arg(idx)
-      .arg(x)
-      .arg(rows)
-      .arg(n)
-      .arg(r.inner)
-      .run(static_cast<std::size_t>(rows * n));
+  Launch load = sort_launch(dev, t, "nb_sort_load", op);
+  load.arg(v).arg(idx).arg(x).arg(rows).arg(n).arg(r.inner).run(static_cast<std::size_t>(rows * n));
   std::tie(v, idx) = sort_rows(dev, op, v, idx, rows, n, order);
   int64_t stride = n;  // of the rows in v and idx
   if (!sorted) {
