@@ -236,5 +236,17 @@ TEST(OpenCLRowKernels, TopkChoosesLikeTheCpuSortedOrInInputOrder) {
       }
 }
 
+TEST(OpenCLRowKernels, ReducedFloatsAreAnErrorNamingTheOpAndTheDtypesTaken) {
+  NABLA_SKIP_WITHOUT_OPENCL();
+  Tensor h = randn({4, 5}).to(kFloat16).to(kCl);
+  const Tensor classes = tensor(std::vector<int64_t>{0, 1, 2, 3}, {4}).to(kCl);
+  expect_error(error_of([&] { softmax(h, 1); }), {"softmax", "float16", "float32 and float64"});
+  expect_error(error_of([&] { cross_entropy(h, classes); }), {"cross_entropy", "float16"});
+  expect_error(error_of([&] { dropout(h, 0.5); }), {"dropout", "float16"});
+  expect_error(error_of([&] { var(h, {1}); }), {"var", "float16"});
+  expect_error(error_of([&] { sort(h, 1); }), {"sort", "float16"});
+  expect_error(error_of([&] { cumsum(h, 1); }), {"cumsum", "float16"});
+}
+
 }  // namespace
 }  // namespace nabla::testing
