@@ -45,7 +45,7 @@ void im2col(DeviceContext& dev, const char* op, const Tensor& x, int64_t n0, int
   for (int64_t v : {n0, nb, g.in_channels, g.in_h, g.in_w, g.kernel_h, g.kernel_w, g.out_h, g.out_w, g.stride_h,
                     g.stride_w, g.pad_h, g.pad_w, g.dilation_h, g.dilation_w})
     k.arg(v);
-  k.run(sz(g.in_channels * g.kernel_h * g.kernel_w * nb * g.out_h * g.out_w));
+  k.run(sz(g.in_channels * g.kernel_h * g.kernel_w * nb));
 }
 
 GemmMatrix at(const Tensor& t, int64_t offset, int64_t ld, int64_t batch_stride = 0, bool transpose = false) {
@@ -120,7 +120,7 @@ void conv_transpose2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
     for (int64_t v : {n0, nb, C, g.in_h, g.in_w, g.kernel_h, g.kernel_w, g.out_h, g.out_w, g.stride_h, g.stride_w,
                       g.pad_h, g.pad_w, g.dilation_h, g.dilation_w})
       k.arg(v);
-    k.run(sz(nb * C * g.in_h * g.in_w));
+    k.run(sz(nb * C * g.in_h));
   }
 }
 
