@@ -31,32 +31,35 @@ NB_FN long nb_adaptive_end(long i, long in, long out) { return ((i + 1) * in + o
 
 // values/indices [planes, OH, OW]: the window's maximum and its index in the
 // plane (ih * W + iw). A later tap wins when larger or NaN (the last NaN
-// wins, as in PyTorch); the first maximum wins ties; padding is -inf.
+// wins, as in PyTorch); the first maximum wins ties; padding is -inf. One
+// work item per output row: per-output coordinates would cost 64-bit
+// divisions, which CPUs (PoCL) do not vectorize.
 NB_KERNEL nb_max_pool2d(NB_GLOBAL T* values, long values_off, NB_GLOBAL long* indices, long indices_off,
                         NB_GLOBAL const T* x, long x_off, long planes, long H, long W, long OH, long OW, long KH,
                         long KW, long SH, long SW, long PH, long PW, long DH, long DW) {
-  const long i = NB_INDEX;
-  const long P = OH * OW;
-  if (i >= planes * P) return;
-  const long q = i / P, p = i - q * P, oh = p / OW, ow = p - oh * OW;
+  const long row = NB_INDEX;
+  if (row >= planes * OH) return;
+  const long q = row / OH, oh = row - q * OH;
   NB_GLOBAL const T* plane = x + x_off + q * H * W;
-  T best = (T)(-NB_INF);
-  long arg = -1;
-  for (long ki = 0; ki < KH; ++ki) {
-    const long ih = oh * SH - PH + ki * DH;
-    if (ih < 0 || ih >= H) continue;
-    for (long kj = 0; kj < KW; ++kj) {
-      const long iw = ow * SW - PW + kj * DW;
-      if (iw < 0 || iw >= W) continue;
-      const T v = plane[ih * W + iw];
-      if (arg < 0 || v > best || NB_ISNAN(v)) {
-        best = v;
-        arg = ih * W + iw;
+  for (long ow = 0; ow < OW; ++ow) {
+    T best = (T)(-NB_INF);
+    long arg = -1;
+    for (long ki = 0; ki < KH; ++ki) {
+      const long ih = oh * SH - PH + ki * DH;
+      if (ih < 0 || ih >= H) continue;
+      for (long kj = 0; kj < KW; ++kj) {
+        const long iw = ow * SW - PW + kj * DW;
+        if (iw < 0 || iw >= W) continue;
+        const T v = plane[ih * W + iw];
+        if (arg < 0 || v > best || NB_ISNAN(v)) {
+          best = v;
+          arg = ih * W + iw;
+        }
       }
     }
+    values[values_off + row * OW + ow] = best;
+    indices[indices_off + row * OW + ow] = arg;
   }
-  values[values_off + i] = best;
-  indices[indices_off + i] = arg;
 }
 
 // gx plane q = zeros, plus gy at each output's index (out-of-plane indices
@@ -82,19 +85,22 @@ NB_KERNEL nb_max_pool2d_gather(NB_GLOBAL T* out, long out_off, NB_GLOBAL const T
   out[out_off + i] = k >= 0 && k < HW ? src[src_off + q * HW + k] : (T)0;
 }
 
+// One work item per output row (as nb_max_pool2d).
 NB_KERNEL nb_avg_pool2d(NB_GLOBAL T* out, long out_off, NB_GLOBAL const T* x, long x_off, long planes, long H,
                         long W, long OH, long OW, long KH, long KW, long SH, long SW, long PH, long PW,
                         long count_include_pad, long divisor_override) {
-  const long i = NB_INDEX;
-  const long P = OH * OW;
-  if (i >= planes * P) return;
-  const long q = i / P, p = i - q * P, oh = p / OW, ow = p - oh * OW;
+  const long row = NB_INDEX;
+  if (row >= planes * OH) return;
+  const long q = row / OH, oh = row - q * OH;
   NB_GLOBAL const T* plane = x + x_off + q * H * W;
-  const nb_avg_window w = nb_avg_window_at(oh, ow, H, W, KH, KW, SH, SW, PH, PW, count_include_pad, divisor_override);
-  T acc = (T)0;
-  for (long ih = w.h0; ih < w.h1; ++ih)
-    for (long iw = w.w0; iw < w.w1; ++iw) acc += plane[ih * W + iw];
-  out[out_off + i] = acc / (T)w.divisor;
+  for (long ow = 0; ow < OW; ++ow) {
+    const nb_avg_window w =
+        nb_avg_window_at(oh, ow, H, W, KH, KW, SH, SW, PH, PW, count_include_pad, divisor_override);
+    T acc = (T)0;
+    for (long ih = w.h0; ih < w.h1; ++ih)
+      for (long iw = w.w0; iw < w.w1; ++iw) acc += plane[ih * W + iw];
+    out[out_off + row * OW + ow] = acc / (T)w.divisor;
+  }
 }
 
 NB_KERNEL nb_avg_pool2d_backward(NB_GLOBAL T* gx, long gx_off, NB_GLOBAL const T* gy, long gy_off, long planes,

@@ -52,7 +52,7 @@ void max_pool2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   Launch k = pool_launch(out[0], "nb_max_pool2d", op);
   k.arg(out[0]).arg(out[1]).arg(x).arg(g.planes);
   window_args(k, g);
-  k.arg(g.dilation_h).arg(g.dilation_w).run(sz(g.planes * g.out_h * g.out_w));
+  k.arg(g.dilation_h).arg(g.dilation_w).run(sz(g.planes * g.out_h));  // one item per output row
 }
 
 void max_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
@@ -90,7 +90,7 @@ void avg_pool2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   k.arg(out[0]).arg(x).arg(g.planes);
   window_args(k, g);
   avg_options(k, a, 0);
-  k.run(sz(g.planes * g.out_h * g.out_w));
+  k.run(sz(g.planes * g.out_h));  // one item per output row
 }
 
 void avg_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
