@@ -63,14 +63,30 @@ TEST(OpenCLConv, ChannelsLastInputMatchesTheCpu) {
                conv2d_nhwc(x, w, Tensor(), {1, 2}, {2, 0}, {2, 1}), {.rtol = 1e-10, .atol = 1e-10});
 }
 
-TEST(OpenCLConv, IntegerInputsAreAnErrorNamingTheOp) {
-  NABLA_SKIP_WITHOUT_OPENCL();
-  const Tensor x = ones({1, 1, 4, 4}, TensorOptions(kInt64).device(kCl));
+// The message names the op, the dtype given and the dtypes the kernels take.
+template <class Fn>
+void expect_dtype_error(Fn&& fn, const std::string& op, const std::string& given) {
   try {
-    conv2d(x, x);
-    FAIL() << "expected an Error";
+    fn();
+    ADD_FAILURE() << op << ": expected an Error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("conv2d"), std::string::npos) << e.what();
+    const std::string msg = e.what();
+    for (const std::string& part : {op + ":", given, std::string("float32 or float64")})
+      EXPECT_NE(msg.find(part), std::string::npos) << "'" << part << "' not in: " << msg;
+  }
+}
+
+// float16 and bfloat16 (which the CPU computes in float32) have no OpenCL
+// kernels: an Error, not a wrong answer.
+TEST(OpenCLConv, HalfPrecisionIsAnErrorNamingTheOp) {
+  NABLA_SKIP_WITHOUT_OPENCL();
+  for (DType t : {kFloat16, kBFloat16}) {
+    const Tensor x = randn({1, 2, 5, 5}).to(t).to(kCl), w = randn({3, 2, 3, 3}).to(t).to(kCl);
+    const std::string given = std::string(dtype_name(t));
+    expect_dtype_error([&] { conv2d(x, w); }, "conv2d", given);
+    expect_dtype_error([&] { max_pool2d(x, {2, 2}); }, "max_pool2d", given);
+    expect_dtype_error([&] { adaptive_avg_pool2d(x, {2, 2}); }, "adaptive_avg_pool2d", given);
+    expect_dtype_error([&] { interpolate(x, {.size = {7, 7}}); }, "interpolate", given);
   }
 }
 

@@ -31,6 +31,7 @@ int64_t block_size(const Conv2dGeometry& g) {
 // One kernel of the conv program (one program per dtype: the three kernels
 // share its source, so it is compiled once).
 Launch conv_launch(DeviceContext& dev, const char* kernel, DType t, const char* op) {
+  NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on OpenCL takes float32 or float64, got ", t);
   check_dtype(op, t, dev);
   return Launch(dev, std::string("conv|") + kernel + "|" + c_type(t), kernel,
                 [&] { return device_c_source({{"T", t}}, device_c::kConvKernels); }, op);

@@ -20,7 +20,7 @@ namespace {
 Launch pool_launch(const Tensor& out, const char* kernel, const char* op) {
   DeviceContext& dev = device(out.device().index, op);
   const DType t = out.dtype();
-  NABLA_CHECK(is_floating(t), op, ": on OpenCL takes float32 or float64, got ", t);
+  NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on OpenCL takes float32 or float64, got ", t);
   check_dtype(op, t, dev);
   return Launch(dev, std::string("pool|") + kernel + "|" + c_type(t), kernel,
                 [&] { return device_c_source({{"T", t}}, device_c::kPoolKernels); }, op);
