@@ -63,6 +63,20 @@ TEST(OpenCLConv, ChannelsLastInputMatchesTheCpu) {
                conv2d_nhwc(x, w, Tensor(), {1, 2}, {2, 0}, {2, 1}), {.rtol = 1e-10, .atol = 1e-10});
 }
 
+// Empty sums (no input channels, an empty window, no channels to transpose)
+// and empty batches give the bias or zeros, as on the CPU; CLBlast refuses a
+// GEMM with k = 0.
+TEST(OpenCLConv, EmptySumsGiveTheBiasOrZeros) {
+  NABLA_SKIP_WITHOUT_OPENCL();
+  auto same = [](auto fn) { assert_close(fn(kCl).cpu(), fn(kCPU), {.rtol = 0.0, .atol = 0.0}); };
+  same([](Device d) { return conv2d(zeros({2, 0, 5, 5}, d), zeros({3, 0, 3, 3}, d), full({3}, 1.5, d)); });
+  same([](Device d) { return conv2d(zeros({2, 0, 5, 5}, d), zeros({3, 0, 3, 3}, d)); });
+  same([](Device d) { return conv2d(ones({2, 2, 5, 5}, d), ones({3, 2, 0, 3}, d)); });
+  same([](Device d) { return conv_transpose2d(zeros({2, 0, 5, 5}, d), zeros({0, 3, 3, 3}, d), full({3}, 2.0, d)); });
+  same([](Device d) { return conv2d_weight_grad(ones({0, 2, 5, 5}, d), ones({0, 3, 3, 3}, d), {3, 2, 3, 3}); });
+  same([](Device d) { return ones({4, 0}, d).mm(ones({0, 5}, d)); });
+}
+
 // The message names the op, the dtype given and the dtypes the kernels take.
 template <class Fn>
 void expect_dtype_error(Fn&& fn, const std::string& op, const std::string& given) {

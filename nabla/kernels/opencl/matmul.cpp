@@ -80,14 +80,6 @@ void run_matmul(const char* op, const Tensor& a, const Tensor& b, Tensor& out) {
   const int64_t batch = a.dim() == 3 ? a.size(0) : 1;
   if (out.numel() == 0) return;
   DeviceContext& dev = device(out.device().index, op);
-  if (k == 0) {  // an empty sum: zeros
-    const unsigned char zero = 0;
-    const std::size_t elem = itemsize(out.dtype());
-    check(clEnqueueFillBuffer(dev.queue(0), mem_of(out), &zero, 1, static_cast<std::size_t>(out.storage_offset()) * elem,
-                              static_cast<std::size_t>(out.numel()) * elem, 0, nullptr, nullptr),
-          "clEnqueueFillBuffer", op);
-    return;
-  }
   const GemmOperand A = operand(a), B = operand(b);
   const auto M = static_cast<std::size_t>(m), N = static_cast<std::size_t>(n);
   const GemmMatrix C{mem_of(out), static_cast<std::size_t>(out.storage_offset()), N, M * N, false};
@@ -105,12 +97,35 @@ constexpr char kBmm[] = "bmm";
 
 }  // namespace
 
+namespace {
+
+// C_b = beta * C_b for an empty sum (k = 0), which CLBlast refuses: nothing
+// for beta = 1, zeros for beta = 0 (the only betas nabla's callers pass).
+void scale_by_beta(const char* op, DType t, DeviceContext& dev, std::size_t m, std::size_t n, double beta,
+                   const GemmMatrix& c, std::size_t batch) {
+  if (beta == 1.0) return;
+  NABLA_CHECK(beta == 0.0, op, ": internal error: an empty GEMM (k = 0) with beta ", beta);
+  const unsigned char zero = 0;
+  const std::size_t elem = itemsize(t);
+  auto fill = [&](std::size_t at, std::size_t count) {
+    check(clEnqueueFillBuffer(dev.queue(0), c.mem, &zero, 1, at * elem, count * elem, 0, nullptr, nullptr),
+          "clEnqueueFillBuffer", op);
+  };
+  if (c.ld == n && (batch == 1 || c.batch_stride == m * n)) return fill(c.offset, batch * m * n);
+  for (std::size_t i = 0; i < batch; ++i)
+    for (std::size_t r = 0; r < m; ++r) fill(c.offset + i * c.batch_stride + r * c.ld, n);
+}
+
+}  // namespace
+
 void gemm(const char* op, DType t, DeviceContext& dev, std::size_t m, std::size_t n, std::size_t k,
           const GemmMatrix& a, const GemmMatrix& b, double beta, const GemmMatrix& c, std::size_t batch) {
+  NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on OpenCL takes float32 or float64 (CLBlast's GEMM), got ", t);
+  NABLA_CHECK(t == kFloat32 || dev.fp64, op, ": opencl:", dev.index, " (", dev.name,
+              ") has no float64 (cl_khr_fp64); use float32");
   if (m == 0 || n == 0 || batch == 0) return;
+  if (k == 0) return scale_by_beta(op, t, dev, m, n, beta, c, batch);
   if (t == kFloat32) return gemm_t<float>(op, dev, m, n, k, a, b, static_cast<float>(beta), c, batch);
-  NABLA_CHECK(t == kFloat64, op, ": on OpenCL takes float32 or float64 (CLBlast's GEMM), got ", t);
-  NABLA_CHECK(dev.fp64, op, ": opencl:", dev.index, " (", dev.name, ") has no float64 (cl_khr_fp64); use float32");
   gemm_t<double>(op, dev, m, n, k, a, b, beta, c, batch);
 }
 
