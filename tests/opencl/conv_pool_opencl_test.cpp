@@ -137,8 +137,7 @@ TEST(OpenCLConv, ASmallCnnStepHasTheCpusGradients) {
   const Tensor input = randn({8, 1, 12, 12}), target = randn({8, 5});
   Pair w1 = leaf(randn({4, 1, 3, 3}) * 0.3), b1 = leaf(randn({4}) * 0.1), w2 = leaf(randn({6, 4, 3, 3}) * 0.2),
        b2 = leaf(randn({6}) * 0.1), w3 = leaf(randn({5, 6 * 3 * 3}) * 0.1);
-  auto loss = [&](Device d, const Tensor& c1, const Tensor& cb1, const Tensor& c2, const Tensor& cb2,
-                  const Tensor& l) {
+  auto loss = [&](Device d, const Tensor& c1, const Tensor& cb1, const Tensor& c2, const Tensor& cb2, const Tensor& l) {
     Tensor h = max_pool2d(relu(conv2d(input.to(d), c1, cb1, {1, 1}, {1, 1})), {2, 2});
     h = avg_pool2d(relu(conv2d(h, c2, cb2, {1, 1}, {1, 1})), {2, 2});
     return (linear(flatten(h, 1), l) - target.to(d)).pow(2).sum();

@@ -33,8 +33,8 @@ int64_t block_size(const Conv2dGeometry& g) {
 Launch conv_launch(DeviceContext& dev, const char* kernel, DType t, const char* op) {
   NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on OpenCL takes float32 or float64, got ", t);
   check_dtype(op, t, dev);
-  return Launch(dev, std::string("conv|") + kernel + "|" + c_type(t), kernel,
-                [&] { return device_c_source({{"T", t}}, device_c::kConvKernels); }, op);
+  const auto source = [t] { return device_c_source({{"T", t}}, device_c::kConvKernels); };
+  return Launch(dev, std::string("conv|") + kernel + "|" + c_type(t), kernel, source, op);
 }
 
 // cols <- im2col of samples [n0, n0 + nb) of x (any strides).
@@ -49,6 +49,7 @@ void im2col(DeviceContext& dev, const char* op, const Tensor& x, int64_t n0, int
   k.run(sz(g.in_channels * g.kernel_h * g.kernel_w * nb));
 }
 
+// The GEMM operand `offset` elements into t (from its storage offset).
 GemmMatrix at(const Tensor& t, int64_t offset, int64_t ld, int64_t batch_stride = 0, bool transpose = false) {
   return {mem_of(t), sz(t.storage_offset() + offset), sz(ld), sz(batch_stride), transpose};
 }
@@ -116,8 +117,10 @@ void conv_transpose2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
            at(x, (n0 * OC + grp * OCg) * P, P, OC * P), 0.0, at(cols, grp * CgK * ld, ld, P), sz(nb));
     Launch k = conv_launch(dev, "nb_col2im", y.dtype(), op);
     k.arg(y).arg(cols);
-    if (bias.defined()) k.arg(bias).arg(int64_t{1});
-    else k.arg(y).arg(int64_t{0});  // no bias: any buffer, never read
+    if (bias.defined())
+      k.arg(bias).arg(int64_t{1});
+    else
+      k.arg(y).arg(int64_t{0});  // no bias: any buffer, never read
     for (int64_t v : {n0, nb, C, g.in_h, g.in_w, g.kernel_h, g.kernel_w, g.out_h, g.out_w, g.stride_h, g.stride_w,
                       g.pad_h, g.pad_w, g.dilation_h, g.dilation_w})
       k.arg(v);

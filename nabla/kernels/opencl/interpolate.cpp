@@ -27,8 +27,10 @@ AxisFactors axis_factors(int64_t in, int64_t out, bool bilinear, bool align_corn
   f.step = user_scale > 0 ? static_cast<float>(1.0 / user_scale) : static_cast<float>(in) / static_cast<float>(out);
   if (!bilinear) return f;
   T scale;
-  if (align_corners) scale = out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
-  else scale = user_scale > 0 ? static_cast<T>(1.0 / user_scale) : static_cast<T>(in) / static_cast<T>(out);
+  if (align_corners)
+    scale = out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  else
+    scale = user_scale > 0 ? static_cast<T>(1.0 / user_scale) : static_cast<T>(in) / static_cast<T>(out);
   f.scale = scale;
   return f;
 }
@@ -60,8 +62,8 @@ void resample_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   };
   const AxisFactors fh = factors(H, OH, scale_h), fw = factors(W, OW, scale_w);
   const char* kernel = Backward ? "nb_upsample2d_backward" : "nb_upsample2d";
-  Launch k(dev, std::string("interpolate|") + kernel + "|" + c_type(t), kernel,
-           [&] { return device_c_source({{"T", t}}, device_c::kInterpolateKernels); }, op);
+  const auto source = [t] { return device_c_source({{"T", t}}, device_c::kInterpolateKernels); };
+  Launch k(dev, std::string("interpolate|") + kernel + "|" + c_type(t), kernel, source, op);
   k.arg(out[0]).arg(x).arg(planes).arg(H).arg(W).arg(OH).arg(OW).arg(int64_t{Bilinear}).arg(int64_t{align_corners});
   k.arg(fh.step).arg(fw.step).arg_as(t, fh.scale).arg_as(t, fw.scale);
   k.run(static_cast<std::size_t>(Backward ? planes : planes * OH * OW));

@@ -24,8 +24,8 @@ struct GemmMatrix {
 // float64 where the device has fp64; k = 0 (an empty sum) gives beta * C
 // for beta 0 or 1. An Error naming `op` otherwise, or when nabla was built
 // without CLBlast (has_gemm() says which).
-void gemm(const char* op, DType t, DeviceContext& dev, std::size_t m, std::size_t n, std::size_t k,
-          const GemmMatrix& a, const GemmMatrix& b, double beta, const GemmMatrix& c, std::size_t batch = 1);
+void gemm(const char* op, DType t, DeviceContext& dev, std::size_t m, std::size_t n, std::size_t k, const GemmMatrix& a,
+          const GemmMatrix& b, double beta, const GemmMatrix& c, std::size_t batch = 1);
 bool has_gemm();
 
 // Registers nothing when nabla was built without CLBlast.

@@ -22,8 +22,8 @@ Launch pool_launch(const Tensor& out, const char* kernel, const char* op) {
   const DType t = out.dtype();
   NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on OpenCL takes float32 or float64, got ", t);
   check_dtype(op, t, dev);
-  return Launch(dev, std::string("pool|") + kernel + "|" + c_type(t), kernel,
-                [&] { return device_c_source({{"T", t}}, device_c::kPoolKernels); }, op);
+  const auto source = [t] { return device_c_source({{"T", t}}, device_c::kPoolKernels); };
+  return Launch(dev, std::string("pool|") + kernel + "|" + c_type(t), kernel, source, op);
 }
 
 std::size_t sz(int64_t v) { return static_cast<std::size_t>(v); }
@@ -77,9 +77,7 @@ void max_gather_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
 
 // avg_pool2d's attrs from `at` on: kernel_size, stride, padding, ceil_mode,
 // count_include_pad, divisor_override.
-void avg_options(Launch& k, const Attrs& a, std::size_t at) {
-  k.arg(int64_t{a.b(at + 4)}).arg(a.i(at + 5));
-}
+void avg_options(Launch& k, const Attrs& a, std::size_t at) { k.arg(int64_t{a.b(at + 4)}).arg(a.i(at + 5)); }
 
 void avg_pool2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const char* op = "avg_pool2d";
