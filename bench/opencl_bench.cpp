@@ -1,7 +1,8 @@
 // The OpenCL backend beside the CPU backend on one machine, in one run
 // (issue 15, acceptance 5): SGEMM GFLOP/s (CLBlast on the OpenCL device,
-// oneDNN on the CPU) and the seed MLP's raw-autograd training step (the
-// lecture's: mm, clamp, pow, sum, backward, SGD). On PoCL the "device" is
+// oneDNN on the CPU), the seed MLP's raw-autograd training step (the
+// lecture's: mm, clamp, pow, sum, backward, SGD) and the CNN's second conv2d
+// forward (im2col + CLBlast on the device; oneDNN on the CPU). On PoCL the "device" is
 // this CPU, so the figures are records, not goals.
 //
 // Usage: opencl_bench [gemm_repeats=10] [steps=50]. Prints one line per
@@ -66,6 +67,15 @@ double seed_step_ms(Device device, int steps) {
   return 1e3 * time_on(device, steps, step);
 }
 
+// ms per conv2d forward of the Fashion-MNIST CNN's second convolution
+// (tools/nabla/models.cpp): batch 64, 32 -> 64 channels, 14x14, 3x3, padding 1.
+double conv2d_ms(Device device, int repeats) {
+  manual_seed(0);
+  Tensor x = randn({64, 32, 14, 14}).to(device), w = randn({64, 32, 3, 3}).to(device), b = randn({64}).to(device);
+  Tensor y;
+  return 1e3 * time_on(device, repeats, [&] { y = conv2d(x, w, b, {1, 1}, {1, 1}); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,5 +92,8 @@ int main(int argc, char** argv) {
                 gemm_gflops(kCPU, n, repeats), gemm_gflops(cl, n, repeats));
   std::printf("seed MLP raw-autograd step: cpu %.3f ms, opencl %.3f ms\n", seed_step_ms(kCPU, steps),
               seed_step_ms(cl, steps));
+  const double conv_cl = conv2d_ms(cl, repeats), conv_cpu = conv2d_ms(kCPU, repeats);
+  std::printf("conv2d forward [64, 32, 14, 14] * [64, 32, 3, 3], padding 1: cpu %.3f ms, opencl %.3f ms (%.2fx)\n",
+              conv_cpu, conv_cl, conv_cl / conv_cpu);
   return 0;
 }

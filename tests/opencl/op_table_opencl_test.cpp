@@ -116,6 +116,10 @@ const std::set<std::string> kCovered = {
     "rand", "normal", "randint", "bernoulli_scalar",
     // the fused Adam update
     "adam_update",
+    // im2col / col2im in device C + CLBlast's GEMM; pooling and resampling in device C
+    "conv2d", "conv2d_weight_grad", "conv_transpose2d", "max_pool2d", "max_pool2d_backward", "max_pool2d_gather",
+    "avg_pool2d", "avg_pool2d_backward", "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward", "upsample_nearest2d",
+    "upsample_nearest2d_backward", "upsample_bilinear2d", "upsample_bilinear2d_backward",
     // row-wise kernels (kernels/device/{softmax,loss,draws,row_reduce,sort}.h)
     "softmax", "log_softmax", "cross_entropy", "nll_loss", "binary_cross_entropy", "dropout", "bernoulli", "randperm",
     "max_dim", "min_dim", "cumsum", "cumprod", "var", "sort", "topk"};

@@ -9,6 +9,9 @@
 
 #include "nabla/core/backend.h"
 #include "nabla/kernels/opencl/adam_update.h"
+#include "nabla/kernels/opencl/conv.h"
+#include "nabla/kernels/opencl/interpolate.h"
+#include "nabla/kernels/opencl/pool.h"
 #include "nabla/kernels/opencl/elementwise.h"
 #include "nabla/kernels/opencl/factory.h"
 #include "nabla/kernels/opencl/matmul.h"
@@ -58,6 +61,9 @@ void register_kernels() {
   register_matmul_kernels();
   register_random_kernels();
   register_adam_update_kernel();
+  register_conv_kernels();
+  register_pool_kernels();
+  register_interpolate_kernels();
   // Row-wise kernels.
   register_softmax_kernels();
   register_loss_kernels();

@@ -1,0 +1,167 @@
+#include "nabla/kernels/opencl/conv.h"
+
+#include <algorithm>
+#include <string>
+
+#include "nabla/core/grad_mode.h"
+#include "nabla/kernels/device/conv.h"
+#include "nabla/kernels/opencl/launch.h"
+#include "nabla/kernels/opencl/matmul.h"
+#include "nabla/ops/conv_geometry.h"
+#include "nabla/ops/kernel_registry.h"
+#include "nabla/ops/ops.h"
+
+namespace nabla {
+extern const OpDef conv2d_op, conv_transpose2d_op, conv2d_weight_grad_op;  // ops/conv_ops.cpp
+
+namespace opencl {
+namespace {
+
+// Column-matrix budget in elements (as the CPU's: 32 MiB of float32).
+constexpr int64_t kColumnBudget = int64_t{8} << 20;
+
+std::size_t sz(int64_t v) { return static_cast<std::size_t>(v); }
+
+// How many samples share one column matrix.
+int64_t block_size(const Conv2dGeometry& g) {
+  const int64_t per_sample = std::max<int64_t>(1, g.in_channels * g.kernel_h * g.kernel_w * g.out_h * g.out_w);
+  return std::clamp<int64_t>(kColumnBudget / per_sample, 1, std::max<int64_t>(g.batch, 1));
+}
+
+// One kernel of the conv program (one program per dtype: the three kernels
+// share its source, so it is compiled once).
+Launch conv_launch(DeviceContext& dev, const char* kernel, DType t, const char* op) {
+  NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on OpenCL takes float32 or float64, got ", t);
+  check_dtype(op, t, dev);
+  const auto source = [t] { return device_c_source({{"T", t}}, device_c::kConvKernels); };
+  return Launch(dev, std::string("conv|") + kernel + "|" + c_type(t), kernel, source, op);
+}
+
+// cols <- im2col of samples [n0, n0 + nb) of x (any strides).
+void im2col(DeviceContext& dev, const char* op, const Tensor& x, int64_t n0, int64_t nb, const Conv2dGeometry& g,
+            const Tensor& cols) {
+  Launch k = conv_launch(dev, "nb_im2col", x.dtype(), op);
+  k.arg(cols).arg(x);
+  for (int d = 0; d < 4; ++d) k.arg(x.stride(d));
+  for (int64_t v : {n0, nb, g.in_channels, g.in_h, g.in_w, g.kernel_h, g.kernel_w, g.out_h, g.out_w, g.stride_h,
+                    g.stride_w, g.pad_h, g.pad_w, g.dilation_h, g.dilation_w})
+    k.arg(v);
+  k.run(sz(g.in_channels * g.kernel_h * g.kernel_w * nb));
+}
+
+// The GEMM operand `offset` elements into t (from its storage offset).
+GemmMatrix at(const Tensor& t, int64_t offset, int64_t ld, int64_t batch_stride = 0, bool transpose = false) {
+  return {mem_of(t), sz(t.storage_offset() + offset), sz(ld), sz(batch_stride), transpose};
+}
+
+void zero(DeviceContext& dev, const Tensor& t, const char* op) {
+  const unsigned char byte = 0;
+  const std::size_t elem = itemsize(t.dtype());
+  check(clEnqueueFillBuffer(dev.queue(0), mem_of(t), &byte, 1, sz(t.storage_offset()) * elem, sz(t.numel()) * elem, 0,
+                            nullptr, nullptr),
+        "clEnqueueFillBuffer", op);
+}
+
+// out [N, OC, OH, OW] = conv2d(x, w) + bias: per block, the bias rows, then
+// for each group one GEMM batched over the block's samples:
+//   out[n, group] [OCg, P] += W_group [OCg, CgK] @ cols[group rows, sample n] [CgK, P].
+void conv2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  const char* op = "conv2d";
+  const Conv2dGeometry g = conv2d_geometry(op, in[0], in[1].sizes(), a);
+  Tensor& y = out[0];
+  if (y.numel() == 0) return;
+  NoGradGuard no_grad;  // the copies below are part of this kernel
+  DeviceContext& dev = device(y.device().index, op);
+  const Tensor w = dense(in[1]);
+  const Tensor bias = in.size() > 2 ? dense(in[2]) : Tensor();
+  const int64_t P = g.out_h * g.out_w, K = g.kernel_h * g.kernel_w, OC = g.out_channels;
+  const int64_t Cg = g.in_channels / g.groups, OCg = OC / g.groups, CgK = Cg * K;
+  const int64_t B = block_size(g);
+  const Tensor cols = make_empty({g.in_channels * K * B * P}, y.dtype(), y.device(), op);
+  for (int64_t n0 = 0; n0 < g.batch; n0 += B) {
+    const int64_t nb = std::min(B, g.batch - n0), ld = nb * P;
+    im2col(dev, op, in[0], n0, nb, g, cols);
+    if (bias.defined()) {
+      Launch k = conv_launch(dev, "nb_bias_rows", y.dtype(), op);
+      k.arg(y).arg(bias).arg(OC).arg(P).arg(n0 * OC * P).arg(nb * OC * P);
+      k.run(sz(nb * OC * P));
+    }
+    for (int64_t grp = 0; grp < g.groups; ++grp)
+      gemm(op, y.dtype(), dev, sz(OCg), sz(P), sz(CgK), at(w, grp * OCg * CgK, CgK), at(cols, grp * CgK * ld, ld, P),
+           bias.defined() ? 1.0 : 0.0, at(y, (n0 * OC + grp * OCg) * P, P, OC * P), sz(nb));
+  }
+}
+
+// out [N, C, H, W] = conv_transpose2d(x, w) + bias, x [N, OC, OH, OW] (g is
+// the geometry of the conv2d whose input gradient this is): per block, for
+// each group one GEMM batched over the samples,
+//   cols[group rows, sample n] [CgK, P] = W_group^T [CgK, OCg] @ x[n, group] [OCg, P],
+// then col2im (with the bias) into the block's outputs.
+void conv_transpose2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  const char* op = "conv_transpose2d";
+  const Conv2dGeometry g = conv_transpose2d_geometry(op, in[0], in[1], a);
+  Tensor& y = out[0];
+  if (y.numel() == 0) return;
+  NoGradGuard no_grad;
+  DeviceContext& dev = device(y.device().index, op);
+  const Tensor x = dense(in[0]), w = dense(in[1]);
+  const Tensor bias = in.size() > 2 ? dense(in[2]) : Tensor();
+  const int64_t P = g.out_h * g.out_w, K = g.kernel_h * g.kernel_w, C = g.in_channels, OC = g.out_channels;
+  const int64_t Cg = C / g.groups, OCg = OC / g.groups, CgK = Cg * K;
+  const int64_t B = block_size(g);
+  const Tensor cols = make_empty({C * K * B * P}, y.dtype(), y.device(), op);
+  for (int64_t n0 = 0; n0 < g.batch; n0 += B) {
+    const int64_t nb = std::min(B, g.batch - n0), ld = nb * P;
+    for (int64_t grp = 0; grp < g.groups; ++grp)
+      gemm(op, y.dtype(), dev, sz(CgK), sz(P), sz(OCg), at(w, grp * OCg * CgK, CgK, 0, true),
+           at(x, (n0 * OC + grp * OCg) * P, P, OC * P), 0.0, at(cols, grp * CgK * ld, ld, P), sz(nb));
+    Launch k = conv_launch(dev, "nb_col2im", y.dtype(), op);
+    k.arg(y).arg(cols);
+    if (bias.defined())
+      k.arg(bias).arg(int64_t{1});
+    else
+      k.arg(y).arg(int64_t{0});  // no bias: any buffer, never read
+    for (int64_t v : {n0, nb, C, g.in_h, g.in_w, g.kernel_h, g.kernel_w, g.out_h, g.out_w, g.stride_h, g.stride_w,
+                      g.pad_h, g.pad_w, g.dilation_h, g.dilation_w})
+      k.arg(v);
+    k.run(sz(nb * C * g.in_h));
+  }
+}
+
+// gw [OC, Cg, KH, KW] = the sum over samples of gy[n, group] [OCg, P] @
+// cols[group rows, sample n]^T [P, CgK]: per block, grad_output packed to
+// [OC, nb * P] (the block's samples side by side, as the columns are), then
+// one GEMM per group over all of them, accumulating across blocks.
+void weight_grad_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  const char* op = "conv2d_weight_grad";
+  const Conv2dGeometry g = weight_grad_geometry(op, in[0], in[1], a);
+  Tensor& gw = out[0];
+  if (gw.numel() == 0) return;
+  NoGradGuard no_grad;
+  DeviceContext& dev = device(gw.device().index, op);
+  const int64_t P = g.out_h * g.out_w, K = g.kernel_h * g.kernel_w, OC = g.out_channels;
+  const int64_t Cg = g.in_channels / g.groups, OCg = OC / g.groups, CgK = Cg * K;
+  if (g.batch == 0 || P == 0) return zero(dev, gw, op);
+  const int64_t B = block_size(g);
+  const Tensor cols = make_empty({g.in_channels * K * B * P}, gw.dtype(), gw.device(), op);
+  for (int64_t n0 = 0; n0 < g.batch; n0 += B) {
+    const int64_t nb = std::min(B, g.batch - n0), ld = nb * P;
+    im2col(dev, op, in[0], n0, nb, g, cols);
+    const Tensor gy = dense(permute(narrow(in[1], 0, n0, nb), {1, 0, 2, 3}));  // [OC, nb, OH, OW]
+    for (int64_t grp = 0; grp < g.groups; ++grp)
+      gemm(op, gw.dtype(), dev, sz(OCg), sz(CgK), sz(ld), at(gy, grp * OCg * ld, ld),
+           at(cols, grp * CgK * ld, ld, 0, true), n0 == 0 ? 0.0 : 1.0, at(gw, grp * OCg * CgK, CgK));
+  }
+}
+
+}  // namespace
+
+void register_conv_kernels() {
+  if (!has_gemm()) return;
+  register_kernel(conv2d_op, DeviceType::OpenCL, conv2d_kernel);
+  register_kernel(conv_transpose2d_op, DeviceType::OpenCL, conv_transpose2d_kernel);
+  register_kernel(conv2d_weight_grad_op, DeviceType::OpenCL, weight_grad_kernel);
+}
+
+}  // namespace opencl
+}  // namespace nabla

@@ -1,0 +1,139 @@
+#include "nabla/kernels/opencl/pool.h"
+
+#include <string>
+
+#include "nabla/core/grad_mode.h"
+#include "nabla/kernels/device/pool.h"
+#include "nabla/kernels/opencl/launch.h"
+#include "nabla/ops/kernel_registry.h"
+#include "nabla/ops/pool_geometry.h"
+
+namespace nabla {
+extern const OpDef max_pool2d_op, max_pool2d_backward_op, max_pool2d_gather_op, avg_pool2d_op, avg_pool2d_backward_op,
+    adaptive_avg_pool2d_op, adaptive_avg_pool2d_backward_op;  // ops/pool_ops.cpp
+
+namespace opencl {
+namespace {
+
+// One kernel of the pooling program (one program per dtype, shared source).
+// Inputs made dense() are held in locals until the launch is enqueued.
+Launch pool_launch(const Tensor& out, const char* kernel, const char* op) {
+  DeviceContext& dev = device(out.device().index, op);
+  const DType t = out.dtype();
+  NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on OpenCL takes float32 or float64, got ", t);
+  check_dtype(op, t, dev);
+  const auto source = [t] { return device_c_source({{"T", t}}, device_c::kPoolKernels); };
+  return Launch(dev, std::string("pool|") + kernel + "|" + c_type(t), kernel, source, op);
+}
+
+std::size_t sz(int64_t v) { return static_cast<std::size_t>(v); }
+
+// Plane geometry of a backward op (as the CPU's): input planes `in_sizes`
+// [N, C, H, W], output planes those of `out` (gy or indices).
+Pool2dGeometry plane_geometry(const Shape& in_sizes, const Tensor& out) {
+  Pool2dGeometry g;
+  g.planes = in_sizes[0] * in_sizes[1];
+  g.in_h = in_sizes[2], g.in_w = in_sizes[3];
+  g.out_h = out.sizes()[2], g.out_w = out.sizes()[3];
+  return g;
+}
+
+// H, W, OH, OW, KH, KW, SH, SW, PH, PW
+void window_args(Launch& k, const Pool2dGeometry& g) {
+  for (int64_t v : {g.in_h, g.in_w, g.out_h, g.out_w, g.kernel_h, g.kernel_w, g.stride_h, g.stride_w, g.pad_h, g.pad_w})
+    k.arg(v);
+}
+
+void max_pool2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  const char* op = "max_pool2d";
+  const Pool2dGeometry g = max_geometry(op, in[0].sizes(), a);
+  NoGradGuard no_grad;
+  const Tensor x = dense(in[0]);
+  Launch k = pool_launch(out[0], "nb_max_pool2d", op);
+  k.arg(out[0]).arg(out[1]).arg(x).arg(g.planes);
+  window_args(k, g);
+  k.arg(g.dilation_h).arg(g.dilation_w).run(sz(g.planes * g.out_h));  // one item per output row
+}
+
+void max_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  const char* op = "max_pool2d_backward";
+  const Pool2dGeometry g = plane_geometry(a.ints(0), in[0]);
+  NoGradGuard no_grad;
+  const Tensor x = dense(in[0]), idx = dense(in[1]);
+  Launch k = pool_launch(out[0], "nb_max_pool2d_backward", op);
+  k.arg(out[0]).arg(x).arg(idx).arg(g.planes).arg(g.in_h * g.in_w).arg(g.out_h * g.out_w);
+  k.run(sz(g.planes));
+}
+
+void max_gather_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
+  const char* op = "max_pool2d_gather";
+  const Pool2dGeometry g = plane_geometry(in[0].sizes(), in[1]);
+  NoGradGuard no_grad;
+  const Tensor x = dense(in[0]), idx = dense(in[1]);
+  Launch k = pool_launch(out[0], "nb_max_pool2d_gather", op);
+  k.arg(out[0]).arg(x).arg(idx).arg(g.planes).arg(g.in_h * g.in_w).arg(g.out_h * g.out_w);
+  k.run(sz(g.planes * g.out_h * g.out_w));
+}
+
+// avg_pool2d's attrs from `at` on: kernel_size, stride, padding, ceil_mode,
+// count_include_pad, divisor_override.
+void avg_options(Launch& k, const Attrs& a, std::size_t at) { k.arg(int64_t{a.b(at + 4)}).arg(a.i(at + 5)); }
+
+void avg_pool2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  const char* op = "avg_pool2d";
+  const Pool2dGeometry g = avg_geometry(op, in[0].sizes(), a, 0);
+  NoGradGuard no_grad;
+  const Tensor x = dense(in[0]);
+  Launch k = pool_launch(out[0], "nb_avg_pool2d", op);
+  k.arg(out[0]).arg(x).arg(g.planes);
+  window_args(k, g);
+  avg_options(k, a, 0);
+  k.run(sz(g.planes * g.out_h));  // one item per output row
+}
+
+void avg_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  const char* op = "avg_pool2d_backward";
+  const Pool2dGeometry g = avg_geometry(op, a.ints(0), a, 1);
+  NoGradGuard no_grad;
+  const Tensor x = dense(in[0]);
+  Launch k = pool_launch(out[0], "nb_avg_pool2d_backward", op);
+  k.arg(out[0]).arg(x).arg(g.planes);
+  window_args(k, g);
+  avg_options(k, a, 1);
+  k.run(sz(g.planes));
+}
+
+void adaptive_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
+  const char* op = "adaptive_avg_pool2d";
+  const Pool2dGeometry g = plane_geometry(in[0].sizes(), out[0]);
+  NoGradGuard no_grad;
+  const Tensor x = dense(in[0]);
+  Launch k = pool_launch(out[0], "nb_adaptive_avg_pool2d", op);
+  k.arg(out[0]).arg(x).arg(g.planes).arg(g.in_h).arg(g.in_w).arg(g.out_h).arg(g.out_w);
+  k.run(sz(g.planes * g.out_h * g.out_w));
+}
+
+void adaptive_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  const char* op = "adaptive_avg_pool2d_backward";
+  const Pool2dGeometry g = plane_geometry(a.ints(0), in[0]);
+  NoGradGuard no_grad;
+  const Tensor x = dense(in[0]);
+  Launch k = pool_launch(out[0], "nb_adaptive_avg_pool2d_backward", op);
+  k.arg(out[0]).arg(x).arg(g.planes).arg(g.in_h).arg(g.in_w).arg(g.out_h).arg(g.out_w);
+  k.run(sz(g.planes));
+}
+
+}  // namespace
+
+void register_pool_kernels() {
+  register_kernel(max_pool2d_op, DeviceType::OpenCL, max_pool2d_kernel);
+  register_kernel(max_pool2d_backward_op, DeviceType::OpenCL, max_backward_kernel);
+  register_kernel(max_pool2d_gather_op, DeviceType::OpenCL, max_gather_kernel);
+  register_kernel(avg_pool2d_op, DeviceType::OpenCL, avg_pool2d_kernel);
+  register_kernel(avg_pool2d_backward_op, DeviceType::OpenCL, avg_backward_kernel);
+  register_kernel(adaptive_avg_pool2d_op, DeviceType::OpenCL, adaptive_kernel);
+  register_kernel(adaptive_avg_pool2d_backward_op, DeviceType::OpenCL, adaptive_backward_kernel);
+}
+
+}  // namespace opencl
+}  // namespace nabla
