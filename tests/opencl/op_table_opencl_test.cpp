@@ -115,7 +115,11 @@ const std::set<std::string> kCovered = {
     // Philox in OpenCL C
     "rand", "normal", "randint", "bernoulli_scalar",
     // the fused Adam update
-    "adam_update"};
+    "adam_update",
+    // index-driven device C kernels (kernels/device/indexing.h)
+    "arange", "linspace", "eye", "tril", "triu", "flip", "cat", "pad", "pad_backward", "gather", "scatter",
+    "scatter_value", "scatter_add", "index_select", "index_add", "take", "masked_select", "one_hot", "embedding",
+    "embedding_backward"};
 
 // A kernel of its own (plain or generated), or a generic one.
 bool runs_on_opencl(const OpDef& op) {

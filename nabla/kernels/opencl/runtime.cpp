@@ -11,8 +11,10 @@
 #include "nabla/kernels/opencl/adam_update.h"
 #include "nabla/kernels/opencl/elementwise.h"
 #include "nabla/kernels/opencl/factory.h"
+#include "nabla/kernels/opencl/indexing.h"
 #include "nabla/kernels/opencl/matmul.h"
 #include "nabla/kernels/opencl/random.h"
+#include "nabla/kernels/opencl/rearrange.h"
 #include "nabla/kernels/opencl/reduce.h"
 #include "nabla/kernels/opencl/slice_backward.h"
 
@@ -52,6 +54,8 @@ void register_kernels() {
   register_matmul_kernels();
   register_random_kernels();
   register_adam_update_kernel();
+  register_indexing_kernels();
+  register_rearrange_kernels();
 }
 
 struct Devices {
