@@ -220,18 +220,19 @@ NB_KERNEL nb_pad_backward(NB_GLOBAL U* out, long out_off, NB_GLOBAL const U* g, 
 )NB";
 
 // The CPU's formulas (kernels/cpu/factory.cpp) in double, stored through
-// NB_STORE (cpu::factory_value: floating types through float).
+// NB_STORE (cpu::factory_value: floating types through float). NB_MULADD(a,
+// b, c) is a * b + c rounded as the CPU's build rounds it (fused or not).
 const char* const kRangeKernels = R"NB(
 NB_KERNEL nb_arange(NB_GLOBAL T* out, long out_off, long n, double start, double step) {
   const long i = NB_INDEX;
   if (i >= n) return;
-  const double v = start + step * (double)i;
+  const double v = NB_MULADD(step, (double)i, start);
   out[out_off + i] = NB_STORE(v);
 }
 NB_KERNEL nb_linspace(NB_GLOBAL T* out, long out_off, long n, double start, double end, double step) {
   const long i = NB_INDEX;
   if (i >= n) return;
-  const double v = n == 1 ? start : (i < n / 2 ? start + step * (double)i : end - step * (double)(n - 1 - i));
+  const double v = n == 1 ? start : (i < n / 2 ? NB_MULADD(step, (double)i, start) : NB_MULADD(-step, (double)(n - 1 - i), end));
   out[out_off + i] = NB_STORE(v);
 }
 NB_KERNEL nb_eye(NB_GLOBAL T* out, long out_off, long n, long cols) {

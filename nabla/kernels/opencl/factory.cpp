@@ -36,18 +36,33 @@ void full_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
 
 // The double value v stored as the output's type, as cpu::factory_value
 // does: bool is v != 0, integers truncate, floating types go through float.
+// uint8 goes through int as x86 converts a double to uint8_t (so values
+// outside [0, 256) wrap alike rather than saturate).
 std::string store_macro(DType t) {
   switch (t) {
     case kBool: return "#define NB_STORE(v) (T)((v) != 0.0)\n";
+    case kUInt8: return "#define NB_STORE(v) (T)(int)(v)\n";
     case kFloat32:
     case kFloat64: return "#define NB_STORE(v) (T)(float)(v)\n";
     default: return "#define NB_STORE(v) (T)(v)\n";
   }
 }
 
+// The CPU's `start + step * i` is one fused multiply-add where the build
+// targets FMA (GCC and Clang contract a * b + c within an expression by
+// default; -march=native on an FMA machine): the device rounds the same way,
+// or ranges whose exact values sit on an integer (arange(-3.3, 100, 1.7) at
+// 29) would truncate differently.
+#if defined(__FMA__) && (defined(__GNUC__) || defined(__clang__))
+constexpr const char* kMulAdd = "#define NB_MULADD(a, b, c) fma(a, b, c)\n";
+#else
+constexpr const char* kMulAdd = "#define NB_MULADD(a, b, c) ((a) * (b) + (c))\n";
+#endif
+
 // The kernel `name` of the range program (kRangeKernels) for the output's
-// dtype. Ranges are computed in double, as on the CPU, with no contraction
-// into FMAs: a device without float64 gets an Error rather than other values.
+// dtype. Ranges are computed in double, as on the CPU, contracted exactly
+// where the CPU's are: a device without float64 gets an Error rather than
+// other values.
 Launch range_kernel(const Tensor& out, const char* name, const char* op) {
   DeviceContext& dev = device(out.device().index, op);
   check_dtype(op, out.dtype(), dev);
@@ -55,7 +70,7 @@ Launch range_kernel(const Tensor& out, const char* name, const char* op) {
               ") has no float64 (cl_khr_fp64), which the CPU's range arithmetic uses");
   const DType t = out.dtype();
   return Launch(dev, std::string("range|") + std::string(dtype_name(t)) + '|' + name, name, [&] {
-    return device_c_source({{"T", t}}, "#pragma OPENCL FP_CONTRACT OFF\n" + store_macro(t) + device_c::kRangeKernels);
+    return device_c_source({{"T", t}}, "#pragma OPENCL FP_CONTRACT OFF\n" + store_macro(t) + kMulAdd + device_c::kRangeKernels);
   }, op);
 }
 
