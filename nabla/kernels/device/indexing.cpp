@@ -12,7 +12,7 @@ const char* const kStridedHelpers = R"NB(
 #define NB_ARRAY(p) {p##0, p##1, p##2, p##3, p##4, p##5, p##6, p##7}
 NB_FN void nb_offsets(long i, const long* sz, const long* sa, const long* sb, const long* sc, long* o) {
   long a = 0, b = 0, c = 0;
-  for (int d = 7; d >= 0; --d) {
+  for (int d = 7; d >= 0 && i > 0; --d) {  // once i is 0 the outer coordinates are all 0
     const long k = i % sz[d];
     i /= sz[d];
     a += k * sa[d];

@@ -23,7 +23,7 @@ class StridedOperands {
  public:
   StridedOperands(const char* op, const Shape& sizes, std::initializer_list<Shape> strides);
   int64_t numel() const { return numel_; }
-  // The sizes, then each operand's strides.
+  // The sizes, then each operand's strides (only when numel() > 0).
   void add_to(Launch& k) const;
 
  private:
