@@ -75,7 +75,8 @@ TEST(OpenCLIndexing, OutOfRangeIndicesRaiseTheCpusError) {
   same_error_on_both([](auto& t) { return scatter(t[0], 1, t[1], Scalar(5.0)); }, {x, bad});
   same_error_on_both([](auto& t) { return scatter_add(t[0], 1, t[1], t[2]); }, {x, bad, ones({2, 3}, kFloat64)});
   same_error_on_both([](auto& t) { return index_select(t[0], 0, t[1]); }, {x, ints({0, 3}, {2})});
-  same_error_on_both([](auto& t) { return index_add(t[0], 0, t[1], t[2]); }, {x, ints({-1, 0}, {2}), ones({2, 4}, kFloat64)});
+  same_error_on_both([](auto& t) { return index_add(t[0], 0, t[1], t[2]); },
+                     {x, ints({-1, 0}, {2}), ones({2, 4}, kFloat64)});
   same_error_on_both([](auto& t) { return take(t[0], t[1]); }, {x, ints({3, -13}, {2})});
   same_error_on_both([](auto& t) { return one_hot(t[0], 3); }, {ints({0, 2, 3}, {3})});
   same_error_on_both([](auto& t) { return embedding(t[0], t[1]); }, {ints({1, 5}, {2}), x});
@@ -83,14 +84,23 @@ TEST(OpenCLIndexing, OutOfRangeIndicesRaiseTheCpusError) {
   // With 0 columns no element is read, but the indices are checked still.
   same_error_on_both([](auto& t) { return embedding(t[0], t[1]); }, {ints({4}, {1}), zeros({3, 0})});
   // The backward ops, called directly (autograd would reject changed indices first).
-  same_error_on_both([](auto& t) { return call_op("embedding_backward", {t[0], t[1]}, {int64_t{3}, int64_t{-1}}); },
-                     {ones({2, 4}, kFloat64), ints({1, 9}, {2})});
-  same_error_on_both([](auto& t) { return call_op("embedding_backward", {t[0], t[1]}, {int64_t{3}, int64_t{-1}}); },
-                     {ones({2, 0}, kFloat64), ints({1, -2}, {2})});
+  same_error_on_both(
+      [](auto& t) {
+        return call_op("embedding_backward", {t[0], t[1]}, {int64_t{3}, int64_t{-1}});
+      },
+      {ones({2, 4}, kFloat64), ints({1, 9}, {2})});
+  same_error_on_both(
+      [](auto& t) {
+        return call_op("embedding_backward", {t[0], t[1]}, {int64_t{3}, int64_t{-1}});
+      },
+      {ones({2, 0}, kFloat64), ints({1, -2}, {2})});
   // masked_select's count is an attr: a wrong one is an error, not a write
   // past the output.
-  same_error_on_both([](auto& t) { return call_op("masked_select", {t[0], t[1]}, {int64_t{1}}); },
-                     {x, ints({1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1}, {3, 4}).to(kBool)}, "true elements");
+  same_error_on_both(
+      [](auto& t) {
+        return call_op("masked_select", {t[0], t[1]}, {int64_t{1}});
+      },
+      {x, ints({1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1}, {3, 4}).to(kBool)}, "true elements");
   // A valid call after a failed one: every call gets a fresh flag.
   same_on_both([](auto& t) { return gather(t[0], 1, t[1]); }, {x, ints({3, 0, 1}, {3, 1})});
 }
@@ -141,7 +151,7 @@ TEST(OpenCLIndexing, IntegerBoolAndFloat16Dtypes) {
 
 TEST(OpenCLIndexing, NonContiguousAndBroadcastInputs) {
   NABLA_SKIP_WITHOUT_OPENCL();
-  const Tensor x = arange(24, kFloat64).reshape({4, 6}).t();  // [6, 4], strides (1, 6)
+  const Tensor x = arange(24, kFloat64).reshape({4, 6}).t();        // [6, 4], strides (1, 6)
   const Tensor index = ints({3, 0, 5, 1, 2, 2, 0, 4}, {4, 2}).t();  // [2, 4], transposed
   same_on_both([](auto& t) { return gather(t[0], 0, t[1]); }, {x, index});
   same_on_both([](auto& t) { return scatter(t[0], 0, t[1], t[0]); }, {x, index});
@@ -157,7 +167,8 @@ TEST(OpenCLIndexing, NonContiguousAndBroadcastInputs) {
   same_on_both([](auto& t) { return nabla::pad(t[0].unsqueeze(0), {2, 3, 1, 2}, "replicate"); }, {x});
   same_on_both([](auto& t) { return embedding(t[0], t[1]); }, {index, x});
   // A broadcast mask and input (0 strides): masked_select expands both.
-  same_on_both([](auto& t) { return masked_select(t[0], t[1]); }, {x.slice(1, 0, 1), ints({1, 0, 1, 1}, {4}).to(kBool)});
+  same_on_both([](auto& t) { return masked_select(t[0], t[1]); },
+               {x.slice(1, 0, 1), ints({1, 0, 1, 1}, {4}).to(kBool)});
   same_on_both([](auto& t) { return one_hot(t[0], 6); }, {index});
 }
 

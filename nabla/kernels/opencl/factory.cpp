@@ -1,7 +1,6 @@
 #include "nabla/kernels/opencl/factory.h"
 
 #include <cstring>
-
 #include <string>
 
 #include "nabla/kernels/device/indexing.h"
@@ -40,11 +39,15 @@ void full_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
 // outside [0, 256) wrap alike rather than saturate).
 std::string store_macro(DType t) {
   switch (t) {
-    case kBool: return "#define NB_STORE(v) (T)((v) != 0.0)\n";
-    case kUInt8: return "#define NB_STORE(v) (T)(int)(v)\n";
+    case kBool:
+      return "#define NB_STORE(v) (T)((v) != 0.0)\n";
+    case kUInt8:
+      return "#define NB_STORE(v) (T)(int)(v)\n";
     case kFloat32:
-    case kFloat64: return "#define NB_STORE(v) (T)(float)(v)\n";
-    default: return "#define NB_STORE(v) (T)(v)\n";
+    case kFloat64:
+      return "#define NB_STORE(v) (T)(float)(v)\n";
+    default:
+      return "#define NB_STORE(v) (T)(v)\n";
   }
 }
 
@@ -69,16 +72,23 @@ Launch range_kernel(const Tensor& out, const char* name, const char* op) {
   NABLA_CHECK(dev.fp64, op, ": ", out.device(), " (", dev.name,
               ") has no float64 (cl_khr_fp64), which the CPU's range arithmetic uses");
   const DType t = out.dtype();
-  return Launch(dev, std::string("range|") + std::string(dtype_name(t)) + '|' + name, name, [&] {
-    return device_c_source({{"T", t}}, "#pragma OPENCL FP_CONTRACT OFF\n" + store_macro(t) + kMulAdd + device_c::kRangeKernels);
-  }, op);
+  const auto source = [&] {
+    return device_c_source({{"T", t}},
+                           "#pragma OPENCL FP_CONTRACT OFF\n" + store_macro(t) + kMulAdd + device_c::kRangeKernels);
+  };
+  return Launch(dev, std::string("range|") + std::string(dtype_name(t)) + '|' + name, name, source, op);
 }
 
 // attrs: start, step, size, dtype, device.
 void arange_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
   const int64_t n = out[0].numel();
   if (n == 0) return;
-  range_kernel(out[0], "nb_arange", "arange").arg(out[0]).arg(n).arg(a.f(0)).arg(a.f(1)).run(static_cast<std::size_t>(n));
+  range_kernel(out[0], "nb_arange", "arange")
+      .arg(out[0])
+      .arg(n)
+      .arg(a.f(0))
+      .arg(a.f(1))
+      .run(static_cast<std::size_t>(n));
 }
 
 // attrs: start, end, steps, dtype, device. The step as the CPU computes it.
@@ -87,8 +97,13 @@ void linspace_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
   if (n == 0) return;
   const double start = a.f(0), end = a.f(1);
   const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
-  range_kernel(out[0], "nb_linspace", "linspace").arg(out[0]).arg(n).arg(start).arg(end).arg(step).run(
-      static_cast<std::size_t>(n));
+  range_kernel(out[0], "nb_linspace", "linspace")
+      .arg(out[0])
+      .arg(n)
+      .arg(start)
+      .arg(end)
+      .arg(step)
+      .run(static_cast<std::size_t>(n));
 }
 
 // attrs: n, m, dtype, device.

@@ -48,8 +48,8 @@ Shape spread_strides(const Tensor& index, std::size_t nd, int64_t dim) {
 [[noreturn]] void fail_dim_index(const char* op, const Tensor& index, int64_t dim, int64_t bound) {
   int64_t v = 0, at = 0;
   first_index_outside(index, 0, bound, v, at);
-  fail(op, ": index ", v, " is out of bounds for dim ", dim, " of size ", bound, " (expected an index in [0, ",
-       bound, "))");
+  fail(op, ": index ", v, " is out of bounds for dim ", dim, " of size ", bound, " (expected an index in [0, ", bound,
+       "))");
 }
 
 // out[p] = x[xs . p + step * index[p]] over out's shape (index strides: is).
@@ -201,11 +201,22 @@ void masked_select_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
     const int64_t blocks = (n + kBlock - 1) / kBlock;
     DeviceContext& dev = device(x.device().index, op);
     const Tensor counts = make_empty({blocks + 1}, kInt64, x.device(), op);
-    move_kernel(dev, x.dtype(), "nb_mask_count", op).arg(counts).arg(mask).arg(n).arg(kBlock).run(
-        static_cast<std::size_t>(blocks));
+    move_kernel(dev, x.dtype(), "nb_mask_count", op)
+        .arg(counts)
+        .arg(mask)
+        .arg(n)
+        .arg(kBlock)
+        .run(static_cast<std::size_t>(blocks));
     move_kernel(dev, x.dtype(), "nb_mask_scan", op).arg(counts).arg(blocks).run(1);
-    move_kernel(dev, x.dtype(), "nb_mask_write", op).arg(out[0]).arg(x).arg(mask).arg(counts).arg(n).arg(kBlock).arg(
-        cap).run(static_cast<std::size_t>(blocks));
+    move_kernel(dev, x.dtype(), "nb_mask_write", op)
+        .arg(out[0])
+        .arg(x)
+        .arg(mask)
+        .arg(counts)
+        .arg(n)
+        .arg(kBlock)
+        .arg(cap)
+        .run(static_cast<std::size_t>(blocks));
     cl_long t = 0;
     check(clEnqueueReadBuffer(dev.queue(0), mem_of(counts), CL_TRUE,
                               static_cast<std::size_t>(counts.impl()->offset + blocks) * sizeof t, sizeof t, &t, 0,
@@ -234,8 +245,8 @@ void one_hot_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   if (!bad.raised()) return;
   int64_t v = 0, at = 0;
   first_index_outside(index, 0, classes, v, at);
-  fail("one_hot: class value ", v, " is out of range for num_classes ", classes, " (expected a value in [0, ",
-       classes, "))");
+  fail("one_hot: class value ", v, " is out of range for num_classes ", classes, " (expected a value in [0, ", classes,
+       "))");
 }
 
 // Embedding indices (int32 or int64) as int64, on the device.

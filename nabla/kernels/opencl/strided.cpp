@@ -10,10 +10,14 @@ constexpr int kMaxDims = device_c::kMaxDims;
 // The OpenCL C integer as wide as one element of `t`.
 const char* item_type(DType t) {
   switch (itemsize(t)) {
-    case 1: return "uchar";
-    case 2: return "ushort";
-    case 4: return "uint";
-    default: return "ulong";
+    case 1:
+      return "uchar";
+    case 2:
+      return "ushort";
+    case 4:
+      return "uint";
+    default:
+      return "ulong";
   }
 }
 
@@ -63,18 +67,19 @@ void StridedOperands::add_to(Launch& k) const {
 // kernels of one program share its binary on disk, which is keyed by source).
 Launch move_kernel(DeviceContext& dev, DType t, const char* name, const char* op) {
   const char* u = item_type(t);
-  return Launch(dev, std::string("index_move|") + u + '|' + name, name, [&] {
+  const auto source = [&] {
     std::string body = "typedef " + std::string(u) + " U;\n#define NB_COMBINE(d, s) (s)\n";
     body += device_c::kStridedHelpers;
     body += device_c::kScatterKernel;
     body += device_c::kMoveKernels;
     return device_c_source({}, body);
-  }, op);
+  };
+  return Launch(dev, std::string("index_move|") + u + '|' + name, name, source, op);
 }
 
 Launch accumulate_kernel(DeviceContext& dev, DType t, const char* name, const char* op) {
   check_dtype(op, t, dev);
-  return Launch(dev, std::string("index_accumulate|") + std::string(dtype_name(t)) + '|' + name, name, [&] {
+  const auto source = [&] {
     // As the CPU's T(d + s): bool's sum is `or`, the narrow integers wrap.
     std::string body = t == kBool ? "#define NB_ADD(a, b) (U)((a) | (b))\n" : "#define NB_ADD(a, b) (U)((a) + (b))\n";
     body += "#define NB_COMBINE(d, s) NB_ADD(d, s)\n";
@@ -82,7 +87,8 @@ Launch accumulate_kernel(DeviceContext& dev, DType t, const char* name, const ch
     body += device_c::kScatterKernel;
     body += device_c::kAccumulateKernels;
     return device_c_source({{"U", t}}, body);
-  }, op);
+  };
+  return Launch(dev, std::string("index_accumulate|") + std::string(dtype_name(t)) + '|' + name, name, source, op);
 }
 
 void copy_items(const Tensor& dst, const Tensor& src, const char* op) {
@@ -117,10 +123,10 @@ BadIndexFlag::BadIndexFlag(DeviceContext& dev, Device device, const char* op)
 
 bool BadIndexFlag::raised() {
   cl_long v = 0;
-  check(clEnqueueReadBuffer(dev_.queue(0), mem_of(flag_), CL_TRUE,
-                            static_cast<std::size_t>(flag_.impl()->offset) * sizeof v, sizeof v, &v, 0, nullptr,
-                            nullptr),
-        "clEnqueueReadBuffer", op_);
+  check(
+      clEnqueueReadBuffer(dev_.queue(0), mem_of(flag_), CL_TRUE,
+                          static_cast<std::size_t>(flag_.impl()->offset) * sizeof v, sizeof v, &v, 0, nullptr, nullptr),
+      "clEnqueueReadBuffer", op_);
   return v != 0;
 }
 
