@@ -122,7 +122,11 @@ const std::set<std::string> kCovered = {
     "upsample_nearest2d_backward", "upsample_bilinear2d", "upsample_bilinear2d_backward",
     // row-wise kernels (kernels/device/{softmax,loss,draws,row_reduce,sort}.h)
     "softmax", "log_softmax", "cross_entropy", "nll_loss", "binary_cross_entropy", "dropout", "bernoulli", "randperm",
-    "max_dim", "min_dim", "cumsum", "cumprod", "var", "sort", "topk"};
+    "max_dim", "min_dim", "cumsum", "cumprod", "var", "sort", "topk",
+    // index-driven device C kernels (kernels/device/indexing.h)
+    "arange", "linspace", "eye", "tril", "triu", "flip", "cat", "pad", "pad_backward", "gather", "scatter",
+    "scatter_value", "scatter_add", "index_select", "index_add", "take", "masked_select", "one_hot", "embedding",
+    "embedding_backward"};
 
 // A kernel of its own (plain or generated), or a generic one.
 bool runs_on_opencl(const OpDef& op) {

@@ -1,12 +1,15 @@
 #include "nabla/kernels/opencl/factory.h"
 
 #include <cstring>
+#include <string>
 
+#include "nabla/kernels/device/indexing.h"
+#include "nabla/kernels/opencl/launch.h"
 #include "nabla/kernels/opencl/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla {
-extern const OpDef full_op;  // ops/factory_ops.cpp
+extern const OpDef full_op, arange_op, linspace_op, eye_op;  // ops/factory_ops.cpp
 
 namespace opencl {
 namespace {
@@ -30,9 +33,94 @@ void full_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
         "clEnqueueFillBuffer", "full");
 }
 
+// The double value v stored as the output's type, as cpu::factory_value
+// does: bool is v != 0, integers truncate, floating types go through float.
+// uint8 goes through int as x86 converts a double to uint8_t (so values
+// outside [0, 256) wrap alike rather than saturate).
+std::string store_macro(DType t) {
+  switch (t) {
+    case kBool:
+      return "#define NB_STORE(v) (T)((v) != 0.0)\n";
+    case kUInt8:
+      return "#define NB_STORE(v) (T)(int)(v)\n";
+    case kFloat32:
+    case kFloat64:
+      return "#define NB_STORE(v) (T)(float)(v)\n";
+    default:
+      return "#define NB_STORE(v) (T)(v)\n";
+  }
+}
+
+// The CPU's `start + step * i` is one fused multiply-add where the build
+// targets FMA (GCC and Clang contract a * b + c within an expression by
+// default; -march=native on an FMA machine): the device rounds the same way,
+// or ranges whose exact values sit on an integer (arange(-3.3, 100, 1.7) at
+// 29) would truncate differently.
+#if defined(__FMA__) && (defined(__GNUC__) || defined(__clang__))
+constexpr const char* kMulAdd = "#define NB_MULADD(a, b, c) fma(a, b, c)\n";
+#else
+constexpr const char* kMulAdd = "#define NB_MULADD(a, b, c) ((a) * (b) + (c))\n";
+#endif
+
+// The kernel `name` of the range program (kRangeKernels) for the output's
+// dtype. Ranges are computed in double, as on the CPU, contracted exactly
+// where the CPU's are: a device without float64 gets an Error rather than
+// other values.
+Launch range_kernel(const Tensor& out, const char* name, const char* op) {
+  DeviceContext& dev = device(out.device().index, op);
+  check_dtype(op, out.dtype(), dev);
+  NABLA_CHECK(dev.fp64, op, ": ", out.device(), " (", dev.name,
+              ") has no float64 (cl_khr_fp64), which the CPU's range arithmetic uses");
+  const DType t = out.dtype();
+  const auto source = [&] {
+    return device_c_source({{"T", t}},
+                           "#pragma OPENCL FP_CONTRACT OFF\n" + store_macro(t) + kMulAdd + device_c::kRangeKernels);
+  };
+  return Launch(dev, std::string("range|") + std::string(dtype_name(t)) + '|' + name, name, source, op);
+}
+
+// attrs: start, step, size, dtype, device.
+void arange_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
+  const int64_t n = out[0].numel();
+  if (n == 0) return;
+  range_kernel(out[0], "nb_arange", "arange")
+      .arg(out[0])
+      .arg(n)
+      .arg(a.f(0))
+      .arg(a.f(1))
+      .run(static_cast<std::size_t>(n));
+}
+
+// attrs: start, end, steps, dtype, device. The step as the CPU computes it.
+void linspace_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
+  const int64_t n = out[0].numel();
+  if (n == 0) return;
+  const double start = a.f(0), end = a.f(1);
+  const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
+  range_kernel(out[0], "nb_linspace", "linspace")
+      .arg(out[0])
+      .arg(n)
+      .arg(start)
+      .arg(end)
+      .arg(step)
+      .run(static_cast<std::size_t>(n));
+}
+
+// attrs: n, m, dtype, device.
+void eye_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
+  const int64_t n = out[0].numel();
+  if (n == 0) return;
+  range_kernel(out[0], "nb_eye", "eye").arg(out[0]).arg(n).arg(a.i(1)).run(static_cast<std::size_t>(n));
+}
+
 }  // namespace
 
-void register_factory_kernels() { register_kernel(full_op, DeviceType::OpenCL, full_kernel); }
+void register_factory_kernels() {
+  register_kernel(full_op, DeviceType::OpenCL, full_kernel);
+  register_kernel(arange_op, DeviceType::OpenCL, arange_kernel);
+  register_kernel(linspace_op, DeviceType::OpenCL, linspace_kernel);
+  register_kernel(eye_op, DeviceType::OpenCL, eye_kernel);
+}
 
 }  // namespace opencl
 }  // namespace nabla

@@ -10,18 +10,19 @@
 #include "nabla/core/backend.h"
 #include "nabla/kernels/opencl/adam_update.h"
 #include "nabla/kernels/opencl/conv.h"
-#include "nabla/kernels/opencl/interpolate.h"
-#include "nabla/kernels/opencl/pool.h"
+#include "nabla/kernels/opencl/draws.h"
 #include "nabla/kernels/opencl/elementwise.h"
 #include "nabla/kernels/opencl/factory.h"
-#include "nabla/kernels/opencl/matmul.h"
-#include "nabla/kernels/opencl/random.h"
-#include "nabla/kernels/opencl/reduce.h"
-#include "nabla/kernels/opencl/slice_backward.h"
-// Row-wise kernels: softmax, losses, draws, arg-reductions, scans, var, sorts.
-#include "nabla/kernels/opencl/draws.h"
+#include "nabla/kernels/opencl/indexing.h"
+#include "nabla/kernels/opencl/interpolate.h"
 #include "nabla/kernels/opencl/loss.h"
+#include "nabla/kernels/opencl/matmul.h"
+#include "nabla/kernels/opencl/pool.h"
+#include "nabla/kernels/opencl/random.h"
+#include "nabla/kernels/opencl/rearrange.h"
+#include "nabla/kernels/opencl/reduce.h"
 #include "nabla/kernels/opencl/row_reduce.h"
+#include "nabla/kernels/opencl/slice_backward.h"
 #include "nabla/kernels/opencl/softmax.h"
 #include "nabla/kernels/opencl/sort.h"
 
@@ -70,6 +71,9 @@ void register_kernels() {
   register_draw_kernels();
   register_row_reduce_kernels();
   register_sort_kernels();
+  // Index-driven kernels.
+  register_indexing_kernels();
+  register_rearrange_kernels();
 }
 
 struct Devices {
