@@ -12,7 +12,8 @@
 //   NB_LOCAL_ID, NB_GROUP_ID, NB_LOCAL_SIZE       the work item in its group (long)
 //   NB_BARRIER         a work-group barrier over shared memory
 //   long, ulong, uint, uchar   64-, 64-, 32- and 8-bit integers (CUDA typedefs them)
-//   NB_INF, NB_NAN     infinity and NaN of type double
+//   NB_INF, NB_NAN     infinity and NaN as float constants (cast to T: no double
+//                      needed on a device without float64)
 //   and every NB_* math primitive of the elementwise prelude (NB_EXP, NB_LOG,
 //   NB_SQRT, NB_ISNAN, NB_FLOOR, ...: kernels/opencl/elementwise.cpp).
 //

@@ -43,8 +43,8 @@ constexpr const char* kKernelPrelude = R"CL(
 #define NB_GROUP_ID ((long)get_group_id(0))
 #define NB_LOCAL_SIZE ((long)get_local_size(0))
 #define NB_BARRIER barrier(CLK_LOCAL_MEM_FENCE)
-#define NB_INF ((double)INFINITY)
-#define NB_NAN ((double)NAN)
+#define NB_INF INFINITY
+#define NB_NAN NAN
 )CL";
 
 }  // namespace
@@ -95,9 +95,12 @@ Launch& Launch::arg_ulong(uint64_t v) {
 }
 Launch& Launch::arg_as(DType t, double v) {
   switch (t) {
-    case kFloat32: return arg(static_cast<float>(v));
-    case kFloat64: return arg(v);
-    case kInt64: return arg(static_cast<int64_t>(v));
+    case kFloat32:
+      return arg(static_cast<float>(v));
+    case kFloat64:
+      return arg(v);
+    case kInt64:
+      return arg(static_cast<int64_t>(v));
     case kInt32: {
       const cl_int i = static_cast<cl_int>(v);
       return set(sizeof i, &i);
@@ -107,7 +110,8 @@ Launch& Launch::arg_as(DType t, double v) {
       const cl_uchar c = static_cast<cl_uchar>(v);
       return set(sizeof c, &c);
     }
-    default: fail(op_, ": no OpenCL kernel argument of type ", t);
+    default:
+      fail(op_, ": no OpenCL kernel argument of type ", t);
   }
 }
 Launch& Launch::local(std::size_t bytes) { return set(bytes, nullptr); }
