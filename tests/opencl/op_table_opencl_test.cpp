@@ -1,8 +1,9 @@
 // The op-table suite (tests/support/op_info.h) on the OpenCL device, for the
 // entries whose ops all have OpenCL kernels: forward against the reference
 // (float64, float32, non-contiguous), float64 results against the CPU's to
-// 1e-10, and the float64 gradcheck. OpenCLCoverage counts the ops still
-// without a kernel and fails when a covered op loses its kernel.
+// 1e-10, gradients against the CPU's (float64 to 1e-10, float32 to the
+// entry's tolerances), and the float64 gradcheck. OpenCLCoverage counts the
+// ops still without a kernel and fails when a covered op loses its kernel.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -15,12 +16,17 @@ namespace {
 
 const Device kCL("opencl:0");
 
+// A kernel of its own (plain or generated), or a generic one.
+bool runs_on_opencl(const OpDef& op) {
+  return has_device_kernel(op, DeviceType::OpenCL) || find_kernel(op, DeviceType::OpenCL) != nullptr;
+}
+
 // Ops of an entry without an OpenCL kernel ("" when all have one).
 std::string missing_kernels(const OpInfo& info) {
   std::string missing;
   for (const std::string& name : info.covers) {
     const OpDef* op = find_op(name);
-    if (op && !has_device_kernel(*op, DeviceType::OpenCL) && !op->composite) missing += " " + name;
+    if (op && !runs_on_opencl(*op) && !op->composite) missing += " " + name;
   }
   return missing;
 }
@@ -86,6 +92,30 @@ TEST_P(OpTableOpenCL, Gradcheck) {
   });
 }
 
+// The backward on the device against the CPU's: float64 to 1e-10, float32
+// to the entry's float32 tolerances.
+TEST_P(OpTableOpenCL, GradientsMatchTheCpu) {
+  if (!info().differentiable) GTEST_SKIP() << "not differentiable";
+  unless_a_kernel_is_missing([&] {
+    const OpInfo d = on_device(info(), kCL);
+    for (const Tensors& sample : info().samples()) {
+      for (DType t : {kFloat64, kFloat32}) {
+        if (t == kFloat32 && !info().float32) continue;
+        const Tensors in = cast_all(sample, t);
+        const Tensors on_cpu = vjp(info(), in), on_cl = vjp(d, in);
+        ASSERT_EQ(on_cpu.size(), on_cl.size());
+        for (std::size_t k = 0; k < on_cpu.size(); ++k) {
+          ASSERT_EQ(on_cpu[k].defined(), on_cl[k].defined()) << info().name << " gradient " << k;
+          if (!on_cpu[k].defined()) continue;
+          const std::string err = t == kFloat64 ? compare(on_cl[k], on_cpu[k], 1e-10, 1e-10)
+                                                : compare(on_cl[k], on_cpu[k], info().atol32, info().rtol32);
+          EXPECT_TRUE(err.empty()) << info().name << " " << t << " gradient " << k << ": " << err;
+        }
+      }
+    }
+  });
+}
+
 std::string param_name(const ::testing::TestParamInfo<std::size_t>& p) { return op_infos()[p.param].name; }
 std::vector<std::size_t> all_indices() {
   std::vector<std::size_t> r;
@@ -100,10 +130,10 @@ const std::set<std::string> kCovered = {
     "view", "permute", "slice", "select", "expand", "unfold",
     // generated elementwise kernels (kernels/device/elementwise_exprs.cpp)
     "neg", "abs", "sign", "square", "relu", "clamp", "exp", "exp2", "log", "log2", "log1p", "expm1", "sqrt", "rsqrt",
-    "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "silu", "gelu", "gelu_tanh", "floor", "ceil",
-    "round", "trunc", "leaky_relu", "elu", "softplus", "pow_scalar", "add", "sub", "mul", "div", "floor_divide",
-    "trunc_divide", "remainder", "maximum", "minimum", "pow", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-    "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "where", "cast", "clone", "copy",
+    "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "erf", "silu", "gelu", "gelu_tanh", "floor", "ceil", "round",
+    "trunc", "leaky_relu", "elu", "softplus", "pow_scalar", "add", "sub", "mul", "div", "floor_divide", "trunc_divide",
+    "remainder", "maximum", "minimum", "pow", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+    "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "where", "cast", "clone", "copy",
     // zeros + the generated copy into a strided view
     "slice_backward",
     // generated reductions
@@ -127,11 +157,6 @@ const std::set<std::string> kCovered = {
     "arange", "linspace", "eye", "tril", "triu", "flip", "cat", "pad", "pad_backward", "gather", "scatter",
     "scatter_value", "scatter_add", "index_select", "index_add", "take", "masked_select", "one_hot", "embedding",
     "embedding_backward"};
-
-// A kernel of its own (plain or generated), or a generic one.
-bool runs_on_opencl(const OpDef& op) {
-  return has_device_kernel(op, DeviceType::OpenCL) || find_kernel(op, DeviceType::OpenCL) != nullptr;
-}
 
 TEST(OpenCLCoverage, CountsOpsWithoutAKernelAndKeepsTheCoveredOnes) {
   NABLA_SKIP_WITHOUT_OPENCL();

@@ -27,9 +27,7 @@ OpInfo make_op_info(const std::string& name, const std::string& op, std::functio
 
 std::vector<double> values(const Tensor& t) { return t.detach().to_vector<double>(); }
 
-Tensor from_values(const std::vector<double>& v, const Shape& shape, DType dtype) {
-  return tensor(v, shape).to(dtype);
-}
+Tensor from_values(const std::vector<double>& v, const Shape& shape, DType dtype) { return tensor(v, shape).to(dtype); }
 
 std::vector<int64_t> unravel(int64_t flat, const Shape& shape) {
   std::vector<int64_t> idx(shape.size());
@@ -108,8 +106,10 @@ Tensor ref_reduce(const Tensor& x, std::vector<int64_t> dims, bool keepdim,
   for (auto& g : groups) r.push_back(f(g));
   Shape out_shape;
   for (int64_t d = 0; d < nd; ++d)
-    if (!red[d]) out_shape.push_back(x.sizes()[d]);
-    else if (keepdim) out_shape.push_back(1);
+    if (!red[d])
+      out_shape.push_back(x.sizes()[d]);
+    else if (keepdim)
+      out_shape.push_back(1);
   return from_values(r, out_shape);
 }
 
@@ -145,8 +145,7 @@ std::string compare(const Tensor& actual, const Tensor& expected, double atol, d
     bool same_inf = std::isinf(a[i]) && a[i] == e[i];
     if (both_nan || same_inf) continue;
     if (!(std::abs(a[i] - e[i]) <= atol + rtol * std::abs(e[i]))) {
-      os << "element " << i << ": " << a[i] << " != expected " << e[i] << " (atol " << atol << ", rtol " << rtol
-         << ")";
+      os << "element " << i << ": " << a[i] << " != expected " << e[i] << " (atol " << atol << ", rtol " << rtol << ")";
       return os.str();
     }
   }
@@ -190,8 +189,8 @@ Tensors leaf_copies(const Tensors& inputs, const std::vector<int>& diff) {
 }
 
 // Numerical derivative of scalar_fn w.r.t. every element of every diff input.
-std::vector<std::vector<double>> numerical(const std::function<double(const Tensors&)>& scalar_fn, const Tensors& inputs,
-                                           const std::vector<int>& diff, double eps) {
+std::vector<std::vector<double>> numerical(const std::function<double(const Tensors&)>& scalar_fn,
+                                           const Tensors& inputs, const std::vector<int>& diff, double eps) {
   std::vector<std::vector<double>> grads;
   for (int i : diff) {
     std::vector<double> base = values(inputs[i]);
@@ -245,6 +244,18 @@ std::string gradcheck(const OpInfo& info, const Tensors& inputs) {
   };
   auto numeric = numerical(scalar, inputs, diff, info.grad_eps);
   return compare_grads("gradcheck", diff, analytic, numeric, info.grad_atol, info.grad_rtol);
+}
+
+Tensors vjp(const OpInfo& info, const Tensors& inputs) {
+  std::vector<int> diff = grad_inputs(info, inputs);
+  if (diff.empty()) return {};
+  Tensors leaves = leaf_copies(inputs, diff);
+  Tensors outs = info.run(leaves);
+  Tensor y = project(outs, make_weights(outs, 1234));
+  TensorList xs;
+  for (int i : diff) xs.push_back(leaves[i]);
+  TensorList g = grad(TensorList{y}, xs, {}, std::nullopt, false, /*allow_unused=*/true);
+  return Tensors(g.begin(), g.end());
 }
 
 std::string gradgradcheck(const OpInfo& info, const Tensors& inputs) {

@@ -21,8 +21,8 @@ namespace nabla::testing {
 using Tensors = std::vector<Tensor>;
 
 struct OpInfo {
-  std::string name;                  // test name (unique)
-  std::vector<std::string> covers;   // op_table() names this entry exercises
+  std::string name;                 // test name (unique)
+  std::vector<std::string> covers;  // op_table() names this entry exercises
   // Calls the op through the public API. Inputs arrive in the dtype under test.
   std::function<Tensors(const Tensors&)> run;
   // Sample inputs in float64 (cast to the dtype under test). Several samples
@@ -34,10 +34,10 @@ struct OpInfo {
   bool gradgrad = true;
   // Which inputs are differentiable (default: all floating inputs).
   std::vector<int> grad_inputs = {};
-  bool float32 = true;    // also check forward in float32
+  bool float32 = true;  // also check forward in float32
   bool noncontiguous = true;
-  double atol = 1e-6, rtol = 1e-5;     // float64 forward tolerances
-  double atol32 = 1e-4, rtol32 = 1e-4; // float32 forward tolerances
+  double atol = 1e-6, rtol = 1e-5;      // float64 forward tolerances
+  double atol32 = 1e-4, rtol32 = 1e-4;  // float32 forward tolerances
   double grad_eps = 1e-6, grad_atol = 1e-5, grad_rtol = 1e-3;
 };
 
@@ -79,6 +79,10 @@ Tensor noncontiguous_copy(const Tensor& x);
 // Returns an empty string on success, else a description of the mismatch.
 std::string gradcheck(const OpInfo& info, const Tensors& inputs);
 std::string gradgradcheck(const OpInfo& info, const Tensors& inputs);
+// The gradients of a fixed random projection of run()'s outputs with respect
+// to the differentiable inputs (a vector-Jacobian product; undefined where an
+// input gets none), in their dtype: for comparing two devices' backward.
+Tensors vjp(const OpInfo& info, const Tensors& inputs);
 // Runs every sample of `info` in dtype t (laid out non-contiguously when
 // noncontig) and compares with the reference (GoogleTest expectations).
 void check_forward(const OpInfo& info, DType t, bool noncontig);
@@ -97,5 +101,4 @@ std::string compare(const Tensor& actual, const Tensor& expected, double atol, d
 #define NABLA_OP_INFO_CAT2(a, b) a##b
 #define NABLA_OP_INFO_CAT(a, b) NABLA_OP_INFO_CAT2(a, b)
 // Registers an OpInfo at start-up: NABLA_OP_INFO(some_function_returning_an_OpInfo(...));
-#define NABLA_OP_INFO(...) \
-  static ::nabla::testing::RegisterOpInfo NABLA_OP_INFO_CAT(op_info_, __LINE__)(__VA_ARGS__)
+#define NABLA_OP_INFO(...) static ::nabla::testing::RegisterOpInfo NABLA_OP_INFO_CAT(op_info_, __LINE__)(__VA_ARGS__)
