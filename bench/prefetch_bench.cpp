@@ -32,7 +32,7 @@ struct Model {
   }
   void step(const Tensor& x, const Tensor& y) {
     opt->zero_grad();
-    mse_loss(net.forward(x), y).backward();  // (cross_entropy has no OpenCL kernel yet)
+    mse_loss(net.forward(x), y).backward();  // float targets: both batch tensors are float32
     opt->step();
   }
 };

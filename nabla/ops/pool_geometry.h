@@ -25,5 +25,8 @@ Pool2dGeometry max_geometry(std::string_view op, const Shape& sizes, const Attrs
 // avg_pool2d's attrs from index `at` on: kernel_size, stride, padding,
 // ceil_mode, count_include_pad, divisor_override.
 Pool2dGeometry avg_geometry(std::string_view op, const Shape& sizes, const Attrs& a, std::size_t at);
+// The planes of a backward op: input planes [N, C, H, W] (`in_sizes`), output
+// planes those of `out` (the gradient or the indices); no window.
+Pool2dGeometry plane_geometry(const Shape& in_sizes, const Tensor& out);
 
 }  // namespace nabla

@@ -99,6 +99,14 @@ Tensor max_gather_call(const Tensor& src, const Tensor& idx) { return call1(max_
 
 }  // namespace
 
+Pool2dGeometry plane_geometry(const Shape& in_sizes, const Tensor& out) {
+  Pool2dGeometry g;
+  g.planes = in_sizes[0] * in_sizes[1];
+  g.in_h = in_sizes[2], g.in_w = in_sizes[3];
+  g.out_h = out.sizes()[2], g.out_w = out.sizes()[3];
+  return g;
+}
+
 // ---- avg_pool2d: attrs kernel_size, stride, padding, ceil_mode,
 // count_include_pad, divisor_override; the backward op puts input_sizes first.
 Pool2dGeometry avg_geometry(std::string_view op, const Shape& sizes, const Attrs& a, std::size_t at) {

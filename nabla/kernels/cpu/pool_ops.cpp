@@ -10,15 +10,6 @@ extern const OpDef max_pool2d_op, max_pool2d_backward_op, max_pool2d_gather_op, 
 namespace cpu {
 namespace {
 
-// Plane geometry of a backward op: input planes [N, C, H, W] (`in_sizes`),
-// output planes of `out` (gy or indices).
-Pool2dGeometry plane_geometry(const Shape& in_sizes, const Tensor& out) {
-  Pool2dGeometry g;
-  g.planes = in_sizes[0] * in_sizes[1];
-  g.in_h = in_sizes[2], g.in_w = in_sizes[3];
-  g.out_h = out.sizes()[2], g.out_w = out.sizes()[3];
-  return g;
-}
 AvgPoolOptions avg_options(const Attrs& a, std::size_t at) { return {a.b(at + 4), a.i(at + 5)}; }
 
 void max_pool2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {

@@ -28,16 +28,6 @@ Launch pool_launch(const Tensor& out, const char* kernel, const char* op) {
 
 std::size_t sz(int64_t v) { return static_cast<std::size_t>(v); }
 
-// Plane geometry of a backward op (as the CPU's): input planes `in_sizes`
-// [N, C, H, W], output planes those of `out` (gy or indices).
-Pool2dGeometry plane_geometry(const Shape& in_sizes, const Tensor& out) {
-  Pool2dGeometry g;
-  g.planes = in_sizes[0] * in_sizes[1];
-  g.in_h = in_sizes[2], g.in_w = in_sizes[3];
-  g.out_h = out.sizes()[2], g.out_w = out.sizes()[3];
-  return g;
-}
-
 // H, W, OH, OW, KH, KW, SH, SW, PH, PW
 void window_args(Launch& k, const Pool2dGeometry& g) {
   for (int64_t v : {g.in_h, g.in_w, g.out_h, g.out_w, g.kernel_h, g.kernel_w, g.stride_h, g.stride_w, g.pad_h, g.pad_w})
