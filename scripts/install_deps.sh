@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libopenblas-dev libdnnl-dev libgtest-dev libbenchmark-dev zlib1g-dev
   dataset-fashion-mnist  # the data of `nabla train`
+  nlohmann-json3-dev  # JSON for model and training configs (nabla/nn/config.h, `nabla train --config`)
   clang-16 libclang-rt-16-dev  # the "fuzz" preset: libFuzzer + sanitizers (clang 14 lacks std::source_location)
   pocl-opencl-icd clinfo ocl-icd-opencl-dev opencl-headers libclblast-dev)  # the OpenCL backend, run on PoCL (a CPU device)
 missing=()
