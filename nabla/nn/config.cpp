@@ -13,8 +13,6 @@
 namespace nabla::nn {
 namespace {
 
-ModulePtr from_config_at(const Json& value, const std::string& where, const std::string& path);
-
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -298,7 +296,7 @@ const std::map<std::string, LayerKind>& kinds() {
           std::vector<ModulePtr> modules;
           for (std::size_t i = 0; i < layers.size(); ++i) {
             std::string path = detail::concat(r.field_path("layers"), '[', i, ']');
-            modules.push_back(from_config_at(layers[i], where, path));
+            modules.push_back(from_config(layers[i], where, path));
           }
           return std::make_shared<Sequential>(std::move(modules));
         },
@@ -318,7 +316,9 @@ std::string known_list() {
   return out;
 }
 
-ModulePtr from_config_at(const Json& value, const std::string& where, const std::string& path) {
+}  // namespace
+
+ModulePtr from_config(const Json& value, const std::string& where, const std::string& path) {
   ConfigReader r(value, where, path, "a layer object {\"class\": ...}");
   const Json* cls = r.get("class");
   if (!cls) r.error("missing the required field 'class' (the layer's name: " + known_list() + ")");
@@ -338,8 +338,6 @@ ModulePtr from_config_at(const Json& value, const std::string& where, const std:
   return module;
 }
 
-}  // namespace
-
 Json config(const Module& module) {
   const std::string cls = module.name();
   auto it = kinds().find(cls);
@@ -351,8 +349,6 @@ Json config(const Module& module) {
   for (auto f = fields.begin(); f != fields.end(); ++f) j[f.key()] = f.value();
   return j;
 }
-
-ModulePtr from_config(const Json& config, const std::string& where) { return from_config_at(config, where, ""); }
 
 std::vector<std::string> config_layer_names() {
   std::vector<std::string> out;

@@ -36,8 +36,9 @@ namespace nabla::nn {
 // The JSON description of `module`; nabla::Error for a class with no config.
 Json config(const Module& module);
 
-// Builds the model `config` describes; `where` names the source in errors.
-ModulePtr from_config(const Json& config, const std::string& where = "nn::from_config");
+// Builds the model `config` describes; `where` names the source in errors
+// and `path` where the model sits in it ("model" in a training config).
+ModulePtr from_config(const Json& config, const std::string& where = "nn::from_config", const std::string& path = "");
 
 // Follows one sample of shape `input_shape` (without the batch dimension:
 // [1, 28, 28] for a grayscale image) through the layers of `config` and
@@ -45,7 +46,11 @@ ModulePtr from_config(const Json& config, const std::string& where = "nn::from_c
 // cannot take its input raises nabla::Error naming it, the layer before and
 // the shape. The config must be valid (from_config checks that first).
 std::vector<int64_t> check_shapes(const Json& config, const std::vector<int64_t>& input_shape,
-                                  const std::string& where = "nn::check_shapes");
+                                  const std::string& where = "nn::check_shapes", const std::string& path = "");
+
+// The same for a built model (nothing is rebuilt, no random numbers drawn).
+std::vector<int64_t> check_shapes(const Module& model, const std::vector<int64_t>& input_shape,
+                                  const std::string& where, const std::string& path = "");
 
 // The class names from_config knows, sorted.
 std::vector<std::string> config_layer_names();

@@ -187,13 +187,17 @@ Step infer(const Module& m, const Shape& in, const std::string& where, const std
 }  // namespace
 
 std::vector<int64_t> check_shapes(const Json& config, const std::vector<int64_t>& input_shape,
-                                  const std::string& where) {
-  ModulePtr model = from_config(config, where);
+                                  const std::string& where, const std::string& path) {
+  return check_shapes(*from_config(config, where, path), input_shape, where, path);
+}
+
+std::vector<int64_t> check_shapes(const Module& model, const std::vector<int64_t>& input_shape,
+                                  const std::string& where, const std::string& path) {
   Shape in = {1};
   in.insert(in.end(), input_shape.begin(), input_shape.end());
-  Step s = infer(*model, in, where, "");
+  Step s = infer(model, in, where, path);
   if (!s.problem.empty())
-    fail(where, ": the model (", model->name(), ") cannot take the input, shape ", shape_str(in), ": ", s.problem);
+    fail(where, ": ", path.empty() ? "the model" : path, " (", model.name(), ") cannot take the input, shape ", shape_str(in), ": ", s.problem);
   return Shape(s.out.begin() + 1, s.out.end());
 }
 

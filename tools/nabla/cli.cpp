@@ -84,6 +84,7 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
        [&](auto& o, auto& v) {
          c.progress = parse_choice(o, v, {"auto", "bar", "lines", "none"});
        }},
+      {"--config", [&](auto& o, auto& v) { c.config_file = parse_nonempty(o, v); }},
   };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -93,6 +94,10 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
     }
     if (arg == "--resume") {
       c.resume = true;
+      continue;
+    }
+    if (arg == "--print-config") {
+      c.print_config = true;
       continue;
     }
     std::string name = arg, value;
@@ -115,6 +120,7 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
       value = args[++i];
     }
     it->second(name, value);
+    c.given.insert(name);
   }
   return c;
 }
@@ -232,6 +238,10 @@ std::string train_help() {
      << "  --progress MODE    auto | bar | lines | none (default auto: a bar on a terminal)\n"
      << "  --resume           continue from the checkpoint in --out (written after every epoch),\n"
      << "                     with the options it was started with (no checkpoint: a new run)\n"
+     << "  --config FILE      take the model, data, loss, optimizer, ... from a JSON file\n"
+     << "                     (docs/config.md); options given beside it override the file\n"
+     << "  --print-config     print the settings (these defaults and any options given) as\n"
+     << "                     such a file, and exit\n"
      << "  -h, --help         show this help\n";
   return os.str();
 }

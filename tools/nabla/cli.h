@@ -9,6 +9,9 @@
 // raises UsageError; main() prints it with a hint and exits with code 2.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -21,6 +24,20 @@ class UsageError : public std::runtime_error {
   explicit UsageError(const std::string& what) : std::runtime_error(what) {}
 };
 
+// Where `nabla train`'s data comes from (a config file's "data" section,
+// docs/config.md). The command line's --data names an IDX directory.
+struct DataSpec {
+  std::string format = "idx";                // idx | npz | npy | csv
+  std::string train, test;                   // npz/csv: the files; npy: the inputs (idx: TrainConfig::data)
+  std::string train_targets, test_targets;   // npy: the class-index files
+  std::string x_key = "x", y_key = "y";      // npz: the arrays' names
+  bool header = false;                       // csv: the first line names the columns
+  int64_t target_column = -1;                // csv: the column holding the class index (-1: the last)
+  // The "normalize" transform (x - mean) / std; IDX images are first scaled
+  // to [0, 1]. The default: Fashion-MNIST's training-set mean and std.
+  std::optional<std::pair<double, double>> normalize = std::pair<double, double>{0.286, 0.353};
+};
+
 // Everything `nabla train` can be told. Defaults are the acceptance run:
 // the default CNN on Fashion-MNIST (docs/train.md).
 struct TrainConfig {
@@ -29,6 +46,7 @@ struct TrainConfig {
   int64_t batch_size = 64;
   double lr = 1e-3;
   std::string optimizer = "adam";   // sgd | adam | adamw | rmsprop | adagrad
+  std::map<std::string, double> optimizer_options;  // besides lr (a config file's "optimizer"); sgd: momentum 0.9 unless set
   std::string schedule = "cosine";  // none | cosine
   int threads = 0;                  // 0: nabla's default (NABLA_NUM_THREADS or all cores)
   int workers = 2;                  // DataLoader worker threads
@@ -40,6 +58,17 @@ struct TrainConfig {
   std::string progress = "auto";  // auto | bar | lines | none
   bool resume = false;            // continue from <out>/checkpoint.safetensors
   bool help = false;
+  // --config FILE: the settings come from FILE (train_config.h); options
+  // given beside it override the file's values. --print-config prints the
+  // settings as such a file instead of training.
+  std::string config_file;
+  bool print_config = false;
+  std::set<std::string> given;  // the options given on the command line ("--epochs", ...)
+  // From a config file: the model as nn::config JSON text (empty: the built-in
+  // `model`), the shape of one input sample if stated, and the data.
+  std::string model_config;
+  std::vector<int64_t> input_shape;
+  DataSpec data_spec;
 };
 
 // `nabla run`: a saved graph (.nbg), values to feed from .npy files, values

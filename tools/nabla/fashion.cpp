@@ -34,7 +34,9 @@ FashionMnist load_fashion_mnist(const std::string& dir, int64_t limit) {
   return {first(data::load_mnist(dir, true), limit), first(data::load_mnist(dir, false), limit)};
 }
 
-data::Example collate_normalized(std::vector<data::Example> examples) {
+namespace {
+
+data::Example collate_images(std::vector<data::Example> examples, float mean, float std) {
   NABLA_CHECK(!examples.empty(), "collate_normalized: got an empty batch");
   const Tensor& first_image = examples[0].data;
   NABLA_CHECK(first_image.dim() == 2 && first_image.dtype() == kUInt8, "collate_normalized: expected uint8 images ",
@@ -44,7 +46,7 @@ data::Example collate_normalized(std::vector<data::Example> examples) {
   Tensor y = empty({B}, kInt64);
   float* out = x.data_ptr<float>();
   int64_t* labels = y.data_ptr<int64_t>();
-  const float scale = 1.0f / (255.0f * kFashionStd), shift = kFashionMean / kFashionStd;
+  const float scale = 1.0f / (255.0f * std), shift = mean / std;
   for (int64_t b = 0; b < B; ++b) {
     const data::Example& e = examples[static_cast<std::size_t>(b)];
     NABLA_CHECK(e.data.sizes() == first_image.sizes() && e.data.dtype() == kUInt8, "collate_normalized: image ", b,
@@ -55,6 +57,16 @@ data::Example collate_normalized(std::vector<data::Example> examples) {
     labels[b] = e.target.to(kInt64).item<int64_t>();
   }
   return {x, y};
+}
+
+}  // namespace
+
+data::Example collate_normalized(std::vector<data::Example> examples) {
+  return collate_images(std::move(examples), kFashionMean, kFashionStd);
+}
+
+data::CollateFn image_collate(float mean, float std) {
+  return [mean, std](std::vector<data::Example> examples) { return collate_images(std::move(examples), mean, std); };
 }
 
 }  // namespace nabla::tool

@@ -26,4 +26,8 @@ FashionMnist load_fashion_mnist(const std::string& dir, int64_t limit = 0);
 // the loader's worker threads so it overlaps the training step.
 data::Example collate_normalized(std::vector<data::Example> examples);
 
+// The same with another mean and std (pixel/255 statistics): a config file's
+// normalize transform; mean 0, std 1 gives pixel/255.
+data::CollateFn image_collate(float mean, float std);
+
 }  // namespace nabla::tool

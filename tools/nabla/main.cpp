@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "run.h"
 #include "train.h"
+#include "train_config.h"
 
 namespace {
 
@@ -51,8 +52,16 @@ int main(int argc, char** argv) {
           std::cout << train_help();
           return 0;
         }
-        run_train(cmd.train, std::cout, isatty(STDOUT_FILENO) != 0);
+      {
+        // With --config the file's settings, validated before anything is loaded.
+        TrainConfig config = resolve_train_config(cmd.train);
+        if (config.print_config) {
+          std::cout << train_config_json(config).dump(2) << "\n";
+          return 0;
+        }
+        run_train(config, std::cout, isatty(STDOUT_FILENO) != 0);
         return 0;
+      }
       case Command::Kind::Run:
         if (cmd.run.help) {
           std::cout << run_help();

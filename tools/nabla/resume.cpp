@@ -22,6 +22,9 @@ std::string exact(double v) {
 const std::vector<std::pair<std::string, std::string>>& compared() {
   static const std::vector<std::pair<std::string, std::string>> keys = {
       {"option.model", "--model"},
+      {"option.model_config", "the model's layers (--config)"},
+      {"option.data", "the data (--data, --config)"},
+      {"option.optimizer_options", "the optimizer's options (--config)"},
       {"option.optimizer", "--optimizer"},
       {"option.schedule", "--schedule"},
       {"option.lr", "--lr"},
@@ -35,10 +38,30 @@ const std::vector<std::pair<std::string, std::string>>& compared() {
   return keys;
 }
 
+// The data's source and transform in one line ("idx DIR normalize 0.286 0.353").
+std::string data_text(const TrainConfig& c) {
+  const DataSpec& d = c.data_spec;
+  std::string s = d.format + " " + (d.format == "idx" ? c.data : d.train + " " + d.test);
+  if (d.format == "npy") s += " " + d.train_targets + " " + d.test_targets;
+  if (d.format == "npz") s += " x=" + d.x_key + " y=" + d.y_key;
+  if (d.format == "csv") s += " header=" + std::to_string(d.header) + " target=" + std::to_string(d.target_column);
+  if (d.normalize) s += " normalize " + exact(d.normalize->first) + " " + exact(d.normalize->second);
+  return s;
+}
+
+std::string optimizer_text(const TrainConfig& c) {
+  std::string s;
+  for (const auto& [k, v] : c.optimizer_options) s += (s.empty() ? "" : " ") + k + "=" + exact(v);
+  return s;
+}
+
 }  // namespace
 
 io::Metadata run_options(const TrainConfig& c, int64_t train_samples, int64_t test_samples) {
   return {{"option.model", c.model},
+          {"option.model_config", c.model_config},
+          {"option.data", data_text(c)},
+          {"option.optimizer_options", optimizer_text(c)},
           {"option.optimizer", c.optimizer},
           {"option.schedule", c.schedule},
           {"option.lr", exact(c.lr)},

@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "fashion.h"
 #include "models.h"
+#include "nabla/nn/config.h"
 #include "nabla/io/training_state.h"
 #include "nabla/nabla.h"
 #include "progress.h"
 #include "resume.h"
+#include "train_config.h"
+#include "train_data.h"
 
 namespace nabla::tool {
 namespace {
@@ -72,15 +74,31 @@ Evaluation evaluate(nn::Module& model, data::DataLoader& loader, Device device) 
   return {loss_sum / static_cast<double>(seen), static_cast<double>(correct) / static_cast<double>(seen)};
 }
 
+// The layers' shapes against the data's, before anything trains: a sample's
+// output must be [classes] with every class index in range.
+void check_model_fits_data(const TrainConfig& c, const nn::Module& model, const TrainData& ds) {
+  const std::string where = c.config_file.empty() ? "nabla train --model " + c.model : c.config_file;
+  std::vector<int64_t> out = nn::check_shapes(model, ds.sample_shape, where, "model");
+  NABLA_CHECK(out.size() == 1, where, ": model: one sample's output has shape ", IntList(out),
+              ", expected [classes] (cross_entropy over class indices)");
+  NABLA_CHECK(ds.max_label < out[0], where, ": model: its output has ", out[0], " classes but the data's class indices ",
+              "go up to ", ds.max_label);
+}
+
 }  // namespace
 
-std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::vector<Tensor> params, double lr) {
-  if (name == "sgd")
-    return std::make_unique<optim::SGD>(std::move(params), optim::Options{{"lr", lr}, {"momentum", 0.9}});
-  if (name == "adam") return std::make_unique<optim::Adam>(std::move(params), optim::Options{{"lr", lr}});
-  if (name == "adamw") return std::make_unique<optim::AdamW>(std::move(params), optim::Options{{"lr", lr}});
-  if (name == "rmsprop") return std::make_unique<optim::RMSprop>(std::move(params), optim::Options{{"lr", lr}});
-  if (name == "adagrad") return std::make_unique<optim::Adagrad>(std::move(params), optim::Options{{"lr", lr}});
+std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::vector<Tensor> params, double lr,
+                                                 const std::map<std::string, double>& options) {
+  optim::Options o(options.begin(), options.end());
+  o["lr"] = lr;
+  if (name == "sgd") {
+    o.emplace("momentum", kSgdMomentum);
+    return std::make_unique<optim::SGD>(std::move(params), o);
+  }
+  if (name == "adam") return std::make_unique<optim::Adam>(std::move(params), o);
+  if (name == "adamw") return std::make_unique<optim::AdamW>(std::move(params), o);
+  if (name == "rmsprop") return std::make_unique<optim::RMSprop>(std::move(params), o);
+  if (name == "adagrad") return std::make_unique<optim::Adagrad>(std::move(params), o);
   fail("nabla train: unknown optimizer '", name, "', expected one of: sgd, adam, adamw, rmsprop, adagrad");
 }
 
@@ -91,11 +109,11 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   backend_for(device, "nabla train --device");  // present, or an error listing the devices that are
 
   auto load_start = Clock::now();
-  FashionMnist ds = load_fashion_mnist(c.data, c.limit);
+  TrainData ds = load_train_data(c);
   char line[256];
-  std::snprintf(line, sizeof line, "data: %lld training, %lld test images from ",
-                static_cast<long long>(ds.train->size()), static_cast<long long>(ds.test->size()));
-  out << line << c.data;  // a path of any length
+  std::snprintf(line, sizeof line, "data: %lld training, %lld test %s from ", static_cast<long long>(ds.train->size()),
+                static_cast<long long>(ds.test->size()), c.data_spec.format == "idx" ? "images" : "samples");
+  out << line << ds.source;  // a path of any length
   std::snprintf(line, sizeof line, " (%.1f s)\n", seconds_since(load_start));
   out << line;
 
@@ -106,18 +124,19 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   TrainResult result;
   result.checkpoint = (std::filesystem::path(c.out) / "checkpoint.safetensors").string();
 
-  nn::ModulePtr model = make_model(c.model);
+  nn::ModulePtr model = build_model(c);
+  check_model_fits_data(c, *model, ds);
   model->to(device);  // before the optimizer: its state is made where the parameters are
-  auto optimizer = make_optimizer(c.optimizer, model->parameters(), c.lr);
+  auto optimizer = make_optimizer(c.optimizer, model->parameters(), c.lr, c.optimizer_options);
   data::DataLoader train_loader(ds.train, {.batch_size = c.batch_size,
                                            .shuffle = true,
                                            .seed = c.seed,
                                            .num_workers = c.workers,
-                                           .collate = collate_normalized,
+                                           .collate = ds.collate,
                                            .pin_memory = !device.is_cpu()});
   data::DataLoader test_loader(ds.test, {.batch_size = 500,
                                          .num_workers = c.workers,
-                                         .collate = collate_normalized,
+                                         .collate = ds.collate,
                                          .pin_memory = !device.is_cpu()});
   std::unique_ptr<optim::LRScheduler> schedule;
   if (c.schedule == "cosine")
@@ -202,7 +221,7 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
     state.step = step;
     state.info = options;
     state.info["model"] = c.model;
-    state.info["dataset"] = "fashion-mnist";
+    state.info["dataset"] = c.data_spec.format == "idx" ? "fashion-mnist" : c.data_spec.format;
     state.info["epochs"] = std::to_string(epoch);
     state.info["test_accuracy"] = exact(test.accuracy);
     state.info["test_loss"] = exact(test.loss);

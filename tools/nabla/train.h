@@ -20,8 +20,13 @@ struct TrainResult {
   std::string checkpoint;    // the file written
 };
 
-// The optimizer `name` (cli.h's list) over `params` with learning rate lr.
-std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::vector<Tensor> params, double lr);
+// SGD's momentum in `nabla train` unless a config file sets it.
+inline constexpr double kSgdMomentum = 0.9;
+
+// The optimizer `name` (cli.h's list) over `params` with learning rate lr and
+// the other hyper-parameters in `options` (the optimizer's own names).
+std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::vector<Tensor> params, double lr,
+                                                 const std::map<std::string, double>& options = {});
 
 // Runs `config`, printing to `out`; `terminal` says whether `out` is one
 // (config.progress "auto" then draws a bar). Errors raise nabla::Error.
