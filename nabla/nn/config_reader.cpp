@@ -124,7 +124,7 @@ double ConfigReader::number(const std::string& key, double lo, double hi, std::o
   if (!v && fallback) return *fallback;
   if (!v) required(key);
   std::string expected = detail::concat("a number ", lo_open ? "> " : ">= ", lo);
-  if (hi < INFINITY) expected = detail::concat("a number in ", lo_open ? "(" : "[", lo, ", ", hi, "]");
+  if (hi < 1e300) expected = detail::concat("a number in ", lo_open ? "(" : "[", lo, ", ", hi, "]");
   if (!v->is_number()) bad(key, expected);
   double x = v->get<double>();
   if (!(lo_open ? x > lo : x >= lo) || !(x <= hi)) bad(key, expected);

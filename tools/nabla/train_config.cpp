@@ -7,6 +7,7 @@
 #include "train_config.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "models.h"
 #include "nabla/core/device.h"
@@ -40,19 +41,25 @@ std::map<std::string, double> read_optimizer_options(ConfigReader& r, const std:
   return out;
 }
 
-void read_data(ConfigReader& r, TrainConfig& c) {
+void read_data(ConfigReader& r, TrainConfig& c, const std::filesystem::path& base_dir) {
+  // A relative data path is relative to the config file (made absolute, so
+  // that --print-config writes paths that work from anywhere).
+  auto path = [&](const std::string& key) {
+    std::filesystem::path p = r.string(key);
+    return (p.is_relative() && !base_dir.empty() ? std::filesystem::absolute(base_dir / p) : p).lexically_normal().string();
+  };
   DataSpec& d = c.data_spec;
   d = DataSpec{};
   d.format = r.choice("format", {"idx", "npz", "npy", "csv"});
   if (d.format == "idx") {
-    c.data = r.string("dir");
+    c.data = path("dir");
   } else {
-    d.train = r.string("train");
-    d.test = r.string("test");
+    d.train = path("train");
+    d.test = path("test");
   }
   if (d.format == "npy") {
-    d.train_targets = r.string("train_targets");
-    d.test_targets = r.string("test_targets");
+    d.train_targets = path("train_targets");
+    d.test_targets = path("test_targets");
   }
   if (d.format == "npz") {
     d.x_key = r.string("x", "x");
@@ -89,7 +96,7 @@ nn::ModulePtr build_model(const TrainConfig& c) {
                          "model");
 }
 
-TrainConfig parse_train_config(const Json& json, const std::string& where) {
+TrainConfig parse_train_config(const Json& json, const std::string& where, const std::string& base_dir) {
   TrainConfig c;
   c.config_file = where;
   ConfigReader r(json, where, "", "a training config object {\"model\": ..., \"data\": ..., ...}");
@@ -108,7 +115,7 @@ TrainConfig parse_train_config(const Json& json, const std::string& where) {
     if (!c.model_config.empty()) nn::check_shapes(*model, c.input_shape, where, "model");
   }
   ConfigReader data(r.object("data"), where, r.field_path("data"), "a data object {\"format\": ...}");
-  read_data(data, c);
+  read_data(data, c, base_dir);
   r.choice("loss", {"cross_entropy"}, "cross_entropy");
   if (const Json* metrics = r.get("metrics")) {
     if (!metrics->is_array()) r.bad("metrics", "an array of metric names: \"loss\", \"accuracy\"");
@@ -151,7 +158,9 @@ TrainConfig parse_train_config(const Json& json, const std::string& where) {
   return c;
 }
 
-TrainConfig read_train_config(const std::string& path) { return parse_train_config(nn::read_json_config(path), path); }
+TrainConfig read_train_config(const std::string& path) {
+  return parse_train_config(nn::read_json_config(path), path, std::filesystem::path(path).parent_path().string());
+}
 
 Json train_config_json(const TrainConfig& c) {
   Json j;

@@ -12,9 +12,11 @@
 
 namespace nabla::tool {
 
-// The settings of `json`, a training config; `where` names the file in errors.
-TrainConfig parse_train_config(const nn::Json& json, const std::string& where);
-// Reads and parses the file at `path`.
+// The settings of `json`, a training config; `where` names the file in
+// errors. Relative data paths are taken relative to `base_dir` (the config
+// file's directory; "" leaves them as they are).
+TrainConfig parse_train_config(const nn::Json& json, const std::string& where, const std::string& base_dir = "");
+// Reads and parses the file at `path` (data paths relative to its directory).
 TrainConfig read_train_config(const std::string& path);
 
 // `config` as a training config file: the model as its layers (nn::config),
