@@ -6,6 +6,12 @@
 // characters in strings and nesting deeper than 32 are refused with a
 // nabla::Error naming `where` and the byte offset. Trailing whitespace is
 // allowed (safetensors pads its header with spaces); anything else is not.
+//
+// Ordinary JSON files (model and training configs) are read with nlohmann/json
+// instead (nn/config_reader.h). This reader stays for file headers: its
+// refusals (duplicate keys, which nlohmann keeps silently, values outside the
+// subset, deep nesting) each carry a byte offset, which nlohmann 3.11's SAX
+// callbacks cannot give, and the fuzz target and corrupted-file sweep pin it.
 #pragma once
 #include <cstdint>
 #include <string>
