@@ -201,5 +201,45 @@ TEST(TrainConfig, ExampleConfigsTrainFromTheCommandLine) {
   fs::remove_all(dir);
 }
 
+// The .npz and .npy formats: the spirals of examples/configs/data, written as
+// arrays by the test, train the example MLP as the CSV file does.
+TEST(TrainConfig, NpzAndNpyDataTrain) {
+  fs::path dir = temp_dir("arrays");
+  for (const char* split : {"train", "test"}) {
+    Tensor table = data::read_csv((examples_dir() / "data" / (std::string("spirals_") + split + ".csv")).string(),
+                                  {.header = true});
+    Tensor x = table.narrow(1, 0, 2).contiguous(), y = table.select(1, 2).to(kInt64);
+    data::write_npz((dir / (std::string(split) + ".npz")).string(), {{"points", x}, {"arm", y}});
+    data::write_npy((dir / (std::string(split) + "_x.npy")).string(), x);
+    data::write_npy((dir / (std::string(split) + "_y.npy")).string(), y.to(kFloat64));  // whole numbers in floats
+  }
+  Json base = example("mlp_csv.json");
+  Json npz = base, npy = base;
+  npz["data"] = {{"format", "npz"}, {"train", "train.npz"}, {"test", "test.npz"}, {"x", "points"}, {"y", "arm"}};
+  npy["data"] = {{"format", "npy"},          {"train", "train_x.npy"}, {"test", "test_x.npy"},
+                 {"train_targets", "train_y.npy"}, {"test_targets", "test_y.npy"},
+                 {"transforms", {{{"name", "normalize"}, {"mean", 0.0}, {"std", 0.5}}}}};
+  for (auto& [name, config] : {std::pair<std::string, Json>{"npz", npz}, {"npy", npy}}) {
+    SCOPED_TRACE(name);
+    std::ofstream(dir / (name + ".json")) << config.dump(2);
+    ProgramRun r = run_nabla("train --config " + (dir / (name + ".json")).string() +
+                             " --progress none --workers 0 --out " + (dir / ("out_" + name)).string());
+    ASSERT_EQ(r.code, 0) << r.out;
+    EXPECT_NE(r.out.find("data: 600 training, 300 test samples"), std::string::npos) << r.out;
+    EXPECT_GT(final_accuracy(r.out), 90.0) << r.out;
+  }
+  // A class index that is not a whole number is refused, naming the file and row.
+  data::write_npy((dir / "bad_y.npy").string(), tensor(std::vector<double>{0.0, 1.5}));
+  data::write_npy((dir / "bad_x.npy").string(), zeros({2, 2}));
+  npy["data"]["train"] = "bad_x.npy";
+  npy["data"]["train_targets"] = "bad_y.npy";
+  std::ofstream(dir / "bad.json") << npy.dump(2);
+  ProgramRun bad = run_nabla("train --config " + (dir / "bad.json").string() + " --out " + (dir / "x").string());
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.out.find("bad_y.npy' row 1: the class index must be a whole number >= 0, got 1.5"), std::string::npos)
+      << bad.out;
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace nabla::tool
