@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "fashion.h"
+#include "nabla/data/fashion_mnist.h"
 #include "models.h"
 #include "nabla/io/training_state.h"
 #include "nabla/nabla.h"
@@ -91,7 +91,7 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   backend_for(device, "nabla train --device");  // present, or an error listing the devices that are
 
   auto load_start = Clock::now();
-  FashionMnist ds = load_fashion_mnist(c.data, c.limit);
+  data::FashionMnist ds = data::load_fashion_mnist(c.data, c.limit);
   char line[256];
   std::snprintf(line, sizeof line, "data: %lld training, %lld test images from ",
                 static_cast<long long>(ds.train->size()), static_cast<long long>(ds.test->size()));
@@ -113,11 +113,11 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
                                            .shuffle = true,
                                            .seed = c.seed,
                                            .num_workers = c.workers,
-                                           .collate = collate_normalized,
+                                           .collate = data::collate_normalized,
                                            .pin_memory = !device.is_cpu()});
   data::DataLoader test_loader(ds.test, {.batch_size = 500,
                                          .num_workers = c.workers,
-                                         .collate = collate_normalized,
+                                         .collate = data::collate_normalized,
                                          .pin_memory = !device.is_cpu()});
   std::unique_ptr<optim::LRScheduler> schedule;
   if (c.schedule == "cosine")
