@@ -3,6 +3,7 @@
 // batch.
 #include "nabla/train/trainer.h"
 
+#include <atomic>
 #include <cmath>
 #include <iostream>
 #include <numeric>
@@ -189,7 +190,8 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
   epochs_ = o.epochs;
   steps_ = b.loader->size();
   stop_training = false;
-  if (o.jit == Jit::Auto && o.verbose > 0)
+  static std::atomic<bool> said_eager{false};  // once per process, as the issue asks of the reason
+  if (o.jit == Jit::Auto && o.verbose > 0 && !said_eager.exchange(true))
     std::cout << "fit: the training step runs eagerly (jit = auto: compiling it is not implemented yet)\n";
 
   Mean loss_mean("loss");
@@ -228,7 +230,8 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
       Logs v = evaluate_impl(*validation, eval_options, api);
       for (const auto& [k, value] : v) logs["val_" + k] = value;
     }
-    logs["lr"] = options_.optimizer->param_groups().at(0).lr();  // the lr this epoch used
+    // The first group's lr at the epoch's end, before the epoch-end callbacks change it.
+    logs["lr"] = options_.optimizer->param_groups().at(0).lr();
     for (const CallbackPtr& c : callbacks) c->on_epoch_end(epoch, logs);
     history.epoch.push_back(epoch);
     for (const auto& [k, value] : logs) history.history[k].push_back(value);

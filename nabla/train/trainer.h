@@ -12,6 +12,7 @@
 // their defaults with one. The training step is eager (see FitOptions::jit).
 // docs/train_api.md describes it all.
 #pragma once
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -39,7 +40,9 @@ LossFn make_loss(const std::string& name);
 struct MetricSpec {
   MetricSpec(const char* name) : metric(make_metric(name)) {}
   MetricSpec(const std::string& name) : metric(make_metric(name)) {}
-  MetricSpec(MetricPtr m) : metric(std::move(m)) {}
+  template <class M>
+    requires std::derived_from<M, Metric>
+  MetricSpec(std::shared_ptr<M> m) : metric(std::move(m)) {}
   MetricPtr metric;
 };
 
