@@ -25,11 +25,18 @@ Args parse(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--epochs") a.epochs = std::atoi(v.c_str());
-    else if (k == "--limit") a.limit = std::atoll(v.c_str());
-    else if (k == "--data") a.data = v;
-    else if (k == "--out") a.out = v;
-    else { std::fprintf(stderr, "usage: fit_fashion_cnn [--epochs N] [--limit N] [--data DIR] [--out DIR]\n"); std::exit(2); }
+    if (k == "--epochs")
+      a.epochs = std::atoi(v.c_str());
+    else if (k == "--limit")
+      a.limit = std::atoll(v.c_str());
+    else if (k == "--data")
+      a.data = v;
+    else if (k == "--out")
+      a.out = v;
+    else {
+      std::fprintf(stderr, "usage: fit_fashion_cnn [--epochs N] [--limit N] [--data DIR] [--out DIR]\n");
+      std::exit(2);
+    }
   }
   return a;
 }
@@ -41,16 +48,16 @@ int main(int argc, char** argv) try {
   // ---- user code: 15 lines ----
   auto data = data::load_fashion_mnist(args.data, args.limit);
   auto model = zoo::fashion_cnn();
-  auto adam = std::make_shared<optim::Adam>(model->parameters(), optim::Options{{"lr", 1e-3}});
-  auto cosine = std::make_shared<optim::CosineAnnealingLR>(*adam, args.epochs * ((data.train->size() * 9 / 10 + 63) / 64));
+  auto adam = std::make_shared<optim::Adam>(model->parameters());  // lr 1e-3, and a cosine schedule over all batches:
+  auto cosine = std::make_shared<optim::CosineAnnealingLR>(*adam, args.epochs * (data.train->size() * 9 / 640 + 1));
   train::Trainer trainer(model, {.optimizer = adam, .metrics = {"accuracy"}});
   const std::string best = args.out + "/best.safetensors";
-  train::History history = trainer.fit(data.train, {
-      .epochs = args.epochs, .batch_size = 64, .validation_split = 0.1,
-      .callbacks = {std::make_shared<train::ModelCheckpoint>(best, train::CheckpointOptions{.monitor = "val_accuracy", .save_best_only = true}),
-                    std::make_shared<train::EarlyStopping>(train::EarlyStoppingOptions{.monitor = "val_accuracy", .patience = 2}),
-                    std::make_shared<train::LearningRateScheduler>(cosine, train::LearningRateScheduler::Every::Batch)},
-      .collate = data::collate_normalized, .num_workers = 2});
+  train::FitOptions fit{.epochs = args.epochs, .batch_size = 64, .validation_split = 0.1, .num_workers = 2};
+  fit.collate = data::collate_normalized;  // uint8 images -> normalized float batches
+  fit.callbacks = {train::ModelCheckpoint(best, {.monitor = "val_accuracy", .save_best_only = true}),
+                   train::EarlyStopping({.monitor = "val_accuracy", .patience = 2}),
+                   train::LearningRateScheduler(cosine, train::LearningRateScheduler::Every::Batch)};
+  train::History history = trainer.fit(data.train, fit);
   io::load_checkpoint(best, *model);
   train::Logs test = trainer.evaluate(data.test, {.batch_size = 500, .collate = data::collate_normalized});
   std::printf("test accuracy %.2f%% (best of %zu epochs)\n", 100 * test["accuracy"], history.epoch.size());

@@ -30,9 +30,10 @@ FashionMnist load_fashion_mnist(const std::string& dir, int64_t limit) {
   std::string missing;
   for (const char* s : stems)
     if (!has_idx(dir, s)) missing += std::string(missing.empty() ? "" : ", ") + s + "[.gz]";
-  NABLA_CHECK(missing.empty(), "load_fashion_mnist: Fashion-MNIST was not found in '", dir, "' (missing: ", missing,
-              ").\nInstall it with `apt-get install dataset-fashion-mnist` (it goes to "
-              "/usr/share/datasets/fashion-mnist), or pass (with nabla train: --data) a directory with the four IDX files.");
+  NABLA_CHECK(
+      missing.empty(), "load_fashion_mnist: Fashion-MNIST was not found in '", dir, "' (missing: ", missing,
+      ").\nInstall it with `apt-get install dataset-fashion-mnist` (it goes to "
+      "/usr/share/datasets/fashion-mnist), or pass (with nabla train: --data) a directory with the four IDX files.");
   return {first(load_mnist(dir, true), limit), first(load_mnist(dir, false), limit)};
 }
 

@@ -73,7 +73,8 @@ double monitored(const Logs& logs, const std::string& monitor, const char* api) 
 // --- ProgressBarCallback ---
 
 ProgressBarCallback::ProgressBarCallback(int verbose, std::ostream* out, int terminal)
-    : verbose_(verbose), out_(out ? out : &std::cout),
+    : verbose_(verbose),
+      out_(out ? out : &std::cout),
       terminal_(terminal < 0 ? (out == nullptr && isatty(STDOUT_FILENO) != 0) : terminal != 0) {
   NABLA_CHECK(verbose >= 0 && verbose <= 2, "ProgressBarCallback: verbose must be 0, 1 or 2, got ", verbose);
 }
@@ -86,9 +87,8 @@ void ProgressBarCallback::on_train_begin(const Logs&) {
 void ProgressBarCallback::on_epoch_begin(int epoch, const Logs&) {
   if (verbose_ == 0) return;
   auto mode = verbose_ == 2 ? ProgressBar::Mode::None : terminal_ ? ProgressBar::Mode::Bar : ProgressBar::Mode::Lines;
-  bar_ = std::make_unique<ProgressBar>(*out_, mode, "epoch " + std::to_string(epoch + 1) + "/" +
-                                                       std::to_string(epochs_),
-                                       steps_);
+  bar_ = std::make_unique<ProgressBar>(*out_, mode,
+                                       "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(epochs_), steps_);
   samples_ = 0;
 }
 
@@ -120,8 +120,7 @@ void ProgressBarCallback::on_epoch_end(int epoch, const Logs& logs) {
 // --- ModelCheckpoint ---
 
 ModelCheckpoint::ModelCheckpoint(std::string path, CheckpointOptions options)
-    : path_(std::move(path)), o_(std::move(options)),
-      max_(monitor_is_max(o_.monitor, o_.mode, "ModelCheckpoint")) {
+    : path_(std::move(path)), o_(std::move(options)), max_(monitor_is_max(o_.monitor, o_.mode, "ModelCheckpoint")) {
   NABLA_CHECK(!path_.empty(), "ModelCheckpoint: the path is empty");
 }
 
@@ -206,8 +205,8 @@ void LearningRateScheduler::on_epoch_begin(int epoch, const Logs&) {
   if (!schedule_) return;
   for (optim::ParamGroup& g : trainer().optimizer().param_groups()) {
     double lr = schedule_(epoch, g.lr());
-    NABLA_CHECK(std::isfinite(lr) && lr >= 0, "LearningRateScheduler: the schedule returned lr ", lr,
-                " for epoch ", epoch, "; expected a finite number >= 0");
+    NABLA_CHECK(std::isfinite(lr) && lr >= 0, "LearningRateScheduler: the schedule returned lr ", lr, " for epoch ",
+                epoch, "; expected a finite number >= 0");
     g.set_lr(lr);
   }
 }

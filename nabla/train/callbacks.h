@@ -8,8 +8,8 @@
 // A callback reaches the model, the optimizer and stop_training through
 // trainer(), set by fit() before on_train_begin.
 #pragma once
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <iosfwd>
 #include <limits>
 #include <map>

@@ -17,8 +17,7 @@ void check_classification(const Tensor& output, const Tensor& target, const std:
   NABLA_CHECK(output.dim() == 2, api, ": expected class scores [N, C], got shape ", output.sizes());
   NABLA_CHECK(target.dim() == 1 && target.size(0) == output.size(0), api, ": expected targets [", output.size(0),
               "] (one class index per sample), got shape ", target.sizes());
-  NABLA_CHECK(is_integral(target.dtype()), api, ": expected integer class indices as targets, got ",
-              target.dtype());
+  NABLA_CHECK(is_integral(target.dtype()), api, ": expected integer class indices as targets, got ", target.dtype());
 }
 
 // The targets on the CPU as int64, each checked to lie in [0, classes).
@@ -52,9 +51,7 @@ void Accuracy::update(const Tensor& output, const Tensor& target) {
 
 double Accuracy::result() const { return seen_ > 0 ? static_cast<double>(correct_) / static_cast<double>(seen_) : 0; }
 
-TopKAccuracy::TopKAccuracy(int64_t k) : k_(k) {
-  NABLA_CHECK(k >= 1, "TopKAccuracy: k must be >= 1, got ", k);
-}
+TopKAccuracy::TopKAccuracy(int64_t k) : k_(k) { NABLA_CHECK(k >= 1, "TopKAccuracy: k must be >= 1, got ", k); }
 
 void TopKAccuracy::update(const Tensor& output, const Tensor& target) {
   const std::string api = name();
@@ -62,7 +59,7 @@ void TopKAccuracy::update(const Tensor& output, const Tensor& target) {
   NoGradGuard no_grad;
   cpu_classes(target, output.size(1), api);
   Tensor idx = target.to(kInt64).unsqueeze(1);
-  Tensor own = output.gather(1, idx);                    // the target's score, [N, 1]
+  Tensor own = output.gather(1, idx);                           // the target's score, [N, 1]
   Tensor higher = output.gt(own).sum(std::vector<int64_t>{1});  // classes scoring strictly higher
   correct_ += higher.lt(k_).sum().item<int64_t>();
   seen_ += output.size(0);
@@ -78,8 +75,7 @@ void ConfusionMatrix::update(const Tensor& output, const Tensor& target, const c
   check_classification(output, target, api);
   const int64_t classes = output.size(1);
   if (num_classes_ == 0) num_classes_ = classes;
-  NABLA_CHECK(classes == num_classes_, api, ": the output has ", classes, " classes (dim 1), expected ",
-              num_classes_);
+  NABLA_CHECK(classes == num_classes_, api, ": the output has ", classes, " classes (dim 1), expected ", num_classes_);
   if (counts_.empty()) counts_.assign(static_cast<std::size_t>(num_classes_ * num_classes_), 0);
   NoGradGuard no_grad;
   Tensor t = cpu_classes(target, classes, api);
@@ -102,9 +98,12 @@ Tensor ConfusionMatrix::matrix() const {
 
 std::string ClassificationMetric::name() const {
   switch (kind_) {
-    case Kind::Precision: return "precision";
-    case Kind::Recall: return "recall";
-    case Kind::F1: return "f1";
+    case Kind::Precision:
+      return "precision";
+    case Kind::Recall:
+      return "recall";
+    case Kind::F1:
+      return "f1";
   }
   return "?";
 }
@@ -129,17 +128,27 @@ double ClassificationMetric::result() const {
     }
     if (tp + fp + fn == 0) continue;  // the class appears nowhere: left out of the average
     ++present;
-    auto ratio = [](int64_t num, int64_t den) { return den > 0 ? static_cast<double>(num) / static_cast<double>(den) : 0.0; };
+    auto ratio = [](int64_t num, int64_t den) {
+      return den > 0 ? static_cast<double>(num) / static_cast<double>(den) : 0.0;
+    };
     switch (kind_) {
-      case Kind::Precision: total += ratio(tp, tp + fp); break;
-      case Kind::Recall: total += ratio(tp, tp + fn); break;
-      case Kind::F1: total += ratio(2 * tp, 2 * tp + fp + fn); break;
+      case Kind::Precision:
+        total += ratio(tp, tp + fp);
+        break;
+      case Kind::Recall:
+        total += ratio(tp, tp + fn);
+        break;
+      case Kind::F1:
+        total += ratio(2 * tp, 2 * tp + fp + fn);
+        break;
     }
   }
   return present > 0 ? total / static_cast<double>(present) : 0;
 }
 
-MetricPtr precision(int64_t n) { return std::make_shared<ClassificationMetric>(ClassificationMetric::Kind::Precision, n); }
+MetricPtr precision(int64_t n) {
+  return std::make_shared<ClassificationMetric>(ClassificationMetric::Kind::Precision, n);
+}
 MetricPtr recall(int64_t n) { return std::make_shared<ClassificationMetric>(ClassificationMetric::Kind::Recall, n); }
 MetricPtr f1(int64_t n) { return std::make_shared<ClassificationMetric>(ClassificationMetric::Kind::F1, n); }
 

@@ -26,8 +26,7 @@ std::string format_duration(double seconds) {
 }
 
 std::string format_progress(const std::string& label, int64_t done, int64_t total,
-                            const std::vector<std::string>& shown, double samples_per_s, double eta_s,
-                            int bar_width) {
+                            const std::vector<std::string>& shown, double samples_per_s, double eta_s, int bar_width) {
   std::string out = label;
   if (bar_width > 0) {
     int filled = total > 0 ? static_cast<int>(bar_width * done / total) : 0;

@@ -22,8 +22,7 @@ std::string format_duration(double seconds);
 // One progress line without '\r' or '\n'; bar_width 0 leaves the bar out.
 // `shown` are the caller's "name value" items, each printed after two spaces.
 std::string format_progress(const std::string& label, int64_t done, int64_t total,
-                            const std::vector<std::string>& shown, double samples_per_s, double eta_s,
-                            int bar_width);
+                            const std::vector<std::string>& shown, double samples_per_s, double eta_s, int bar_width);
 
 class ProgressBar {
  public:

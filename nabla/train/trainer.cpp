@@ -179,12 +179,12 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
 
   std::vector<CallbackPtr> callbacks;
   bool has_bar = false;
-  for (const CallbackPtr& c : o.callbacks) {
-    NABLA_CHECK(c != nullptr, api, ": a callback is null");
-    has_bar = has_bar || dynamic_cast<ProgressBarCallback*>(c.get()) != nullptr;
+  for (const CallbackSpec& c : o.callbacks) {
+    NABLA_CHECK(c.callback != nullptr, api, ": a callback is null");
+    has_bar = has_bar || dynamic_cast<ProgressBarCallback*>(c.callback.get()) != nullptr;
   }
   if (o.verbose > 0 && !has_bar) callbacks.push_back(std::make_shared<ProgressBarCallback>(o.verbose));
-  callbacks.insert(callbacks.end(), o.callbacks.begin(), o.callbacks.end());
+  for (const CallbackSpec& c : o.callbacks) callbacks.push_back(c.callback);
   for (const CallbackPtr& c : callbacks) c->set_trainer(this);
 
   epochs_ = o.epochs;

@@ -41,9 +41,19 @@ struct MetricSpec {
   MetricSpec(const char* name) : metric(make_metric(name)) {}
   MetricSpec(const std::string& name) : metric(make_metric(name)) {}
   template <class M>
-    requires std::derived_from<M, Metric>
-  MetricSpec(std::shared_ptr<M> m) : metric(std::move(m)) {}
+  requires std::derived_from<M, Metric> MetricSpec(std::shared_ptr<M> m) : metric(std::move(m)) {}
   MetricPtr metric;
+};
+
+// A callback given as an object (copied into fit()) or as a shared_ptr (to
+// read it afterwards: EarlyStopping::stopped_epoch()).
+struct CallbackSpec {
+  template <class C>
+  requires std::derived_from<C, Callback> CallbackSpec(C callback)
+      : callback(std::make_shared<C>(std::move(callback))) {}
+  template <class C>
+  requires std::derived_from<C, Callback> CallbackSpec(std::shared_ptr<C> callback) : callback(std::move(callback)) {}
+  CallbackPtr callback;
 };
 
 struct CompileOptions {
@@ -56,13 +66,13 @@ struct CompileOptions {
 // What fit() trains on or evaluate()/predict() read.
 class Data {
  public:
-  Data(Tensor x, Tensor y = Tensor());   // samples along dim 0 of both
+  Data(Tensor x, Tensor y = Tensor());  // samples along dim 0 of both
   Data(data::DatasetPtr dataset);
   template <class D>
   Data(std::shared_ptr<D> dataset) : Data(data::DatasetPtr(std::move(dataset))) {}
-  Data(data::DataLoader& loader);        // used as it is; must outlive the call
+  Data(data::DataLoader& loader);  // used as it is; must outlive the call
   bool is_loader() const { return loader_ != nullptr; }
-  int64_t size() const;                  // samples (a loader: its dataset's size is unknown, -1)
+  int64_t size() const;  // samples (a loader: its dataset's size is unknown, -1)
   // The first `n` samples and the rest (validation_split); not for a loader.
   std::pair<Data, Data> split_at(int64_t n, const char* api) const;
   data::DatasetPtr dataset() const { return dataset_; }
@@ -81,18 +91,18 @@ enum class Jit { Auto, On, Off };
 
 struct FitOptions {
   int epochs = 1;
-  int64_t batch_size = 0;              // tensors and Datasets; 0: 32 (Keras)
-  std::optional<Data> validation_data; // evaluated at each epoch's end
-  double validation_split = 0;         // in [0, 1): the LAST fraction of the data, before shuffling (Keras)
-  bool shuffle = true;                 // tensors and Datasets: a new order each epoch
-  std::vector<CallbackPtr> callbacks = {};
-  int initial_epoch = 0;               // the epoch to start at (resuming a run)
-  int verbose = 1;                     // 0 silent, 1 progress bar, 2 one line per epoch
+  int64_t batch_size = 0;               // tensors and Datasets; 0: 32 (Keras)
+  std::optional<Data> validation_data;  // evaluated at each epoch's end
+  double validation_split = 0;          // in [0, 1): the LAST fraction of the data, before shuffling (Keras)
+  bool shuffle = true;                  // tensors and Datasets: a new order each epoch
+  std::vector<CallbackSpec> callbacks = {};
+  int initial_epoch = 0;  // the epoch to start at (resuming a run)
+  int verbose = 1;        // 0 silent, 1 progress bar, 2 one line per epoch
   Jit jit = Jit::Auto;
-  data::CollateFn collate = {};        // tensors and Datasets: how samples become a batch (default stacks)
-  int num_workers = 0;                 // tensors and Datasets: DataLoader worker threads
-  uint64_t seed = 0;                   // shuffling order; 0: drawn from the global generator
-  int64_t validation_batch_size = 0;   // 0: batch_size
+  data::CollateFn collate = {};       // tensors and Datasets: how samples become a batch (default stacks)
+  int num_workers = 0;                // tensors and Datasets: DataLoader worker threads
+  uint64_t seed = 0;                  // shuffling order; 0: drawn from the global generator
+  int64_t validation_batch_size = 0;  // 0: batch_size
 };
 
 struct EvaluateOptions {

@@ -31,7 +31,8 @@ std::string temp_dir(const std::string& name) {
 TEST(TrainCallbacks, EarlyStoppingStopsAfterPatienceEpochsWithoutImprovementAndRestoresTheBest) {
   auto [x, y] = linear_problem(40);
   // Epoch 0: 5 (best), 1: 4 (best), 2: 4.5 (wait 1), 3: 4.2 (wait 2 = patience: stop).
-  Trainer t = linear_trainer(0.1, {std::make_shared<ScriptedMetric>("score", std::vector<double>{5, 4, 4.5, 4.2, 4.1, 3})});
+  Trainer t =
+      linear_trainer(0.1, {std::make_shared<ScriptedMetric>("score", std::vector<double>{5, 4, 4.5, 4.2, 4.1, 3})});
   auto weights = std::make_shared<WeightRecorder>();
   auto stop = std::make_shared<EarlyStopping>(
       EarlyStoppingOptions{.monitor = "score", .patience = 2, .restore_best_weights = true});
@@ -51,7 +52,8 @@ TEST(TrainCallbacks, EarlyStoppingMinDeltaAndMaxMode) {
   auto s1 = std::make_shared<EarlyStopping>(EarlyStoppingOptions{.monitor = "score", .min_delta = 0.1, .patience = 1});
   EXPECT_EQ(a.fit(x, y, {.epochs = 4, .callbacks = {s1}, .verbose = 0}).epoch.size(), 2u);
   // "..._accuracy" is max in auto mode: rising values never stop it; weights stay the last epoch's.
-  Trainer b = linear_trainer(0.1, {std::make_shared<ScriptedMetric>("my_accuracy", std::vector<double>{0.1, 0.2, 0.3})});
+  Trainer b =
+      linear_trainer(0.1, {std::make_shared<ScriptedMetric>("my_accuracy", std::vector<double>{0.1, 0.2, 0.3})});
   auto s2 = std::make_shared<EarlyStopping>(
       EarlyStoppingOptions{.monitor = "my_accuracy", .patience = 0, .restore_best_weights = true});
   EXPECT_EQ(b.fit(x, y, {.epochs = 3, .callbacks = {s2}, .verbose = 0}).epoch.size(), 3u);
@@ -77,7 +79,8 @@ TEST(TrainCallbacks, ModelCheckpointWritesOnlyOnImprovement) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/best-2.safetensors"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/best-3.safetensors"));  // 2.5 is worse than 2
   EXPECT_TRUE(std::filesystem::exists(dir + "/best-4.safetensors"));
-  for (int e = 1; e <= 4; ++e) EXPECT_TRUE(std::filesystem::exists(dir + "/every/e" + std::to_string(e) + ".safetensors"));
+  for (int e = 1; e <= 4; ++e)
+    EXPECT_TRUE(std::filesystem::exists(dir + "/every/e" + std::to_string(e) + ".safetensors"));
   // The file holds that epoch's weights and the monitored value.
   nn::Linear loaded(4, 3);
   io::Metadata meta = io::load_checkpoint(dir + "/best-2.safetensors", loaded);
@@ -103,13 +106,18 @@ TEST(TrainCallbacks, LearningRateSchedulerStepsPerEpochPerBatchOrByFunction) {
   auto [x, y] = linear_problem(40);  // batch 10: 4 batches per epoch
   Trainer a = linear_trainer(0.1);
   auto step_a = std::make_shared<optim::StepLR>(a.optimizer(), 1, 0.5);
-  History ha = a.fit(x, y, {.epochs = 3, .batch_size = 10, .callbacks = {std::make_shared<LearningRateScheduler>(step_a)}, .verbose = 0});
+  History ha = a.fit(
+      x, y,
+      {.epochs = 3, .batch_size = 10, .callbacks = {std::make_shared<LearningRateScheduler>(step_a)}, .verbose = 0});
   EXPECT_EQ(ha["lr"], (std::vector<double>{0.1, 0.05, 0.025}));
   Trainer b = linear_trainer(0.1);
   auto step_b = std::make_shared<optim::StepLR>(b.optimizer(), 1, 0.5);
-  History hb = b.fit(x, y, {.epochs = 2, .batch_size = 10,
-                            .callbacks = {std::make_shared<LearningRateScheduler>(step_b, LearningRateScheduler::Every::Batch)},
-                            .verbose = 0});
+  History hb =
+      b.fit(x, y,
+            {.epochs = 2,
+             .batch_size = 10,
+             .callbacks = {std::make_shared<LearningRateScheduler>(step_b, LearningRateScheduler::Every::Batch)},
+             .verbose = 0});
   // "lr" is the rate at the epoch's end (before its epoch-end callbacks): 4 halvings per epoch.
   EXPECT_DOUBLE_EQ(hb["lr"][0], 0.1 / 16);
   EXPECT_DOUBLE_EQ(hb["lr"][1], 0.1 / 256);
@@ -177,8 +185,11 @@ TEST(TrainCallbacks, ProgressBarPrintsLinesOffATerminalAndOneLinePerEpochAtVerbo
   auto [x, y] = linear_problem(100);
   Trainer t = linear_trainer();
   std::ostringstream lines, per_epoch;
-  t.fit(x, y, {.epochs = 2, .batch_size = 10, .validation_split = 0.2,
-               .callbacks = {std::make_shared<ProgressBarCallback>(1, &lines, 0)}});
+  t.fit(x, y,
+        {.epochs = 2,
+         .batch_size = 10,
+         .validation_split = 0.2,
+         .callbacks = {std::make_shared<ProgressBarCallback>(1, &lines, 0)}});
   std::string l = lines.str();
   EXPECT_EQ(l.find('\r'), std::string::npos);
   EXPECT_NE(l.find("epoch 1/2 8/8  loss "), std::string::npos) << l;

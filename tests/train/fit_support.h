@@ -33,7 +33,8 @@ class ScriptedMetric : public Metric {
   void reset() override { ++resets_; }
   void update(const Tensor&, const Tensor&) override {}
   double result() const override {
-    return values_.at(static_cast<std::size_t>(std::min<int64_t>(resets_ - 1, static_cast<int64_t>(values_.size()) - 1)));
+    return values_.at(
+        static_cast<std::size_t>(std::min<int64_t>(resets_ - 1, static_cast<int64_t>(values_.size()) - 1)));
   }
 
  private:

@@ -133,7 +133,8 @@ TEST(TrainFit, BadInputNamesTheApi) {
   Trainer t = linear_trainer();
   expect_error(error_of([&] { t.fit(x, y.narrow(0, 0, 10), {.verbose = 0}); }),
                {"train::Data", "x has 20 samples", "[10]"});
-  expect_error(error_of([&] { t.fit(x, y, {.verbose = 0, .jit = Jit::On}); }), {"Trainer::fit", "Jit::On", "not implemented"});
+  expect_error(error_of([&] { t.fit(x, y, {.verbose = 0, .jit = Jit::On}); }),
+               {"Trainer::fit", "Jit::On", "not implemented"});
   expect_error(error_of([&] { t.fit(x, y, {.epochs = -1, .verbose = 0}); }), {"Trainer::fit", "epochs", "-1"});
   expect_error(error_of([&] { t.fit(x, y, {.verbose = 3}); }), {"Trainer::fit", "verbose", "3"});
   expect_error(error_of([&] { t.fit(x, Tensor(), {.verbose = 0}); }), {"Trainer::fit", "no targets"});
@@ -145,7 +146,10 @@ TEST(TrainFit, BadInputNamesTheApi) {
   expect_error(error_of([] { Trainer(std::make_shared<nn::Linear>(4, 3), {}); }),
                {"train::Trainer", "optimizer is required"});
   expect_error(error_of([] { make_loss("hinge"); }), {"make_loss", "'hinge'", "cross_entropy"});
-  expect_error(error_of([] { linear_trainer(0.1, {"accuracy", "acc"}); }), {"train::Trainer", "two metrics", "accuracy"});
+  expect_error(error_of([] {
+                 linear_trainer(0.1, {"accuracy", "acc"});
+               }),
+               {"train::Trainer", "two metrics", "accuracy"});
 }
 
 TEST(TrainFit, JitOffAndAutoTrainTheSame) {

@@ -118,7 +118,10 @@ TEST(TrainMetrics, BadInputNamesTheMetric) {
   MetricPtr p = precision();
   expect_error(error_of([&] { p->update(tensor({{1., 2.}}), labels({2})); }), {"Precision", "target 2", "[0, 2)"});
   p->update(tensor({{1., 2.}}), labels({1}));
-  expect_error(error_of([&] { p->update(tensor({{1., 2., 3.}}), labels({1})); }), {"Precision", "3 classes", "expected 2"});
+  expect_error(error_of([&] {
+                 p->update(tensor({{1., 2., 3.}}), labels({1}));
+               }),
+               {"Precision", "3 classes", "expected 2"});
   TopKAccuracy top(2);
   expect_error(error_of([&] { top.update(tensor({{1., 2.}}), labels({-1})); }), {"top_2_accuracy", "target -1"});
 }
