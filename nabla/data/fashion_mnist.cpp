@@ -33,7 +33,7 @@ FashionMnist load_fashion_mnist(const std::string& dir, int64_t limit) {
   NABLA_CHECK(
       missing.empty(), "load_fashion_mnist: Fashion-MNIST was not found in '", dir, "' (missing: ", missing,
       ").\nInstall it with `apt-get install dataset-fashion-mnist` (it goes to "
-      "/usr/share/datasets/fashion-mnist), or pass (with nabla train: --data) a directory with the four IDX files.");
+      "/usr/share/datasets/fashion-mnist), or pass a directory with the four IDX files (nabla train: --data DIR).");
   return {first(load_mnist(dir, true), limit), first(load_mnist(dir, false), limit)};
 }
 
