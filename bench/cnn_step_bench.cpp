@@ -3,7 +3,7 @@
 //   x [64, 1, 28, 28] -> Conv2d(1, 32, 3, padding 1) -> ReLU -> MaxPool2d(2) -> BatchNorm2d(32)
 //     -> Conv2d(32, 64, 3, padding 1) -> ReLU -> MaxPool2d(2) -> BatchNorm2d(64) -> Flatten
 //     -> Linear(3136, 128) -> ReLU -> Dropout(0.25) -> Linear(128, 10); cross_entropy; Adam(lr 1e-3)
-//   (tools/nabla/models.cpp's make_model("cnn"), layer for layer)
+//   (nabla/zoo/fashion.cpp's zoo::fashion_cnn(), layer for layer)
 //   step = zero_grad, forward, loss, backward, optimizer.step
 //
 // bench/reference/torch_cnn_step.cpp is the same program against libtorch;

@@ -68,7 +68,7 @@ double seed_step_ms(Device device, int steps) {
 }
 
 // ms per conv2d forward of the Fashion-MNIST CNN's second convolution
-// (tools/nabla/models.cpp): batch 64, 32 -> 64 channels, 14x14, 3x3, padding 1.
+// (nabla/zoo/fashion.cpp): batch 64, 32 -> 64 channels, 14x14, 3x3, padding 1.
 double conv2d_ms(Device device, int repeats) {
   manual_seed(0);
   Tensor x = randn({64, 32, 14, 14}).to(device), w = randn({64, 32, 3, 3}).to(device), b = randn({64}).to(device);

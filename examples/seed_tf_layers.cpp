@@ -26,7 +26,7 @@ using namespace nabla;
 
 // Builds the model in a fresh graph, trains it `steps` times with `opt` and
 // prints the losses.
-void train(const std::string& name, graph::Optimizer& opt, int steps, const Tensor& x_value, const Tensor& y_value) {
+void train_with(const std::string& name, graph::Optimizer& opt, int steps, const Tensor& x_value, const Tensor& y_value) {
   const int64_t N = x_value.size(0), D = x_value.size(1), H = 100;
   graph::Graph g;
   graph::LocationScope at;  // op nodes record this line for run-time errors
@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
   Tensor x_value = randn({N, D});
   Tensor y_value = randn({N, D});
   graph::GradientDescentOptimizer gd(gd_lr);
-  train("gd", gd, steps, x_value, y_value);
+  train_with("gd", gd, steps, x_value, y_value);
   graph::AdamOptimizer adam(adam_lr);
-  train("adam", adam, steps, x_value, y_value);
+  train_with("adam", adam, steps, x_value, y_value);
   return 0;
 }

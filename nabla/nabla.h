@@ -34,3 +34,5 @@
 #include "nabla/ops/op.h"
 #include "nabla/ops/ops.h"
 #include "nabla/optim/optim.h"
+#include "nabla/train/train.h"
+#include "nabla/zoo/fashion.h"

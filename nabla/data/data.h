@@ -5,6 +5,7 @@
 #include "nabla/data/dataloader.h"
 #include "nabla/data/dataset.h"
 #include "nabla/data/device_prefetcher.h"
+#include "nabla/data/fashion_mnist.h"
 #include "nabla/data/idx.h"
 #include "nabla/data/npy.h"
 #include "nabla/data/npz.h"

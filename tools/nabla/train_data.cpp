@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <numeric>
 
-#include "fashion.h"
+#include "nabla/data/fashion_mnist.h"
 #include "nabla/nabla.h"
 
 namespace nabla::tool {
@@ -95,12 +95,12 @@ TrainData load_arrays(const TrainConfig& c) {
 
 TrainData load_train_data(const TrainConfig& c) {
   if (c.data_spec.format != "idx") return load_arrays(c);
-  FashionMnist ds = load_fashion_mnist(c.data, c.limit);
+  data::FashionMnist ds = data::load_fashion_mnist(c.data, c.limit);
   TrainData out;
   out.train = ds.train;
   out.test = ds.test;
   auto norm = c.data_spec.normalize.value_or(std::pair<double, double>{0.0, 1.0});
-  out.collate = image_collate(static_cast<float>(norm.first), static_cast<float>(norm.second));
+  out.collate = data::image_collate(static_cast<float>(norm.first), static_cast<float>(norm.second));
   const Tensor image = ds.train->get(0).data;
   out.sample_shape = {1, image.size(0), image.size(1)};
   out.source = c.data;
