@@ -34,3 +34,4 @@
 #include "nabla/ops/op.h"
 #include "nabla/ops/ops.h"
 #include "nabla/optim/optim.h"
+#include "nabla/summary/summary_writer.h"
