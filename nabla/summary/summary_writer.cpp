@@ -78,6 +78,22 @@ SummaryWriter::SummaryWriter(const std::string& logdir, SummaryWriterOptions opt
   e.set_file_version("brain.Event:2");
   records_->write(e.SerializeAsString());
   flush();  // readers see the file at once, like TensorFlow's writer
+  // An idle writer still flushes what it holds after flush_secs (torch's
+  // writer thread does the same); with flush_secs = 0 every add flushes.
+  if (options_.flush_secs > 0) flusher_ = std::thread([this] { flush_periodically(); });
+}
+
+void SummaryWriter::flush_periodically() {
+  auto period = std::chrono::duration<double>(std::min(options_.flush_secs, 1e6));
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!cv_.wait_for(lock, period, [this] { return stopping_; })) {
+    if (records_ && pending_ > 0) {
+      try {
+        flush_locked();
+      } catch (const Error&) {  // a full disk: the next add_* or close() reports it
+      }
+    }
+  }
 }
 
 SummaryWriter::~SummaryWriter() {
@@ -88,14 +104,17 @@ SummaryWriter::~SummaryWriter() {
 }
 
 void SummaryWriter::check_open(const char* api) const {
+  std::lock_guard<std::mutex> lock(mu_);
   NABLA_CHECK(records_, "SummaryWriter::", api, ": the writer of '", path_, "' is closed");
 }
 
 void SummaryWriter::write_event(const std::string& serialized_event) {
+  std::lock_guard<std::mutex> lock(mu_);
+  NABLA_CHECK(records_, "SummaryWriter: the writer of '", path_, "' is closed");
   records_->write(serialized_event);
   ++pending_;
   auto since = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_flush_).count();
-  if (pending_ >= options_.max_queue || since >= options_.flush_secs) flush();
+  if (pending_ >= options_.max_queue || since >= options_.flush_secs) flush_locked();
 }
 
 void SummaryWriter::add_scalar(const std::string& tag, double value, int64_t step) {
@@ -248,6 +267,11 @@ void SummaryWriter::add_graph(const graph::Graph& g) {
 }
 
 void SummaryWriter::flush() {
+  std::lock_guard<std::mutex> lock(mu_);
+  flush_locked();
+}
+
+void SummaryWriter::flush_locked() {
   if (!records_) return;
   records_->flush();
   pending_ = 0;
@@ -255,6 +279,13 @@ void SummaryWriter::flush() {
 }
 
 void SummaryWriter::close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (flusher_.joinable()) flusher_.join();
+  std::lock_guard<std::mutex> lock(mu_);
   if (!records_) return;
   std::unique_ptr<RecordWriter> r = std::move(records_);
   r->close();

@@ -8,16 +8,20 @@
 // Files are TensorBoard's own format (TFRecord-framed Event protocol buffers,
 // record_writer.h), named events.out.tfevents.<time>.<host>.<pid>.<n> so that
 // `tensorboard --logdir runs` finds them. Records are buffered and reach the
-// file whole: every `max_queue` records, when `flush_secs` have passed since
-// the last flush (checked at each add_*), on flush(), close() and destruction.
+// file whole: every `max_queue` records, every `flush_secs` seconds (a thread
+// of the writer's own flushes an idle writer), on flush(), close() and
+// destruction. The add_* calls may come from several threads.
 // A process killed mid-write leaves at most a torn last record, which readers
 // (TensorBoard's and RecordReader) skip.
 #pragma once
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <variant>
 
@@ -33,7 +37,7 @@ class RecordWriter;
 
 struct SummaryWriterOptions {
   int max_queue = 10;        // flush after this many pending records (torch's default)
-  double flush_secs = 120;   // flush when this many seconds passed since the last flush (torch's default)
+  double flush_secs = 120;   // flush at least this often (torch's default); 0: after every record
   std::string filename_suffix;  // appended to the event file's name
 };
 
@@ -97,12 +101,18 @@ class SummaryWriter {
  private:
   void write_event(const std::string& serialized_event);
   void check_open(const char* api) const;
+  void flush_locked();
+  void flush_periodically();
 
   std::string path_;
   SummaryWriterOptions options_;
   std::unique_ptr<RecordWriter> records_;
   int pending_ = 0;
   std::chrono::steady_clock::time_point last_flush_;
+  mutable std::mutex mu_;  // guards records_, pending_, last_flush_, stopping_
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread flusher_;  // runs flush_periodically(); absent when flush_secs is 0
 };
 
 }  // namespace nabla::summary

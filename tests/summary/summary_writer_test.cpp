@@ -9,6 +9,7 @@
 #include <functional>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "nabla/nabla.h"
@@ -281,6 +282,36 @@ TEST(SummaryWriter, FlushSecsZeroFlushesEachRecord) {
   auto before = fs::file_size(w.path());
   w.add_scalar("a", 1, 0);
   EXPECT_GT(fs::file_size(w.path()), before);
+}
+
+TEST(SummaryWriter, AnIdleWriterFlushesAfterFlushSecs) {
+  TempDir dir("idle");
+  SummaryWriter w(dir.path.string(), {.max_queue = 1000, .flush_secs = 0.05});
+  auto before = fs::file_size(w.path());
+  w.add_scalar("a", 1, 0);  // nothing else is added: only the writer's thread can flush it
+  bool flushed = false;
+  for (int i = 0; i < 200 && !flushed; ++i) {  // up to 10 s on a loaded machine
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    flushed = fs::file_size(w.path()) > before;
+  }
+  EXPECT_TRUE(flushed);
+}
+
+TEST(SummaryWriter, ThreadsMayAddAtOnce) {
+  TempDir dir("threads");
+  std::string path;
+  {
+    SummaryWriter w(dir.path.string(), {.max_queue = 7, .flush_secs = 0.01});
+    path = w.path();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&w, t] {
+        for (int i = 0; i < 250; ++i) w.add_scalar("t" + std::to_string(t), i, i);
+      });
+    for (auto& th : threads) th.join();
+  }
+  auto events = read_events(path);
+  EXPECT_EQ(events.size(), 1u + 4 * 250);
 }
 
 TEST(SummaryWriter, BadInputGivesErrorsNamingTheCall) {
