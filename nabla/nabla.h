@@ -36,3 +36,4 @@
 #include "nabla/optim/optim.h"
 #include "nabla/train/train.h"
 #include "nabla/zoo/fashion.h"
+#include "nabla/summary/summary_writer.h"

@@ -6,7 +6,9 @@ packages=(cmake ninja-build g++ pkg-config libopenblas-dev libdnnl-dev libgtest-
   dataset-fashion-mnist  # the data of `nabla train`
   nlohmann-json3-dev  # JSON for model and training configs (nabla/nn/config.h, `nabla train --config`)
   clang-16 libclang-rt-16-dev  # the "fuzz" preset: libFuzzer + sanitizers (clang 14 lacks std::source_location)
-  pocl-opencl-icd clinfo ocl-icd-opencl-dev opencl-headers libclblast-dev)  # the OpenCL backend, run on PoCL (a CPU device)
+  pocl-opencl-icd clinfo ocl-icd-opencl-dev opencl-headers libclblast-dev  # the OpenCL backend, run on PoCL (a CPU device)
+  libprotobuf-dev protobuf-compiler libpng-dev  # nabla/summary: TensorBoard event files (protocol buffers, PNG images)
+  python3-pip python3-numpy)  # the TensorBoard reader test (tests/summary) runs TensorBoard's own EventAccumulator
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -16,4 +18,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# TensorBoard's reader for tests/summary (SummaryWriterTensorBoard.*), from PyPI
+# into Debian's python3 (bookworm's pip refuses system installs without
+# --break-system-packages; the files go to /usr/local, not dpkg's). Tests skip
+# with a message when it is missing, so a failure here is only a warning.
+if ! /usr/bin/python3 -c "import tensorboard" 2>/dev/null; then
+  /usr/bin/python3 -m pip install --quiet --break-system-packages tensorboard ||
+    echo "warning: could not install tensorboard from PyPI; tests/summary's reader test will skip" >&2
 fi

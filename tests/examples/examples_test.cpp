@@ -1,12 +1,15 @@
 // Runs examples/seed_autograd (500 steps, as in the lecture) and checks that
 // its final loss is below 1e-3 of its first.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
+#include "nabla/summary/record_writer.h"
 #include "support/run_program.h"
 
 namespace {
@@ -141,6 +144,30 @@ TEST(Examples, SeedTfVariablesLossFallsOnlyWhenUpdatesRun) {
   EXPECT_EQ(flat_last, flat_first) << out;
   ASSERT_TRUE(value_after(out, "weights_unchanged_without_updates", unchanged)) << out;
   EXPECT_EQ(unchanged, 1.0) << out;
+}
+
+}  // namespace
+
+namespace {
+
+// examples/tensorboard_logging writes one event file whose records all read
+// back: file version, 30 losses, 2 x (4 histograms + 1 image), a text, 3
+// hparams summaries and a metric, the graph.
+TEST(Examples, TensorboardLoggingWritesAWholeEventFile) {
+  std::string logdir = (std::filesystem::temp_directory_path() / ("nabla_tb_example_" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(logdir);
+  std::string out = run(std::string(NABLA_EXAMPLES_DIR) + "/tensorboard_logging " + logdir + " 30; echo exit=$?");
+  EXPECT_NE(out.find("exit=0"), std::string::npos) << out;
+  auto at = out.find("wrote ");
+  ASSERT_NE(at, std::string::npos) << out;
+  std::string path = out.substr(at + 6, out.find('\n', at) - at - 6);
+  EXPECT_EQ(std::filesystem::path(path).parent_path(), std::filesystem::path(logdir));
+  nabla::summary::RecordReader reader(path);
+  int records = 0;
+  while (reader.next()) ++records;
+  EXPECT_FALSE(reader.torn());
+  EXPECT_EQ(records, 1 + 30 + 2 * 5 + 1 + 3 + 1 + 1);
+  std::filesystem::remove_all(logdir);
 }
 
 }  // namespace
