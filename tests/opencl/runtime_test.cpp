@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "opencl/opencl_test_util.h"
+#include "support/error_message.h"
 #include "support/op_info.h"
 
 namespace nabla::testing {
@@ -38,6 +39,16 @@ TEST(OpenCLRuntime, AbsentDeviceIsAnErrorListingThePresentOnes) {
     EXPECT_NE(msg.find("opencl:99"), std::string::npos) << msg;
     EXPECT_NE(msg.find("opencl:0"), std::string::npos) << msg;
   }
+}
+
+// float16 moves to the device (copies take every dtype), but no kernel
+// computes in it: a generated elementwise kernel and a reduction each say so,
+// naming the op and the dtype (launch.h's check_dtype).
+TEST(OpenCLRuntime, ADtypeWithoutAnOpenCLTypeIsAnErrorNamingTheOp) {
+  NABLA_SKIP_WITHOUT_OPENCL();
+  const Tensor h = ones({3}, dtype(kFloat16)).to(kCL);
+  expect_error(error_of([&] { (void)(h + h); }), {"add", "float16", "float32 and float64"});
+  expect_error(error_of([&] { (void)amax(h, {0}); }), {"amax", "float16"});
 }
 
 TEST(OpenCLRuntime, RoundTripsEveryDtype) {

@@ -69,8 +69,7 @@ void adam_update_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const DType t = in[0].dtype();
   if (t == kFloat32) return run<float>("float", in, a, out);
   NABLA_CHECK(t == kFloat64, "adam_update: on OpenCL takes float32 or float64, got ", t);
-  NABLA_CHECK(device(out[0].device().index, "adam_update").fp64, "adam_update: ", out[0].device(),
-              " has no float64 (cl_khr_fp64)");
+  check_dtype("adam_update", t, device(out[0].device().index, "adam_update"));
   run<double>("double", in, a, out);
 }
 

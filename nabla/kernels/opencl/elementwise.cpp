@@ -170,7 +170,8 @@ void run_elementwise(const device_c::ElementwiseExpr& e, Inputs inputs, const At
   DeviceContext& dev = device(index, op.data());
   const DType compute = inputs[static_cast<std::size_t>(e.compute_input)].dtype();
   const char* expr = is_floating(compute) ? e.float_expr : e.int_expr;
-  NABLA_CHECK(expr && c_type(compute), op, ": no OpenCL kernel for ", compute, " inputs");
+  check_dtype(op.data(), compute, dev);
+  NABLA_CHECK(expr, op, ": no OpenCL kernel for ", compute, " inputs");
   NABLA_CHECK(!(e.no_bool && compute == kBool), op, ": not defined for bool tensors");
   std::vector<Operand> ops;
   const TensorImpl* o = out.impl();
@@ -188,12 +189,7 @@ void run_elementwise(const device_c::ElementwiseExpr& e, Inputs inputs, const At
       strides[lead + d] = p->sizes[d] == 1 ? 0 : p->strides[d];
     ops.push_back({p->dtype, p->offset, std::move(strides)});
   }
-  for (const Operand& x : ops) {
-    NABLA_CHECK(c_type(x.dtype), op, ": no OpenCL kernel for ", x.dtype, " tensors (", out.device(),
-                " runs bool, uint8, int32, int64, float32 and float64)");
-    NABLA_CHECK(x.dtype != kFloat64 || dev.fp64, op, ": ", out.device(), " (", dev.name,
-                ") has no float64 support (cl_khr_fp64); use float32");
-  }
+  for (const Operand& x : ops) check_dtype(op.data(), x.dtype, dev);
   const int64_t n = out.numel();
   if (n == 0) return;
   std::vector<int64_t> sizes(o->sizes.begin(), o->sizes.end());

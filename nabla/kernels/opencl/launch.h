@@ -38,7 +38,8 @@ const char* math_prelude();
 void check_dtype(const char* op, DType t, const DeviceContext& dev);
 
 // One launch of one kernel. Holds the kernel's lock from construction to
-// run(), since cl_kernel arguments are state shared by every thread.
+// run(), since cl_kernel arguments are state shared by every thread: prepare
+// the inputs (dense(), other ops) before constructing it, and call run() once.
 class Launch {
  public:
   Launch(DeviceContext& dev, const std::string& key, const char* kernel_name,

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "nabla/kernels/device/elementwise_exprs.h"
+#include "nabla/kernels/opencl/launch.h"
 #include "nabla/kernels/opencl/program_cache.h"
 #include "nabla/kernels/opencl/runtime.h"
 #include "nabla/ops/kernel_registry.h"
@@ -70,9 +71,8 @@ void run_reduce(const device_c::ReduceExpr& e, Inputs inputs, const Attrs& attrs
   const int index = out.device().index;
   DeviceContext& dev = device(index, op.data());
   const DType in = x.dtype();
-  NABLA_CHECK(c_type(in) && c_type(out.dtype()), op, ": no OpenCL kernel for ", in, " inputs");
-  NABLA_CHECK((in != kFloat64 && out.dtype() != kFloat64) || dev.fp64, op, ": ", out.device(), " (", dev.name,
-              ") has no float64 support (cl_khr_fp64); use float32");
+  check_dtype(op.data(), in, dev);
+  check_dtype(op.data(), out.dtype(), dev);
   NABLA_CHECK(out.is_contiguous(), op, ": the OpenCL reduction writes a contiguous output");
   const DType acc = is_floating(in) ? (dev.fp64 ? kFloat64 : kFloat32) : kInt64;
   const int64_t n_out = out.numel();
