@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include "progress.h"
+#include <algorithm>
+#include <sstream>
+
+#include "nabla/train/progress.h"
+#include "train_callbacks.h"
 
 namespace nabla::tool {
 namespace {
@@ -110,27 +114,31 @@ TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
 
 TEST(NablaCli, HelpListsEveryOption) {
   std::string h = train_help();
-  for (const char* opt : {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads",
-                          "--workers", "--device", "--seed", "--data", "--out", "--limit", "--progress", "--resume", "--help"})
+  for (const char* opt :
+       {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads", "--workers",
+        "--device", "--seed", "--data", "--out", "--logdir", "--limit", "--progress", "--resume", "--help"})
     EXPECT_NE(h.find(opt), std::string::npos) << opt;
 }
 
+// nabla train's bar is nabla/train/progress.h's, showing loss_and_accuracy().
 TEST(NablaProgress, FormatsDurationsAndLines) {
-  EXPECT_EQ(format_duration(0), "0:00");
-  EXPECT_EQ(format_duration(61.4), "1:01");
-  EXPECT_EQ(format_duration(3725), "1:02:05");
-  ProgressStats s{.done = 5, .total = 10, .loss = 0.51234, .accuracy = 0.8125, .samples_per_s = 1234.4, .eta_s = 42};
-  EXPECT_EQ(format_progress("epoch 1/2", s, 10),
+  EXPECT_EQ(train::format_duration(0), "0:00");
+  EXPECT_EQ(train::format_duration(61.4), "1:01");
+  EXPECT_EQ(train::format_duration(3725), "1:02:05");
+  std::vector<std::string> shown = loss_and_accuracy({{"loss", 0.51234}, {"accuracy", 0.8125}, {"lr", 0.1}});
+  EXPECT_EQ(train::format_progress("epoch 1/2", 5, 10, shown, 1234.4, 42, 10),
             "epoch 1/2 [=====>    ] 5/10  loss 0.5123  acc 81.25%  1234 samples/s  ETA 0:42");
-  EXPECT_EQ(format_progress("epoch 1/2", s, 0), "epoch 1/2 5/10  loss 0.5123  acc 81.25%  1234 samples/s  ETA 0:42");
+  EXPECT_EQ(train::format_progress("epoch 1/2", 5, 10, shown, 1234.4, 42, 0),
+            "epoch 1/2 5/10  loss 0.5123  acc 81.25%  1234 samples/s  ETA 0:42");
 }
 
 TEST(NablaProgress, LinesModePrintsAboutTenLinesAndBarModeRedrawsInPlace) {
   std::ostringstream lines, bar;
-  ProgressBar pl(lines, ProgressBar::Mode::Lines, "e", 100), pb(bar, ProgressBar::Mode::Bar, "e", 100);
+  train::ProgressBar pl(lines, train::ProgressBar::Mode::Lines, "e", 100),
+      pb(bar, train::ProgressBar::Mode::Bar, "e", 100);
   for (int i = 1; i <= 100; ++i) {
-    pl.update(i, i * 4, i * 4 * 0.5, i * 2);
-    pb.update(i, i * 4, i * 4 * 0.5, i * 2);
+    pl.update(i, i * 4, loss_and_accuracy({{"loss", 0.5}, {"accuracy", 0.5}}));
+    pb.update(i, i * 4, loss_and_accuracy({{"loss", 0.5}, {"accuracy", 0.5}}));
   }
   pl.finish();
   pb.finish();

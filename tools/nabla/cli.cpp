@@ -79,6 +79,7 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
        [&](auto& o, auto& v) { c.seed = parse_number<uint64_t>(o, v, 0, UINT64_MAX, "a non-negative integer"); }},
       {"--data", [&](auto& o, auto& v) { c.data = parse_nonempty(o, v); }},
       {"--out", [&](auto& o, auto& v) { c.out = parse_nonempty(o, v); }},
+      {"--logdir", [&](auto& o, auto& v) { c.logdir = parse_nonempty(o, v); }},
       {"--limit", [&](auto& o, auto& v) { c.limit = parse_number<int64_t>(o, v, 0, INT64_MAX, "an integer >= 0"); }},
       {"--progress",
        [&](auto& o, auto& v) {
@@ -234,6 +235,7 @@ std::string train_help() {
      << "  --seed N           seed of initialization, shuffling, dropout (default " << d.seed << ")\n"
      << "  --data DIR         the IDX files (default " << d.data << ")\n"
      << "  --out DIR          where checkpoint.safetensors goes (default " << d.out << ")\n"
+     << "  --logdir DIR       TensorBoard logs: DIR/train, DIR/validation (default: --out DIR/logs)\n"
      << "  --limit N          use only the first N training and test samples (default: all)\n"
      << "  --progress MODE    auto | bar | lines | none (default auto: a bar on a terminal)\n"
      << "  --resume           continue from the checkpoint in --out (written after every epoch),\n"

@@ -54,6 +54,7 @@ struct TrainConfig {
   uint64_t seed = 0;
   std::string data = "/usr/share/datasets/fashion-mnist";
   std::string out = "runs/fashion-cnn";
+  std::string logdir;             // TensorBoard logs (docs/tensorboard.md); empty: <out>/logs
   int64_t limit = 0;              // >0: use only the first N training and test samples
   std::string progress = "auto";  // auto | bar | lines | none
   bool resume = false;            // continue from <out>/checkpoint.safetensors
