@@ -73,16 +73,10 @@ double monitored(const Logs& logs, const std::string& monitor, const char* api) 
 // --- ProgressBarCallback ---
 
 ProgressBarCallback::ProgressBarCallback(int verbose, std::ostream* out, int terminal)
-    : ProgressBarCallback(ProgressBarOptions{.verbose = verbose, .out = out, .terminal = terminal}) {}
-
-ProgressBarCallback::ProgressBarCallback(ProgressBarOptions o)
-    : verbose_(o.verbose),
-      out_(o.out ? o.out : &std::cout),
-      terminal_(o.terminal < 0 ? (o.out == nullptr && isatty(STDOUT_FILENO) != 0) : o.terminal != 0),
-      shown_(std::move(o.shown)),
-      epoch_summary_(o.epoch_summary) {
-  NABLA_CHECK(verbose_ >= 0 && verbose_ <= 2, "ProgressBarCallback: verbose must be 0, 1 or 2, got ", verbose_);
-  if (!shown_) shown_ = [](const Logs& logs) { return shown(logs, false); };
+    : verbose_(verbose),
+      out_(out ? out : &std::cout),
+      terminal_(terminal < 0 ? (out == nullptr && isatty(STDOUT_FILENO) != 0) : terminal != 0) {
+  NABLA_CHECK(verbose >= 0 && verbose <= 2, "ProgressBarCallback: verbose must be 0, 1 or 2, got ", verbose);
 }
 
 void ProgressBarCallback::on_train_begin(const Logs&) {
@@ -101,17 +95,13 @@ void ProgressBarCallback::on_epoch_begin(int epoch, const Logs&) {
 void ProgressBarCallback::on_train_batch_end(int64_t batch, const Logs& logs) {
   if (!bar_) return;
   samples_ += trainer().last_batch_size();
-  bar_->update(batch + 1, samples_, shown_(logs));
+  bar_->update(batch + 1, samples_, shown(logs, false));
 }
 
 void ProgressBarCallback::on_epoch_end(int epoch, const Logs& logs) {
   if (!bar_) return;
   if (verbose_ == 1) {
     bar_->finish();
-    if (!epoch_summary_) {
-      bar_.reset();
-      return;
-    }
     std::vector<std::string> v = shown(logs, true);
     std::string line = "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(epochs_) + ":";
     for (const std::string& s : v) line += "  " + s;

@@ -52,24 +52,12 @@ bool monitor_is_max(const std::string& monitor, const std::string& mode, const c
 // logs[monitor], or nabla::Error naming `api` and the keys that are there.
 double monitored(const Logs& logs, const std::string& monitor, const char* api);
 
-struct ProgressBarOptions {
-  int verbose = 1;              // 0 nothing, 1 the bar, 2 one line per epoch
-  std::ostream* out = nullptr;  // nullptr: std::cout
-  int terminal = -1;            // 1: redraw in place, 0: plain lines, -1: whether std::cout is a terminal
-  // The running values shown on the bar after each batch, from the logs;
-  // empty: every value with 4 decimals ("loss 0.4123  accuracy 0.8521").
-  std::function<std::vector<std::string>(const Logs&)> shown = {};
-  // verbose 1: after the bar, a line with the epoch's training and validation values.
-  bool epoch_summary = true;
-};
-
 // verbose 1: Keras's progbar (redrawn on a terminal; about ten plain lines per
 // epoch otherwise), verbose 2: one line per epoch. fit() adds one by itself
 // for verbose > 0 when the callbacks have none.
 class ProgressBarCallback : public Callback {
  public:
   explicit ProgressBarCallback(int verbose = 1, std::ostream* out = nullptr, int terminal = -1);
-  explicit ProgressBarCallback(ProgressBarOptions options);
   void on_train_begin(const Logs& logs) override;
   void on_epoch_begin(int epoch, const Logs& logs) override;
   void on_train_batch_end(int64_t batch, const Logs& logs) override;
@@ -79,8 +67,6 @@ class ProgressBarCallback : public Callback {
   int verbose_;
   std::ostream* out_;
   bool terminal_;
-  std::function<std::vector<std::string>(const Logs&)> shown_;
-  bool epoch_summary_;
   int epochs_ = 0;
   int64_t steps_ = 0, samples_ = 0;
   std::unique_ptr<ProgressBar> bar_;

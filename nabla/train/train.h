@@ -4,5 +4,4 @@
 #include "nabla/train/callbacks.h"
 #include "nabla/train/metrics.h"
 #include "nabla/train/progress.h"
-#include "nabla/train/tensorboard_callback.h"
 #include "nabla/train/trainer.h"

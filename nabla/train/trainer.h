@@ -101,7 +101,7 @@ struct FitOptions {
   Jit jit = Jit::Auto;
   data::CollateFn collate = {};       // tensors and Datasets: how samples become a batch (default stacks)
   int num_workers = 0;                // tensors and Datasets: DataLoader worker threads
-  uint64_t seed = 0;                  // tensors and Datasets: shuffling order; 0: drawn from the global generator
+  uint64_t seed = 0;                  // shuffling order; 0: drawn from the global generator
   int64_t validation_batch_size = 0;  // 0: batch_size
 };
 

@@ -90,7 +90,7 @@ TEST(NablaCli, ParsesEveryOptionInBothSpellings) {
 }
 
 TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
-  EXPECT_EQ(usage_error({"fit"}), "nabla: unknown command 'fit' (the commands are: train, run)");
+  EXPECT_EQ(usage_error({"fit"}), "nabla: unknown command 'fit' (the commands are: train, evaluate, predict, run)");
   EXPECT_EQ(usage_error({"--verbose"}), "nabla: unknown option '--verbose'");
   EXPECT_EQ(usage_error({"train", "--epoch", "3"}), "nabla train: unknown option '--epoch'");
   EXPECT_EQ(usage_error({"train", "extra"}), "nabla train: unexpected argument 'extra' (train takes only options)");
@@ -118,6 +118,42 @@ TEST(NablaCli, HelpListsEveryOption) {
        {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads", "--workers",
         "--device", "--seed", "--data", "--out", "--logdir", "--limit", "--progress", "--resume", "--help"})
     EXPECT_NE(h.find(opt), std::string::npos) << opt;
+}
+
+TEST(NablaCli, EvaluateAndPredictTakeTrainsModelOptionsAndTheirOwn) {
+  Command e = parse_command_line({"evaluate", "--config", "c.json", "--checkpoint=w.safetensors", "--limit", "10"});
+  ASSERT_EQ(e.kind, Command::Kind::Evaluate);
+  EXPECT_EQ(e.infer.checkpoint, "w.safetensors");
+  EXPECT_EQ(e.infer.train.config_file, "c.json");
+  EXPECT_EQ(e.infer.train.limit, 10);
+  EXPECT_TRUE(e.infer.train.given.count("--limit"));
+  Command p = parse_command_line({"predict", "--model", "mlp", "--input", "x.npy", "--output", "y.npz"});
+  ASSERT_EQ(p.kind, Command::Kind::Predict);
+  EXPECT_EQ(p.infer.input, "x.npy");
+  EXPECT_EQ(p.infer.output, "y.npz");
+  EXPECT_EQ(p.infer.train.model, "mlp");
+  EXPECT_TRUE(parse_command_line({"predict", "--help"}).infer.help);
+
+  EXPECT_EQ(usage_error({"evaluate", "--epochs", "3"})
+                .rfind("nabla evaluate: unknown option '--epochs' (evaluate takes "
+                       "--checkpoint, ",
+                       0),
+            0u);
+  EXPECT_EQ(usage_error({"evaluate", "--limit", "x"}), "nabla evaluate: --limit got 'x', expected an integer >= 0");
+  EXPECT_EQ(usage_error({"evaluate", "--checkpoint"}), "nabla evaluate: --checkpoint needs a value");
+  EXPECT_EQ(usage_error({"evaluate", "w.safetensors"}),
+            "nabla evaluate: unexpected argument 'w.safetensors' (evaluate takes only options)");
+  EXPECT_NE(
+      usage_error({"predict", "--data", "d", "--input", "x.npy", "--output", "y.npy"}).find("unknown option '--data'"),
+      std::string::npos);
+  EXPECT_EQ(usage_error({"predict", "--output", "y.npy"}), "nabla predict: expected --input FILE.npy (the inputs)");
+  EXPECT_EQ(usage_error({"predict", "--input", "x.csv", "--output", "y.npy"}),
+            "nabla predict: --input 'x.csv' must be a .npy file (the inputs, one per row)");
+  EXPECT_EQ(usage_error({"predict", "--input", "x.npy", "--output", "y.txt"}),
+            "nabla predict: --output 'y.txt' must end in .npy (the outputs) or .npz (outputs and classes)");
+  EXPECT_NE(main_help().find("evaluate"), std::string::npos);
+  EXPECT_NE(evaluate_help().find("--checkpoint"), std::string::npos);
+  EXPECT_NE(predict_help().find("--output"), std::string::npos);
 }
 
 // nabla train's bar is nabla/train/progress.h's, showing loss_and_accuracy().

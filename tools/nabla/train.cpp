@@ -9,6 +9,7 @@
 #include "nabla/io/training_state.h"
 #include "nabla/nabla.h"
 #include "nabla/nn/config.h"
+#include "nabla/train/tensorboard_callback.h"
 #include "nabla/train/train.h"
 #include "resume.h"
 #include "train_callbacks.h"
@@ -142,12 +143,9 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   if (const int64_t kill_at = kill_at_step_from_environment(); kill_at > 0)
     callbacks.emplace_back(KillAtStep(out, kill_at, step));
   if (c.progress != "none")
-    callbacks.emplace_back(
-        train::ProgressBarCallback({.verbose = 1,
-                                    .out = &out,
-                                    .terminal = c.progress == "bar" || (c.progress == "auto" && terminal),
-                                    .shown = loss_and_accuracy,
-                                    .epoch_summary = false}));
+    callbacks.emplace_back(EpochProgress(out, c.progress == "bar" || (c.progress == "auto" && terminal)
+                                                  ? train::ProgressBar::Mode::Bar
+                                                  : train::ProgressBar::Mode::Lines));
   callbacks.emplace_back(test_line);
   info["model"] = c.model;
   info["dataset"] = c.data_spec.format == "idx" ? "fashion-mnist" : c.data_spec.format;

@@ -33,6 +33,22 @@ std::vector<std::string> loss_and_accuracy(const train::Logs& logs) {
   return {l, a};
 }
 
+void EpochProgress::on_epoch_begin(int epoch, const train::Logs&) {
+  const std::string label = "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(trainer().epochs());
+  bar_ = std::make_unique<train::ProgressBar>(out_, mode_, label, trainer().steps_per_epoch());
+  samples_ = 0;
+}
+
+void EpochProgress::on_train_batch_end(int64_t batch, const train::Logs& logs) {
+  samples_ += trainer().last_batch_size();
+  bar_->update(batch + 1, samples_, loss_and_accuracy(logs));
+}
+
+void EpochProgress::on_epoch_end(int, const train::Logs&) {
+  bar_->finish();
+  bar_.reset();
+}
+
 void TestLine::on_train_begin(const train::Logs&) { start_ = std::chrono::steady_clock::now(); }
 
 void TestLine::on_epoch_end(int epoch, const train::Logs& logs) {

@@ -1,5 +1,6 @@
 // The callbacks that make train::Trainer::fit print and save what `nabla
-// train` always has (docs/train.md): the bar's "loss 0.4123  acc 85.21%", the
+// train` always has (docs/train.md): the progress bar (nabla/train/progress.h's)
+// showing "loss 0.4123  acc 85.21%", the
 // per-epoch test line, the training-state checkpoint that --resume reads, and
 // the test-only kill hook. The test set is fit()'s validation data, so the
 // logs' val_* values are the test set's.
@@ -14,11 +15,29 @@
 #include "nabla/io/safetensors.h"
 #include "nabla/optim/lr_scheduler.h"
 #include "nabla/train/callbacks.h"
+#include "nabla/train/progress.h"
 
 namespace nabla::tool {
 
 // What the progress bar shows after each batch: {"loss 0.4123", "acc 85.21%"}.
 std::vector<std::string> loss_and_accuracy(const train::Logs& logs);
+
+// The epoch's progress on train::ProgressBar (redrawn on a terminal, plain
+// lines otherwise), showing the running loss_and_accuracy(); unlike
+// train::ProgressBarCallback it prints no summary line of its own (TestLine does).
+class EpochProgress : public train::Callback {
+ public:
+  EpochProgress(std::ostream& out, train::ProgressBar::Mode mode) : out_(out), mode_(mode) {}
+  void on_epoch_begin(int epoch, const train::Logs& logs) override;
+  void on_train_batch_end(int64_t batch, const train::Logs& logs) override;
+  void on_epoch_end(int epoch, const train::Logs& logs) override;
+
+ private:
+  std::ostream& out_;
+  train::ProgressBar::Mode mode_;
+  std::unique_ptr<train::ProgressBar> bar_;
+  int64_t samples_ = 0;
+};
 
 // "epoch 2/5: test loss 0.3012, test accuracy 89.10% (41.3 s elapsed)" after
 // each epoch (elapsed since fit() began), and the last epoch's values.
