@@ -4,6 +4,8 @@
 // RecordReader and with TensorBoard's own EventAccumulator
 // (tests/summary/read_with_tensorboard.py; skipped when python3 cannot import
 // tensorboard).
+#include "nabla/train/tensorboard_callback.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -15,7 +17,6 @@
 
 #include "nabla/summary/proto/tensorboard.pb.h"
 #include "nabla/summary/record_writer.h"
-#include "nabla/train/tensorboard_callback.h"
 #include "support/error_message.h"
 #include "support/run_program.h"
 #include "train/fit_support.h"
