@@ -1,5 +1,5 @@
-// One epoch of train::Trainer::fit() against the hand-written loop of
-// `nabla train` (tools/nabla/train.cpp) on the same model (zoo::fashion_cnn),
+// One epoch of train::Trainer::fit() against a hand-written loop (the one
+// `nabla train` had before it ran on fit()) on the same model (zoo::fashion_cnn),
 // data (the first N Fashion-MNIST training images), loader settings (batch
 // 64, shuffled, 2 workers, data::collate_normalized) and optimizer (Adam
 // 1e-3), in one process, alternating the two so that both see the same

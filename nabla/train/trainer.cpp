@@ -164,7 +164,9 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
   }
 
   uint64_t seed = o.seed;
-  if (seed == 0) {
+  // A DataLoader shuffles with its own seed: drawing one for it would only
+  // move the global generator (and so change dropout masks).
+  if (seed == 0 && !train.is_loader()) {
     Generator& g = default_generator();
     auto words = Philox::at(g.seed(), g.reserve(1), 0);
     seed = (uint64_t(words[0]) << 32) | words[1];

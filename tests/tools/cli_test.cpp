@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include "progress.h"
+#include <algorithm>
+#include <sstream>
+
+#include "nabla/train/progress.h"
+#include "train_callbacks.h"
 
 namespace nabla::tool {
 namespace {
@@ -86,7 +90,7 @@ TEST(NablaCli, ParsesEveryOptionInBothSpellings) {
 }
 
 TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
-  EXPECT_EQ(usage_error({"fit"}), "nabla: unknown command 'fit' (the commands are: train, run)");
+  EXPECT_EQ(usage_error({"fit"}), "nabla: unknown command 'fit' (the commands are: train, evaluate, predict, run)");
   EXPECT_EQ(usage_error({"--verbose"}), "nabla: unknown option '--verbose'");
   EXPECT_EQ(usage_error({"train", "--epoch", "3"}), "nabla train: unknown option '--epoch'");
   EXPECT_EQ(usage_error({"train", "extra"}), "nabla train: unexpected argument 'extra' (train takes only options)");
@@ -110,27 +114,67 @@ TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
 
 TEST(NablaCli, HelpListsEveryOption) {
   std::string h = train_help();
-  for (const char* opt : {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads",
-                          "--workers", "--device", "--seed", "--data", "--out", "--limit", "--progress", "--resume", "--help"})
+  for (const char* opt :
+       {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads", "--workers",
+        "--device", "--seed", "--data", "--out", "--logdir", "--limit", "--progress", "--resume", "--help"})
     EXPECT_NE(h.find(opt), std::string::npos) << opt;
 }
 
+TEST(NablaCli, EvaluateAndPredictTakeTrainsModelOptionsAndTheirOwn) {
+  Command e = parse_command_line({"evaluate", "--config", "c.json", "--checkpoint=w.safetensors", "--limit", "10"});
+  ASSERT_EQ(e.kind, Command::Kind::Evaluate);
+  EXPECT_EQ(e.infer.checkpoint, "w.safetensors");
+  EXPECT_EQ(e.infer.train.config_file, "c.json");
+  EXPECT_EQ(e.infer.train.limit, 10);
+  EXPECT_TRUE(e.infer.train.given.count("--limit"));
+  Command p = parse_command_line({"predict", "--model", "mlp", "--input", "x.npy", "--output", "y.npz"});
+  ASSERT_EQ(p.kind, Command::Kind::Predict);
+  EXPECT_EQ(p.infer.input, "x.npy");
+  EXPECT_EQ(p.infer.output, "y.npz");
+  EXPECT_EQ(p.infer.train.model, "mlp");
+  EXPECT_TRUE(parse_command_line({"predict", "--help"}).infer.help);
+
+  EXPECT_EQ(usage_error({"evaluate", "--epochs", "3"})
+                .rfind("nabla evaluate: unknown option '--epochs' (evaluate takes "
+                       "--checkpoint, ",
+                       0),
+            0u);
+  EXPECT_EQ(usage_error({"evaluate", "--limit", "x"}), "nabla evaluate: --limit got 'x', expected an integer >= 0");
+  EXPECT_EQ(usage_error({"evaluate", "--checkpoint"}), "nabla evaluate: --checkpoint needs a value");
+  EXPECT_EQ(usage_error({"evaluate", "w.safetensors"}),
+            "nabla evaluate: unexpected argument 'w.safetensors' (evaluate takes only options)");
+  EXPECT_NE(
+      usage_error({"predict", "--data", "d", "--input", "x.npy", "--output", "y.npy"}).find("unknown option '--data'"),
+      std::string::npos);
+  EXPECT_EQ(usage_error({"predict", "--output", "y.npy"}), "nabla predict: expected --input FILE.npy (the inputs)");
+  EXPECT_EQ(usage_error({"predict", "--input", "x.csv", "--output", "y.npy"}),
+            "nabla predict: --input 'x.csv' must be a .npy file (the inputs, one per row)");
+  EXPECT_EQ(usage_error({"predict", "--input", "x.npy", "--output", "y.txt"}),
+            "nabla predict: --output 'y.txt' must end in .npy (the outputs) or .npz (outputs and classes)");
+  EXPECT_NE(main_help().find("evaluate"), std::string::npos);
+  EXPECT_NE(evaluate_help().find("--checkpoint"), std::string::npos);
+  EXPECT_NE(predict_help().find("--output"), std::string::npos);
+}
+
+// nabla train's bar is nabla/train/progress.h's, showing loss_and_accuracy().
 TEST(NablaProgress, FormatsDurationsAndLines) {
-  EXPECT_EQ(format_duration(0), "0:00");
-  EXPECT_EQ(format_duration(61.4), "1:01");
-  EXPECT_EQ(format_duration(3725), "1:02:05");
-  ProgressStats s{.done = 5, .total = 10, .loss = 0.51234, .accuracy = 0.8125, .samples_per_s = 1234.4, .eta_s = 42};
-  EXPECT_EQ(format_progress("epoch 1/2", s, 10),
+  EXPECT_EQ(train::format_duration(0), "0:00");
+  EXPECT_EQ(train::format_duration(61.4), "1:01");
+  EXPECT_EQ(train::format_duration(3725), "1:02:05");
+  std::vector<std::string> shown = loss_and_accuracy({{"loss", 0.51234}, {"accuracy", 0.8125}, {"lr", 0.1}});
+  EXPECT_EQ(train::format_progress("epoch 1/2", 5, 10, shown, 1234.4, 42, 10),
             "epoch 1/2 [=====>    ] 5/10  loss 0.5123  acc 81.25%  1234 samples/s  ETA 0:42");
-  EXPECT_EQ(format_progress("epoch 1/2", s, 0), "epoch 1/2 5/10  loss 0.5123  acc 81.25%  1234 samples/s  ETA 0:42");
+  EXPECT_EQ(train::format_progress("epoch 1/2", 5, 10, shown, 1234.4, 42, 0),
+            "epoch 1/2 5/10  loss 0.5123  acc 81.25%  1234 samples/s  ETA 0:42");
 }
 
 TEST(NablaProgress, LinesModePrintsAboutTenLinesAndBarModeRedrawsInPlace) {
   std::ostringstream lines, bar;
-  ProgressBar pl(lines, ProgressBar::Mode::Lines, "e", 100), pb(bar, ProgressBar::Mode::Bar, "e", 100);
+  train::ProgressBar pl(lines, train::ProgressBar::Mode::Lines, "e", 100),
+      pb(bar, train::ProgressBar::Mode::Bar, "e", 100);
   for (int i = 1; i <= 100; ++i) {
-    pl.update(i, i * 4, i * 4 * 0.5, i * 2);
-    pb.update(i, i * 4, i * 4 * 0.5, i * 2);
+    pl.update(i, i * 4, loss_and_accuracy({{"loss", 0.5}, {"accuracy", 0.5}}));
+    pb.update(i, i * 4, loss_and_accuracy({{"loss", 0.5}, {"accuracy", 0.5}}));
   }
   pl.finish();
   pb.finish();

@@ -14,9 +14,12 @@
 #include <string>
 
 #include "models.h"
+#include "nabla/data/npz.h"
 #include "nabla/nabla.h"
-#include "train.h"
+#include "nabla/summary/proto/tensorboard.pb.h"
+#include "nabla/summary/record_writer.h"
 #include "support/run_program.h"
+#include "train.h"
 
 namespace nabla::tool {
 namespace {
@@ -195,8 +198,7 @@ TEST_F(NablaTrain, ResumeAfterSigkillMidEpochEndsBitIdenticalToAnUninterruptedRu
   EXPECT_FALSE(fs::exists(ckpt));
   ProgramRun k2 = run_nabla_killed_at(6, resumed_run + " --resume");
   EXPECT_NE(k2.code, 0) << k2.out;
-  EXPECT_NE(k2.out.find("resume: no checkpoint at " + ckpt.string() + " yet; starting from epoch 1"),
-            std::string::npos)
+  EXPECT_NE(k2.out.find("resume: no checkpoint at " + ckpt.string() + " yet; starting from epoch 1"), std::string::npos)
       << k2.out;
   ASSERT_NE(k2.out.find("killing the process at step 6"), std::string::npos) << k2.out;
   io::TrainingState after1 = io::read_training_state(ckpt.string());
@@ -270,7 +272,8 @@ TEST_F(NablaTrain, ResumeRefusesACheckpointOfOtherOptions) {
 
   ProgramRun lr = run_nabla(common + " --resume --lr 0.01");
   EXPECT_EQ(lr.code, 1) << lr.out;
-  EXPECT_NE(lr.out.find("error: nabla train --resume: '" + ckpt + "' was written by a run with --lr 0.001, this run "
+  EXPECT_NE(lr.out.find("error: nabla train --resume: '" + ckpt +
+                        "' was written by a run with --lr 0.001, this run "
                         "has --lr 0.01"),
             std::string::npos)
       << lr.out;
@@ -292,6 +295,153 @@ TEST_F(NablaTrain, ResumeRefusesACheckpointOfOtherOptions) {
   EXPECT_EQ(bad.code, 1) << bad.out;
   EXPECT_NE(bad.out.find(ckpt), std::string::npos) << bad.out;
   EXPECT_EQ(bad.out.find("epoch 1/2"), std::string::npos) << bad.out;
+}
+
+// The scalar `tag` of the one event file in `run_dir`, as (step, value) pairs.
+std::vector<std::pair<int64_t, float>> scalars(const fs::path& run_dir, const std::string& tag) {
+  std::vector<fs::path> files;
+  if (fs::is_directory(run_dir))
+    for (const auto& e : fs::directory_iterator(run_dir)) files.push_back(e.path());
+  EXPECT_EQ(files.size(), 1u) << run_dir;
+  std::vector<std::pair<int64_t, float>> points;
+  if (files.size() != 1) return points;
+  summary::RecordReader r(files[0].string());
+  while (auto rec = r.next()) {
+    summary::pb::Event e;
+    EXPECT_TRUE(e.ParseFromString(*rec));
+    for (const auto& v : e.summary().value())
+      if (v.tag() == tag) points.push_back({e.step(), v.simple_value()});
+  }
+  return points;
+}
+
+// --logdir (default <out>/logs): Keras's TensorBoard runs, the test set as
+// "validation", its values the ones printed and saved.
+TEST_F(NablaTrain, WritesTensorBoardLogsWithTheTestValues) {
+  const fs::path out = dir_ / "tb";
+  ProgramRun r = run_nabla("train --model mlp --data " + data() + " --out " + out.string() +
+                           " --epochs 2 --batch-size 32 --threads 1 --progress none");
+  ASSERT_EQ(r.code, 0) << r.out;
+  io::TrainingState s = io::read_training_state((out / "checkpoint.safetensors").string());
+  auto accuracy = scalars(out / "logs" / "validation", "epoch_accuracy");
+  ASSERT_EQ(accuracy.size(), 2u);
+  EXPECT_EQ(accuracy[1].first, 1);
+  EXPECT_EQ(accuracy[1].second, static_cast<float>(std::stod(s.info.at("test_accuracy"))));
+  EXPECT_EQ(scalars(out / "logs" / "train", "epoch_loss").size(), 2u);
+  auto lr = scalars(out / "logs" / "train", "epoch_learning_rate");
+  ASSERT_EQ(lr.size(), 2u);
+  EXPECT_LT(lr[1].second, lr[0].second);  // the cosine schedule, stepped per batch
+
+  const fs::path elsewhere = dir_ / "elsewhere";
+  ProgramRun r2 = run_nabla("train --model mlp --data " + data() + " --out " + (dir_ / "tb2").string() + " --logdir " +
+                            elsewhere.string() + " --epochs 1 --threads 1 --progress none");
+  ASSERT_EQ(r2.code, 0) << r2.out;
+  EXPECT_EQ(scalars(elsewhere / "validation", "epoch_loss").size(), 1u);
+  EXPECT_FALSE(fs::exists(dir_ / "tb2" / "logs"));
+}
+
+// `nabla evaluate` gives the test values `nabla train` printed; `nabla
+// predict` the classes whose accuracy that is.
+TEST_F(NablaTrain, EvaluateAndPredictUseTheTrainedCheckpoint) {
+  const std::string out = (dir_ / "infer").string();
+  const std::string model = " --model mlp --out " + out + " --threads 1";
+  // Trained little (a low lr), so that some test images are still misclassified.
+  ProgramRun t =
+      run_nabla("train --data " + data() + model + " --epochs 2 --batch-size 64 --lr 0.0003 --progress none");
+  ASSERT_EQ(t.code, 0) << t.out;
+  auto test_line = [](const std::string& text, const std::string& from) {  // the last one
+    auto p = text.rfind(from);
+    return p == std::string::npos ? std::string("(none)") : text.substr(p, text.find(" (", p) - p);
+  };
+  ProgramRun e = run_nabla("evaluate --data " + data() + model);
+  ASSERT_EQ(e.code, 0) << e.out;
+  EXPECT_NE(e.out.find("data: 64 test images"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("checkpoint " + out + "/checkpoint.safetensors (epoch 2)"), std::string::npos) << e.out;
+  // "test loss 0.1234, test accuracy 95.31%" as in train's last epoch line.
+  EXPECT_EQ(test_line(e.out, "test loss "),
+            test_line(t.out, "test loss ").substr(0, test_line(e.out, "test loss ").size()))
+      << e.out << t.out;
+  EXPECT_NE(t.out.find("epoch 2/2: " + test_line(e.out, "test loss ")), std::string::npos) << e.out << t.out;
+
+  // The test images as an .npy of uint8 [64, 28, 28], as the IDX file holds them.
+  data::FashionMnist fm = data::load_fashion_mnist(data(), 0);
+  std::vector<Tensor> images;
+  std::vector<int64_t> labels;
+  for (int64_t i = 0; i < fm.test->size(); ++i) {
+    data::Example ex = fm.test->get(i);
+    images.push_back(ex.data);
+    labels.push_back(ex.target.to(kInt64).item<int64_t>());
+  }
+  const std::string in = (dir_ / "images.npy").string(), npz = (dir_ / "pred.npz").string();
+  data::write_npy(in, stack(images, 0));
+  ProgramRun p = run_nabla("predict" + model + " --input " + in + " --output " + npz);
+  ASSERT_EQ(p.code, 0) << p.out;
+  EXPECT_NE(p.out.find("predict: 64 inputs -> " + npz), std::string::npos) << p.out;
+  Tensor output, cls;
+  for (auto& [name, v] : data::read_npz(npz)) (name == "output" ? output : cls) = v;
+  ASSERT_TRUE(output.defined() && cls.defined());
+  EXPECT_EQ(output.size(0), 64);
+  EXPECT_EQ(output.size(1), 10);
+  int64_t correct = 0;
+  std::vector<int64_t> classes = cls.to_vector<int64_t>();
+  for (std::size_t i = 0; i < labels.size(); ++i) correct += classes[i] == labels[i];
+  char accuracy[64];
+  std::snprintf(accuracy, sizeof accuracy, "test accuracy %.2f%%", 100.0 * static_cast<double>(correct) / 64.0);
+  EXPECT_NE(e.out.find(accuracy), std::string::npos) << accuracy << "\n" << e.out;
+  EXPECT_GT(correct, 0);
+  EXPECT_LT(correct, 64) << "the check above means more with some mistakes";
+  // The outputs are the checkpoint's model's on the training transform (to
+  // float rounding: this process's matrix products may split sums otherwise).
+  nn::ModulePtr mlp = make_model("mlp");
+  io::load_checkpoint(out + "/checkpoint.safetensors", *mlp);
+  mlp->eval();
+  std::vector<data::Example> batch;
+  for (int64_t i = 0; i < fm.test->size(); ++i) batch.push_back(fm.test->get(i));
+  NoGradGuard no_grad;
+  Tensor expected = (*mlp)(data::image_collate(0.286f, 0.353f)(batch).data);
+  EXPECT_LE((expected - output).abs().max().item<float>(), 1e-5f);
+  // An .npy gets the outputs alone, the same values.
+  const std::string npy = (dir_ / "pred.npy").string();
+  ASSERT_EQ(run_nabla("predict" + model + " --input " + in + " --output " + npy).code, 0);
+  EXPECT_TRUE(raw_bytes(data::read_npy(npy)) == raw_bytes(output));
+}
+
+TEST_F(NablaTrain, EvaluateAndPredictErrorsNameTheFile) {
+  const std::string out = (dir_ / "errs").string();
+  ProgramRun none = run_nabla("evaluate --model mlp --data " + data() + " --out " + out);
+  EXPECT_EQ(none.code, 1) << none.out;
+  EXPECT_NE(none.out.find("error: nabla evaluate: no checkpoint at '" + out +
+                          "/checkpoint.safetensors'; nabla train "
+                          "writes one"),
+            std::string::npos)
+      << none.out;
+  ASSERT_EQ(
+      run_nabla("train --model mlp --data " + data() + " --out " + out + " --epochs 1 --limit 32 --progress none").code,
+      0);
+  ProgramRun other = run_nabla("evaluate --model cnn --data " + data() + " --out " + out);
+  EXPECT_EQ(other.code, 1) << other.out;
+  EXPECT_NE(other.out.find("nabla evaluate: the checkpoint '" + out +
+                           "/checkpoint.safetensors' does not hold the weights of --model cnn"),
+            std::string::npos)
+      << other.out;
+  EXPECT_NE(other.out.find("missing keys"), std::string::npos) << other.out;
+
+  const std::string bad_shape = (dir_ / "bad.npy").string();
+  data::write_npy(bad_shape, zeros({2, 27, 28}, kUInt8));
+  ProgramRun shape = run_nabla("predict --model mlp --out " + out + " --input " + bad_shape + " --output " +
+                               (dir_ / "y.npy").string());
+  EXPECT_EQ(shape.code, 1) << shape.out;
+  EXPECT_NE(shape.out.find("nabla predict --input " + bad_shape), std::string::npos) << shape.out;
+  EXPECT_FALSE(fs::exists(dir_ / "y.npy"));
+  ProgramRun missing = run_nabla("predict --model mlp --out " + out + " --input " + (dir_ / "no.npy").string() +
+                                 " --output " + (dir_ / "y.npy").string());
+  EXPECT_EQ(missing.code, 1) << missing.out;
+  EXPECT_NE(missing.out.find("nabla predict: --input '" + (dir_ / "no.npy").string() + "' does not exist"),
+            std::string::npos)
+      << missing.out;
+  ProgramRun usage = run_nabla("predict --model mlp --input x.npy");
+  EXPECT_EQ(usage.code, 2) << usage.out;
+  EXPECT_NE(usage.out.find("nabla predict: expected --output"), std::string::npos) << usage.out;
 }
 
 TEST(NablaProgram, MissingDatasetSaysHowToInstallIt) {

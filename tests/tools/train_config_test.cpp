@@ -3,26 +3,27 @@
 // path; the printed defaults read back into the same settings and, fed to
 // --config, train bit-identical weights; every example config in
 // examples/configs trains from the command line with no code.
-#include <gtest/gtest.h>
+#include "train_config.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "nabla/nabla.h"
 #include "support/run_program.h"
-#include "train_config.h"
+#include "train.h"
 
 namespace nabla::tool {
 namespace {
 
 namespace fs = std::filesystem;
-using nn::Json;
 using nabla::testing::ProgramRun;
+using nn::Json;
 
 ProgramRun run_nabla(const std::string& args) {
   return nabla::testing::run_program(std::string(NABLA_TOOLS_DIR) + "/nabla " + args + " 2>&1");
@@ -74,14 +75,29 @@ TEST(TrainConfig, DefaultCnnExampleIsThePrintedDefaults) {
 }
 
 TEST(TrainConfig, CommandLineOptionsOverrideTheFile) {
-  TrainConfig cli = parse_train_args({"--config", (examples_dir() / "lenet5.json").string(), "--epochs", "2",
-                                      "--limit", "100", "--lr", "0.5"});
+  TrainConfig cli = parse_train_args(
+      {"--config", (examples_dir() / "lenet5.json").string(), "--epochs", "2", "--limit", "100", "--lr", "0.5"});
   TrainConfig c = resolve_train_config(cli);
   EXPECT_EQ(c.epochs, 2);
   EXPECT_EQ(c.limit, 100);
   EXPECT_EQ(c.lr, 0.5);
   EXPECT_EQ(c.batch_size, 64);  // from the file
   EXPECT_EQ(c.optimizer, "sgd");
+}
+
+// "logdir" (optional; default <output_dir>/logs), and --logdir over it.
+TEST(TrainConfig, LogdirIsReadPrintedAndOverridden) {
+  Json j = example("lenet5.json");
+  EXPECT_EQ(parse_train_config(j, "e.json").logdir, "");
+  EXPECT_EQ(logdir(parse_train_config(j, "e.json")), parse_train_config(j, "e.json").out + "/logs");
+  EXPECT_FALSE(train_config_json(parse_train_config(j, "e.json")).contains("logdir"));
+  j["logdir"] = "tb/lenet";
+  TrainConfig c = parse_train_config(j, "e.json");
+  EXPECT_EQ(c.logdir, "tb/lenet");
+  EXPECT_EQ(logdir(c), "tb/lenet");
+  EXPECT_EQ(train_config_json(c)["logdir"], "tb/lenet");
+  TrainConfig cli = parse_train_args({"--config", (examples_dir() / "lenet5.json").string(), "--logdir", "other"});
+  EXPECT_EQ(resolve_train_config(cli).logdir, "other");
 }
 
 struct BadTrainConfig {
@@ -95,37 +111,53 @@ TEST(TrainConfig, MalformedTrainingConfigsNameFileAndField) {
   const std::vector<BadTrainConfig> table = {
       {"missing_model", [](Json& j) { j.erase("model"); }, "the top level", "missing the required field 'model'"},
       {"model_unknown_name", [](Json& j) { j["model"] = "resnet"; }, "model", "one of \"cnn\", \"mlp\""},
-      {"model_bad_layer", [](Json& j) { j["model"]["layers"][3]["out_channels"] = 0; },
-       "model.layers[3].out_channels", "expected an integer >= 1"},
+      {"model_bad_layer", [](Json& j) { j["model"]["layers"][3]["out_channels"] = 0; }, "model.layers[3].out_channels",
+       "expected an integer >= 1"},
       {"model_shape_mismatch", [](Json& j) { j["model"]["layers"][7]["in_features"] = 256; },
        "model.layers[7] (Linear) cannot take the output of model.layers[6] (Flatten), shape [N, 400]",
        "its in_features is 256"},
-      {"input_shape_negative", [](Json& j) { j["input_shape"] = {1, -28, 28}; }, "input_shape", "an integer >= 1"},
+      {"input_shape_negative",
+       [](Json& j) {
+         j["input_shape"] = {1, -28, 28};
+       },
+       "input_shape", "an integer >= 1"},
       {"missing_data", [](Json& j) { j.erase("data"); }, "the top level", "missing the required field 'data'"},
       {"data_bad_format", [](Json& j) { j["data"]["format"] = "parquet"; }, "data.format",
        "one of \"idx\", \"npz\", \"npy\", \"csv\""},
-      {"data_csv_without_train", [](Json& j) { j["data"] = {{"format", "csv"}, {"test", "t.csv"}}; }, "data",
-       "missing the required field 'train'"},
+      {"data_csv_without_train",
+       [](Json& j) {
+         j["data"] = {{"format", "csv"}, {"test", "t.csv"}};
+       },
+       "data", "missing the required field 'train'"},
       {"data_unknown_transform", [](Json& j) { j["data"]["transforms"][0]["name"] = "flip"; },
        "data.transforms[0].name", "one of \"normalize\""},
       {"data_std_zero", [](Json& j) { j["data"]["transforms"][0]["std"] = 0; }, "data.transforms[0].std",
        "expected a number > 0"},
       {"data_unknown_field", [](Json& j) { j["data"]["shuffle"] = true; }, "data.shuffle", "unknown field of data"},
       {"bad_loss", [](Json& j) { j["loss"] = "mse"; }, "loss", "one of \"cross_entropy\""},
-      {"bad_metric", [](Json& j) { j["metrics"] = {"loss", "f1"}; }, "metrics[1]", "expected \"loss\" or \"accuracy\""},
+      {"bad_metric",
+       [](Json& j) {
+         j["metrics"] = {"loss", "f1"};
+       },
+       "metrics[1]", "expected \"loss\" or \"accuracy\""},
       {"unknown_optimizer", [](Json& j) { j["optimizer"]["name"] = "lamb"; }, "optimizer.name",
        "one of \"sgd\", \"adam\""},
       {"negative_lr", [](Json& j) { j["optimizer"]["lr"] = -0.1; }, "optimizer.lr", "got -0.1"},
       {"optimizer_option_of_another", [](Json& j) { j["optimizer"]["beta1"] = 0.9; }, "optimizer.beta1",
        "unknown field of optimizer sgd; allowed: dampening, lr, momentum, name, nesterov, weight_decay"},
-      {"optimizer_refuses_value", [](Json& j) { j["optimizer"] = {{"name", "adam"}, {"lr", 1e-3}, {"beta1", 1.5}}; },
+      {"optimizer_refuses_value",
+       [](Json& j) {
+         j["optimizer"] = {{"name", "adam"}, {"lr", 1e-3}, {"beta1", 1.5}};
+       },
        "optimizer", "Adam: invalid beta1 = 1.5"},
       {"bad_schedule", [](Json& j) { j["schedule"] = "step"; }, "schedule", "one of \"none\", \"cosine\""},
-      {"zero_epochs", [](Json& j) { j["epochs"] = 0; }, "epochs", "got 0 (an integer), expected an integer in [1, 100000]"},
+      {"zero_epochs", [](Json& j) { j["epochs"] = 0; }, "epochs",
+       "got 0 (an integer), expected an integer in [1, 100000]"},
       {"batch_size_string", [](Json& j) { j["batch_size"] = "64"; }, "batch_size", "got \"64\" (a string)"},
       {"bad_device", [](Json& j) { j["device"] = "tpu"; }, "device", "\"cpu\", \"opencl[:N]\" or \"cuda[:N]\""},
       {"missing_output_dir", [](Json& j) { j.erase("output_dir"); }, "the top level",
        "missing the required field 'output_dir'"},
+      {"logdir_number", [](Json& j) { j["logdir"] = 3; }, "logdir", "got 3 (an integer)"},
       {"unknown_top_level_field", [](Json& j) { j["callbacks"] = Json::array(); }, "callbacks",
        "unknown field of the training config"},
   };
@@ -216,8 +248,11 @@ TEST(TrainConfig, NpzAndNpyDataTrain) {
   Json base = example("mlp_csv.json");
   Json npz = base, npy = base;
   npz["data"] = {{"format", "npz"}, {"train", "train.npz"}, {"test", "test.npz"}, {"x", "points"}, {"y", "arm"}};
-  npy["data"] = {{"format", "npy"},          {"train", "train_x.npy"}, {"test", "test_x.npy"},
-                 {"train_targets", "train_y.npy"}, {"test_targets", "test_y.npy"},
+  npy["data"] = {{"format", "npy"},
+                 {"train", "train_x.npy"},
+                 {"test", "test_x.npy"},
+                 {"train_targets", "train_y.npy"},
+                 {"test_targets", "test_y.npy"},
                  {"transforms", {{{"name", "normalize"}, {"mean", 0.0}, {"std", 0.5}}}}};
   for (auto& [name, config] : {std::pair<std::string, Json>{"npz", npz}, {"npy", npy}}) {
     SCOPED_TRACE(name);

@@ -4,6 +4,7 @@
 // expected.
 #include "cli.h"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <map>
@@ -79,6 +80,7 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
        [&](auto& o, auto& v) { c.seed = parse_number<uint64_t>(o, v, 0, UINT64_MAX, "a non-negative integer"); }},
       {"--data", [&](auto& o, auto& v) { c.data = parse_nonempty(o, v); }},
       {"--out", [&](auto& o, auto& v) { c.out = parse_nonempty(o, v); }},
+      {"--logdir", [&](auto& o, auto& v) { c.logdir = parse_nonempty(o, v); }},
       {"--limit", [&](auto& o, auto& v) { c.limit = parse_number<int64_t>(o, v, 0, INT64_MAX, "an integer >= 0"); }},
       {"--progress",
        [&](auto& o, auto& v) {
@@ -184,6 +186,71 @@ RunConfig parse_run_args(const std::vector<std::string>& args) {
   return c;
 }
 
+InferConfig parse_infer_args(const std::string& command, const std::vector<std::string>& args) {
+  const std::string name = "nabla " + command;
+  const bool predict = command == "predict";
+  // train's options that say which model and data; the rest are train's own.
+  std::vector<std::string> allowed = {"--config",  "--model",      "--out",    "--device",
+                                      "--threads", "--batch-size", "--workers"};
+  if (!predict) allowed.insert(allowed.end(), {"--data", "--limit"});
+  InferConfig c;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      c.help = true;
+      continue;
+    }
+    std::string option = arg, value;
+    bool inline_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      option = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inline_value = true;
+    }
+    std::string* own = option == "--checkpoint"          ? &c.checkpoint
+                       : predict && option == "--input"  ? &c.input
+                       : predict && option == "--output" ? &c.output
+                                                         : nullptr;
+    if (own) {
+      if (!inline_value) {
+        if (i + 1 >= args.size()) usage(name + ": " + option + " needs a value");
+        value = args[++i];
+      }
+      if (value.empty()) usage(name + ": " + option + " got an empty value, expected a path");
+      *own = value;
+      continue;
+    }
+    if (arg.rfind("-", 0) != 0)
+      usage(name + ": unexpected argument '" + arg + "' (" + command + " takes only options)");
+    if (std::find(allowed.begin(), allowed.end(), option) == allowed.end()) {
+      std::string list = "--checkpoint";
+      if (predict) list += ", --input, --output";
+      for (const std::string& a : allowed) list += ", " + a;
+      usage(name + ": unknown option '" + option + "' (" + command + " takes " + list + ")");
+    }
+    rest.push_back(arg);
+    if (!inline_value && i + 1 < args.size()) rest.push_back(args[++i]);
+  }
+  try {
+    c.train = parse_train_args(rest);
+  } catch (const UsageError& e) {  // train's checks of the values, said as this command
+    std::string what = e.what();
+    const std::string train = "nabla train";
+    if (what.rfind(train, 0) == 0) what = name + what.substr(train.size());
+    usage(what);
+  }
+  if (c.help) return c;
+  if (predict && c.input.empty()) usage(name + ": expected --input FILE.npy (the inputs)");
+  if (predict && c.output.empty()) usage(name + ": expected --output FILE.npy or FILE.npz (where the outputs go)");
+  auto ends_with = [](const std::string& s, const std::string& tail) { return s.ends_with(tail); };
+  if (predict && !ends_with(c.input, ".npy"))
+    usage(name + ": --input '" + c.input + "' must be a .npy file (the inputs, one per row)");
+  if (predict && !ends_with(c.output, ".npy") && !ends_with(c.output, ".npz"))
+    usage(name + ": --output '" + c.output + "' must end in .npy (the outputs) or .npz (outputs and classes)");
+  return c;
+}
+
 Command parse_command_line(const std::vector<std::string>& args) {
   Command cmd;
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") return cmd;
@@ -197,8 +264,13 @@ Command parse_command_line(const std::vector<std::string>& args) {
     cmd.run = parse_run_args(std::vector<std::string>(args.begin() + 1, args.end()));
     return cmd;
   }
+  if (args[0] == "evaluate" || args[0] == "predict") {
+    cmd.kind = args[0] == "evaluate" ? Command::Kind::Evaluate : Command::Kind::Predict;
+    cmd.infer = parse_infer_args(args[0], std::vector<std::string>(args.begin() + 1, args.end()));
+    return cmd;
+  }
   if (args[0].rfind("-", 0) == 0) usage("nabla: unknown option '" + args[0] + "'");
-  usage("nabla: unknown command '" + args[0] + "' (the commands are: train, run)");
+  usage("nabla: unknown command '" + args[0] + "' (the commands are: train, evaluate, predict, run)");
 }
 
 std::string main_help() {
@@ -206,6 +278,8 @@ std::string main_help() {
          "\n"
          "commands:\n"
          "  train     train a model on Fashion-MNIST (nabla train --help)\n"
+         "  evaluate  a trained model's loss and accuracy on the test data (nabla evaluate --help)\n"
+         "  predict   a trained model's outputs for inputs in a .npy file (nabla predict --help)\n"
          "  run       run a saved graph (.nbg) on .npy inputs (nabla run --help)\n"
          "\n"
          "options:\n"
@@ -234,6 +308,7 @@ std::string train_help() {
      << "  --seed N           seed of initialization, shuffling, dropout (default " << d.seed << ")\n"
      << "  --data DIR         the IDX files (default " << d.data << ")\n"
      << "  --out DIR          where checkpoint.safetensors goes (default " << d.out << ")\n"
+     << "  --logdir DIR       TensorBoard logs: DIR/train, DIR/validation (default: --out DIR/logs)\n"
      << "  --limit N          use only the first N training and test samples (default: all)\n"
      << "  --progress MODE    auto | bar | lines | none (default auto: a bar on a terminal)\n"
      << "  --resume           continue from the checkpoint in --out (written after every epoch),\n"
@@ -244,6 +319,39 @@ std::string train_help() {
      << "                     such a file, and exit\n"
      << "  -h, --help         show this help\n";
   return os.str();
+}
+
+std::string evaluate_help() {
+  return "usage: nabla evaluate [--config FILE] [--checkpoint FILE] [options]\n"
+         "\n"
+         "Loads the model of a training run (its config file, or nabla train's defaults)\n"
+         "with the weights of a checkpoint and prints its loss and accuracy on the test\n"
+         "data (Caffe's `caffe test`).\n"
+         "\n"
+         "options (value after a space or '='):\n"
+         "  --config FILE      the training config (docs/config.md) the model was trained with\n"
+         "  --checkpoint FILE  the weights (default: checkpoint.safetensors in the run's --out DIR)\n"
+         "  --model, --data, --limit, --out, --device, --threads, --workers, --batch-size\n"
+         "                     as for nabla train (over the config file's values)\n"
+         "  -h, --help         show this help\n";
+}
+
+std::string predict_help() {
+  return "usage: nabla predict [--config FILE] [--checkpoint FILE] --input X.npy --output Y.npy|Y.npz\n"
+         "\n"
+         "Loads the model of a training run with the weights of a checkpoint and writes its\n"
+         "outputs for the inputs in X.npy (Caffe's deploy). The inputs are as the data files\n"
+         "hold them: for IDX data uint8 images [N, H, W], for .npy/.npz/CSV\n"
+         "data rows [N, ...]; the run's transforms (normalize) are applied.\n"
+         "\n"
+         "options (value after a space or '='):\n"
+         "  --config FILE      the training config (docs/config.md) the model was trained with\n"
+         "  --checkpoint FILE  the weights (default: checkpoint.safetensors in the run's --out DIR)\n"
+         "  --input FILE       the inputs (.npy)\n"
+         "  --output FILE      FILE.npy: the outputs [N, classes] (float32); FILE.npz: \"output\"\n"
+         "                     and \"class\" (the argmax, int64)\n"
+         "  --model, --out, --device, --threads, --workers, --batch-size  as for nabla train\n"
+         "  -h, --help         show this help\n";
 }
 
 std::string run_help() {

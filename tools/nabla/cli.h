@@ -4,6 +4,8 @@
 //   nabla --help                  the subcommands
 //   nabla train [options]         see train_help()
 //   nabla run MODEL.nbg [options] see run_help()
+//   nabla evaluate [options]      see evaluate_help()
+//   nabla predict [options]       see predict_help()
 //
 // A usage mistake (unknown subcommand or option, missing or malformed value)
 // raises UsageError; main() prints it with a hint and exits with code 2.
@@ -27,12 +29,12 @@ class UsageError : public std::runtime_error {
 // Where `nabla train`'s data comes from (a config file's "data" section,
 // docs/config.md). The command line's --data names an IDX directory.
 struct DataSpec {
-  std::string format = "idx";                // idx | npz | npy | csv
-  std::string train, test;                   // npz/csv: the files; npy: the inputs (idx: TrainConfig::data)
-  std::string train_targets, test_targets;   // npy: the class-index files
-  std::string x_key = "x", y_key = "y";      // npz: the arrays' names
-  bool header = false;                       // csv: the first line names the columns
-  int64_t target_column = -1;                // csv: the column holding the class index (-1: the last)
+  std::string format = "idx";               // idx | npz | npy | csv
+  std::string train, test;                  // npz/csv: the files; npy: the inputs (idx: TrainConfig::data)
+  std::string train_targets, test_targets;  // npy: the class-index files
+  std::string x_key = "x", y_key = "y";     // npz: the arrays' names
+  bool header = false;                      // csv: the first line names the columns
+  int64_t target_column = -1;               // csv: the column holding the class index (-1: the last)
   // The "normalize" transform (x - mean) / std; IDX images are first scaled
   // to [0, 1]. The default: Fashion-MNIST's training-set mean and std.
   std::optional<std::pair<double, double>> normalize = std::pair<double, double>{0.286, 0.353};
@@ -45,8 +47,9 @@ struct TrainConfig {
   int epochs = 5;
   int64_t batch_size = 64;
   double lr = 1e-3;
-  std::string optimizer = "adam";   // sgd | adam | adamw | rmsprop | adagrad
-  std::map<std::string, double> optimizer_options;  // besides lr (a config file's "optimizer"); sgd: momentum 0.9 unless set
+  std::string optimizer = "adam";  // sgd | adam | adamw | rmsprop | adagrad
+  std::map<std::string, double>
+      optimizer_options;            // besides lr (a config file's "optimizer"); sgd: momentum 0.9 unless set
   std::string schedule = "cosine";  // none | cosine
   int threads = 0;                  // 0: nabla's default (NABLA_NUM_THREADS or all cores)
   int workers = 2;                  // DataLoader worker threads
@@ -54,6 +57,7 @@ struct TrainConfig {
   uint64_t seed = 0;
   std::string data = "/usr/share/datasets/fashion-mnist";
   std::string out = "runs/fashion-cnn";
+  std::string logdir;             // TensorBoard logs (docs/tensorboard.md); empty: <out>/logs
   int64_t limit = 0;              // >0: use only the first N training and test samples
   std::string progress = "auto";  // auto | bar | lines | none
   bool resume = false;            // continue from <out>/checkpoint.safetensors
@@ -82,12 +86,24 @@ struct RunConfig {
   bool help = false;
 };
 
+// `nabla evaluate` and `nabla predict` (Caffe's test and deploy): a trained
+// model, described by the run's settings (--config FILE, or the defaults and
+// a few of train's options), with the weights of a checkpoint.
+struct InferConfig {
+  TrainConfig train;       // the model, the data, the device, ... (train's parsing)
+  std::string checkpoint;  // empty: <out>/checkpoint.safetensors
+  std::string input;       // predict: a .npy of inputs
+  std::string output;      // predict: a .npy (the outputs) or .npz (the outputs and the classes)
+  bool help = false;
+};
+
 // What the command line asks for.
 struct Command {
-  enum class Kind { Help, Train, Run };
+  enum class Kind { Help, Train, Run, Evaluate, Predict };
   Kind kind = Kind::Help;
   TrainConfig train;
   RunConfig run;
+  InferConfig infer;  // Evaluate, Predict
 };
 
 // args excludes the program name (argv[1..]).
@@ -96,9 +112,13 @@ Command parse_command_line(const std::vector<std::string>& args);
 TrainConfig parse_train_args(const std::vector<std::string>& args);
 // Arguments after `run`.
 RunConfig parse_run_args(const std::vector<std::string>& args);
+// Options after `evaluate` or `predict` (`command` is which).
+InferConfig parse_infer_args(const std::string& command, const std::vector<std::string>& args);
 
 std::string main_help();
 std::string train_help();
 std::string run_help();
+std::string evaluate_help();
+std::string predict_help();
 
 }  // namespace nabla::tool

@@ -1,6 +1,6 @@
-// The `nabla` program: `nabla train` and `nabla run` (docs/train.md). Exit codes: 0 success,
-// 1 a failure while running (missing dataset, unwritable output, ...), 2 a
-// usage mistake (unknown command or option, bad value).
+// The `nabla` program: `nabla train`, `nabla evaluate`, `nabla predict` and `nabla run` (docs/train.md). Exit codes: 0
+// success, 1 a failure while running (missing dataset, unwritable output, ...), 2 a usage mistake (unknown command or
+// option, bad value).
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli.h"
+#include "infer.h"
 #include "run.h"
 #include "train.h"
 #include "train_config.h"
@@ -33,12 +34,15 @@ void use_passive_openmp_threads(char** argv) {
 int main(int argc, char** argv) {
   using namespace nabla::tool;
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && args[0] == "train") use_passive_openmp_threads(argv);
+  if (!args.empty() && (args[0] == "train" || args[0] == "evaluate" || args[0] == "predict"))
+    use_passive_openmp_threads(argv);
   Command cmd;
   try {
     cmd = parse_command_line(args);
   } catch (const UsageError& e) {
-    std::string sub = !args.empty() && (args[0] == "train" || args[0] == "run") ? args[0] + " " : "";
+    const bool known =
+        !args.empty() && (args[0] == "train" || args[0] == "run" || args[0] == "evaluate" || args[0] == "predict");
+    std::string sub = known ? args[0] + " " : "";
     std::cerr << e.what() << "\n(see `nabla " << sub << "--help`)\n";
     return 2;
   }
@@ -52,14 +56,27 @@ int main(int argc, char** argv) {
           std::cout << train_help();
           return 0;
         }
-      {
-        // With --config the file's settings, validated before anything is loaded.
-        TrainConfig config = resolve_train_config(cmd.train);
-        if (config.print_config) {
-          std::cout << train_config_json(config).dump(2) << "\n";
+        {
+          // With --config the file's settings, validated before anything is loaded.
+          TrainConfig config = resolve_train_config(cmd.train);
+          if (config.print_config) {
+            std::cout << train_config_json(config).dump(2) << "\n";
+            return 0;
+          }
+          run_train(config, std::cout, isatty(STDOUT_FILENO) != 0);
           return 0;
         }
-        run_train(config, std::cout, isatty(STDOUT_FILENO) != 0);
+      case Command::Kind::Evaluate:
+      case Command::Kind::Predict: {
+        const bool evaluate = cmd.kind == Command::Kind::Evaluate;
+        if (cmd.infer.help) {
+          std::cout << (evaluate ? evaluate_help() : predict_help());
+          return 0;
+        }
+        if (evaluate)
+          run_evaluate(cmd.infer, std::cout);
+        else
+          run_predict(cmd.infer, std::cout);
         return 0;
       }
       case Command::Kind::Run:

@@ -1,18 +1,18 @@
 // See train.h.
 #include "train.h"
 
-#include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 
 #include "models.h"
-#include "nabla/nn/config.h"
 #include "nabla/io/training_state.h"
 #include "nabla/nabla.h"
-#include "progress.h"
+#include "nabla/nn/config.h"
+#include "nabla/train/tensorboard_callback.h"
+#include "nabla/train/train.h"
 #include "resume.h"
+#include "train_callbacks.h"
 #include "train_config.h"
 #include "train_data.h"
 
@@ -23,57 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// A double as text that reads back to the same bits.
-std::string exact(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-ProgressBar::Mode progress_mode(const std::string& name, bool terminal) {
-  if (name == "bar") return ProgressBar::Mode::Bar;
-  if (name == "lines") return ProgressBar::Mode::Lines;
-  if (name == "none") return ProgressBar::Mode::None;
-  return terminal ? ProgressBar::Mode::Bar : ProgressBar::Mode::Lines;
-}
-
-int64_t count_correct(const Tensor& logits, const Tensor& target) {
-  NoGradGuard no_grad;
-  return eq(logits.argmax(1), target).sum().item<int64_t>();
-}
-
-struct Evaluation {
-  double loss = 0, accuracy = 0;
-};
-
-// Calls fn with each batch of an epoch of `loader`, on `device` (copied
-// there by a DevicePrefetcher, one batch ahead, when it is not the CPU).
-template <class Fn>
-void for_each_batch(data::DataLoader& loader, Device device, Fn&& fn) {
-  if (device.is_cpu()) {
-    for (const data::Example& batch : loader) fn(batch);
-  } else {
-    for (const data::Example& batch : data::DevicePrefetcher(loader, device)) fn(batch);
-  }
-}
-
-Evaluation evaluate(nn::Module& model, data::DataLoader& loader, Device device) {
-  NoGradGuard no_grad;
-  model.eval();
-  double loss_sum = 0;
-  int64_t correct = 0, seen = 0;
-  for_each_batch(loader, device, [&](const data::Example& batch) {
-    Tensor logits = model(batch.data);
-    int64_t n = batch.target.size(0);
-    loss_sum += cross_entropy(logits, batch.target, Tensor(), kDefaultIgnoreIndex, "sum").item<float>();
-    correct += count_correct(logits, batch.target);
-    seen += n;
-  });
-  model.train();
-  if (seen == 0) return {};
-  return {loss_sum / static_cast<double>(seen), static_cast<double>(correct) / static_cast<double>(seen)};
-}
-
 // The layers' shapes against the data's, before anything trains: a sample's
 // output must be [classes] with every class index in range.
 void check_model_fits_data(const TrainConfig& c, const nn::Module& model, const TrainData& ds) {
@@ -81,11 +30,15 @@ void check_model_fits_data(const TrainConfig& c, const nn::Module& model, const 
   std::vector<int64_t> out = nn::check_shapes(model, ds.sample_shape, where, "model");
   NABLA_CHECK(out.size() == 1, where, ": model: one sample's output has shape ", IntList(out),
               ", expected [classes] (cross_entropy over class indices)");
-  NABLA_CHECK(ds.max_label < out[0], where, ": model: its output has ", out[0], " classes but the data's class indices ",
-              "go up to ", ds.max_label);
+  NABLA_CHECK(ds.max_label < out[0], where, ": model: its output has ", out[0],
+              " classes but the data's class indices ", "go up to ", ds.max_label);
 }
 
 }  // namespace
+
+std::string logdir(const TrainConfig& c) {
+  return c.logdir.empty() ? (std::filesystem::path(c.out) / "logs").string() : c.logdir;
+}
 
 std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::vector<Tensor> params, double lr,
                                                  const std::map<std::string, double>& options) {
@@ -127,35 +80,34 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   nn::ModulePtr model = build_model(c);
   check_model_fits_data(c, *model, ds);
   model->to(device);  // before the optimizer: its state is made where the parameters are
-  auto optimizer = make_optimizer(c.optimizer, model->parameters(), c.lr, c.optimizer_options);
+  std::shared_ptr<optim::Optimizer> optimizer =
+      make_optimizer(c.optimizer, model->parameters(), c.lr, c.optimizer_options);
   data::DataLoader train_loader(ds.train, {.batch_size = c.batch_size,
                                            .shuffle = true,
                                            .seed = c.seed,
                                            .num_workers = c.workers,
                                            .collate = ds.collate,
                                            .pin_memory = !device.is_cpu()});
-  data::DataLoader test_loader(ds.test, {.batch_size = 500,
-                                         .num_workers = c.workers,
-                                         .collate = ds.collate,
-                                         .pin_memory = !device.is_cpu()});
-  std::unique_ptr<optim::LRScheduler> schedule;
+  data::DataLoader test_loader(
+      ds.test, {.batch_size = 500, .num_workers = c.workers, .collate = ds.collate, .pin_memory = !device.is_cpu()});
+  std::shared_ptr<optim::LRScheduler> schedule;
   if (c.schedule == "cosine")
-    schedule = std::make_unique<optim::CosineAnnealingLR>(*optimizer, c.epochs * train_loader.size());
+    schedule = std::make_shared<optim::CosineAnnealingLR>(*optimizer, c.epochs * train_loader.size());
 
   // Saved with every checkpoint; --resume refuses a checkpoint of other options.
-  const io::Metadata options = run_options(c, ds.train->size(), ds.test->size());
-  int first_epoch = 1;
+  io::Metadata info = run_options(c, ds.train->size(), ds.test->size());
+  int epochs_done = 0;
   int64_t step = 0;  // optimizer steps taken, resumed ones included
   double best_accuracy = 0;
   if (c.resume && std::filesystem::exists(result.checkpoint)) {
     io::TrainingState saved = io::read_training_state(result.checkpoint);
-    check_same_options(result.checkpoint, saved.info, options);
+    check_same_options(result.checkpoint, saved.info, info);
     NABLA_CHECK(saved.epoch <= c.epochs, "nabla train --resume: '", result.checkpoint, "' says ", saved.epoch,
                 " epochs are done, more than --epochs ", c.epochs);
     // The model, optimizer and schedule were built (and the generator
     // advanced) exactly as in the first run; now they take its state.
     saved = io::restore_training_state(result.checkpoint, *model, *optimizer, schedule.get());
-    first_epoch = static_cast<int>(saved.epoch) + 1;
+    epochs_done = static_cast<int>(saved.epoch);
     step = saved.step;
     result.test_accuracy = saved_number(result.checkpoint, saved.info, "test_accuracy");
     result.test_loss = saved_number(result.checkpoint, saved.info, "test_loss");
@@ -172,7 +124,6 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   } else if (c.resume) {
     out << "resume: no checkpoint at " << result.checkpoint << " yet; starting from epoch 1\n";
   }
-  const int64_t kill_at_step = kill_at_step_from_environment();
 
   std::snprintf(line, sizeof line,
                 "model: %s, %lld parameters; optimizer: %s lr %g, schedule %s; batch %lld; %d threads\n",
@@ -182,52 +133,35 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   if (!device.is_cpu()) out << "device: " << device << "\n";
   out << std::flush;
 
-  auto start = Clock::now();
-  const ProgressBar::Mode mode = progress_mode(c.progress, terminal);
-  model->train();
-  for (int epoch = first_epoch; epoch <= c.epochs; ++epoch) {
-    ProgressBar bar(out, mode, "epoch " + std::to_string(epoch) + "/" + std::to_string(c.epochs), train_loader.size());
-    double loss_sum = 0;
-    int64_t correct = 0, seen = 0, batches = 0;
-    for_each_batch(train_loader, device, [&](const data::Example& batch) {
-      Tensor logits = (*model)(batch.data);
-      Tensor loss = cross_entropy(logits, batch.target);
-      optimizer->zero_grad();
-      loss.backward();
-      optimizer->step();
-      if (schedule) schedule->step();
-      if (++step == kill_at_step) {
-        out << "NABLA_TRAIN_KILL_AT_STEP: killing the process at step " << step << "\n" << std::flush;
-        std::raise(SIGKILL);
-      }
-      int64_t n = batch.target.size(0);
-      loss_sum += static_cast<double>(loss.item<float>()) * static_cast<double>(n);
-      correct += count_correct(logits, batch.target);
-      seen += n;
-      bar.update(++batches, seen, loss_sum, correct);
-    });
-    bar.finish();
-    Evaluation test = evaluate(*model, test_loader, device);
-    result.test_loss = test.loss;
-    result.test_accuracy = test.accuracy;
-    std::snprintf(line, sizeof line, "epoch %d/%d: test loss %.4f, test accuracy %.2f%% (%.1f s elapsed)\n", epoch,
-                  c.epochs, test.loss, 100.0 * test.accuracy, seconds_since(start));
-    out << line << std::flush;
+  // The run is fit() with these callbacks, in this order: after each batch the
+  // schedule steps, then the kill hook, then the bar; after each epoch the bar
+  // ends, then the test line, the checkpoint and the TensorBoard logs.
+  auto test_line = std::make_shared<TestLine>(out);
+  std::vector<train::CallbackSpec> callbacks;
+  if (schedule)
+    callbacks.emplace_back(train::LearningRateScheduler(schedule, train::LearningRateScheduler::Every::Batch));
+  if (const int64_t kill_at = kill_at_step_from_environment(); kill_at > 0)
+    callbacks.emplace_back(KillAtStep(out, kill_at, step));
+  if (c.progress != "none")
+    callbacks.emplace_back(EpochProgress(out, c.progress == "bar" || (c.progress == "auto" && terminal)
+                                                  ? train::ProgressBar::Mode::Bar
+                                                  : train::ProgressBar::Mode::Lines));
+  callbacks.emplace_back(test_line);
+  info["model"] = c.model;
+  info["dataset"] = c.data_spec.format == "idx" ? "fashion-mnist" : c.data_spec.format;
+  callbacks.emplace_back(TrainingStateCheckpoint(result.checkpoint, info, schedule, step, best_accuracy));
+  callbacks.emplace_back(train::TensorBoard(logdir(c)));
 
-    // After every epoch, atomically: a kill loses at most the epoch under way.
-    best_accuracy = std::max(best_accuracy, test.accuracy);
-    io::TrainingState state;  // rng: save_training_state takes the live generator's
-    state.epoch = epoch;
-    state.step = step;
-    state.info = options;
-    state.info["model"] = c.model;
-    state.info["dataset"] = c.data_spec.format == "idx" ? "fashion-mnist" : c.data_spec.format;
-    state.info["epochs"] = std::to_string(epoch);
-    state.info["test_accuracy"] = exact(test.accuracy);
-    state.info["test_loss"] = exact(test.loss);
-    state.info["best_test_accuracy"] = exact(best_accuracy);
-    state.info["threads"] = std::to_string(get_num_threads());
-    io::save_training_state(result.checkpoint, *model, *optimizer, schedule.get(), state);
+  train::Trainer trainer(model, {.optimizer = optimizer, .metrics = {"accuracy"}, .device = device});
+  auto start = Clock::now();
+  if (epochs_done < c.epochs) {
+    trainer.fit(train_loader, {.epochs = c.epochs,
+                               .validation_data = train::Data(test_loader),
+                               .callbacks = std::move(callbacks),
+                               .initial_epoch = epochs_done,
+                               .verbose = 0});
+    result.test_loss = test_line->test_loss;
+    result.test_accuracy = test_line->test_accuracy;
   }
   result.train_seconds = seconds_since(start);
 

@@ -1,9 +1,11 @@
-// `nabla train`: the training loop. Per epoch: shuffled batches from a
-// DataLoader with worker threads, forward, cross-entropy, backward, optimizer
-// step (and a per-step cosine learning-rate schedule), a progress display,
-// then evaluation on the test set, then the training state (model, optimizer,
-// schedule, random generator, epoch; io/training_state.h) goes into
-// <out>/checkpoint.safetensors, atomically. --resume continues from there.
+// `nabla train`: a thin client of nabla/train (train::Trainer::fit). Per
+// epoch: shuffled batches from a DataLoader with worker threads, cross-entropy,
+// Adam (or another optimizer) with a per-batch cosine learning-rate schedule
+// (train::LearningRateScheduler), a progress display, then evaluation on the
+// test set (fit()'s validation data), then the training state (model,
+// optimizer, schedule, random generator, epoch; io/training_state.h) goes into
+// <out>/checkpoint.safetensors, atomically (train_callbacks.h), and the epoch's
+// values into TensorBoard logs (--logdir). --resume continues from there.
 #pragma once
 #include <ostream>
 #include <string>
@@ -27,6 +29,9 @@ inline constexpr double kSgdMomentum = 0.9;
 // the other hyper-parameters in `options` (the optimizer's own names).
 std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::vector<Tensor> params, double lr,
                                                  const std::map<std::string, double>& options = {});
+
+// Where the TensorBoard logs go: config.logdir, or <out>/logs.
+std::string logdir(const TrainConfig& config);
 
 // Runs `config`, printing to `out`; `terminal` says whether `out` is one
 // (config.progress "auto" then draws a bar). Errors raise nabla::Error.

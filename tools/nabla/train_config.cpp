@@ -3,7 +3,8 @@
 //    "data": {"format": "idx", "dir": ..., "transforms": [...], "limit": 0, "workers": 2},
 //    "loss": "cross_entropy", "optimizer": {"name": "adam", "lr": 0.001, ...},
 //    "schedule": "cosine", "epochs": 5, "batch_size": 64, "metrics": ["loss", "accuracy"],
-//    "device": "cpu", "seed": 0, "threads": 0, "progress": "auto", "output_dir": "runs/fashion-cnn"}
+//    "device": "cpu", "seed": 0, "threads": 0, "progress": "auto", "output_dir": "runs/fashion-cnn",
+//    "logdir": "runs/fashion-cnn/logs" (optional)}
 #include "train_config.h"
 
 #include <algorithm>
@@ -154,6 +155,7 @@ TrainConfig parse_train_config(const Json& json, const std::string& where, const
   c.threads = static_cast<int>(r.integer("threads", 0, 4096, 0));
   c.progress = r.choice("progress", {"auto", "bar", "lines", "none"}, "auto");
   c.out = r.string("output_dir");
+  c.logdir = r.string("logdir", "");
   r.finish("the training config");
   return c;
 }
@@ -198,6 +200,7 @@ Json train_config_json(const TrainConfig& c) {
   j["threads"] = c.threads;
   j["progress"] = c.progress;
   j["output_dir"] = c.out;
+  if (!c.logdir.empty()) j["logdir"] = c.logdir;
   return j;
 }
 
@@ -223,6 +226,7 @@ TrainConfig resolve_train_config(const TrainConfig& cli) {
     c.data_spec.normalize = normalize;
   }
   if (given("--out")) c.out = cli.out;
+  if (given("--logdir")) c.logdir = cli.logdir;
   if (given("--limit")) c.limit = cli.limit;
   if (given("--progress")) c.progress = cli.progress;
   c.resume = cli.resume;
