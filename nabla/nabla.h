@@ -36,4 +36,5 @@
 #include "nabla/optim/optim.h"
 #include "nabla/train/train.h"
 #include "nabla/zoo/fashion.h"
+#include "nabla/zoo/pretrained.h"
 #include "nabla/summary/summary_writer.h"

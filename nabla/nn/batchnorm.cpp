@@ -42,13 +42,15 @@ void BatchNormBase::reset_parameters() {
 Tensor BatchNormBase::forward(const Tensor& x) {
   check_input(x);
   double factor = momentum.value_or(0.0);
-  if (is_training() && num_batches_tracked.defined()) {
+  // A frozen layer (trainable(false)) runs in inference mode, as Keras's.
+  const bool training = is_training() && is_trainable();
+  if (training && num_batches_tracked.defined()) {
     NoGradGuard g;
     num_batches_tracked.add_(1);
     if (!momentum) factor = 1.0 / num_batches_tracked.item<double>();
   }
   // Without tracking, running_mean is undefined and batch stats are used in eval too.
-  bool use_batch_stats = is_training() || !running_mean.defined();
+  bool use_batch_stats = training || !running_mean.defined();
   return batch_norm(x, running_mean, running_var, weight, bias, use_batch_stats, factor, eps);
 }
 
