@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "nabla/core/error.h"
+#include "nabla/io/safetensors.h"
 #include "nabla/io/training_state.h"
 #include "nabla/train/state.h"
 #include "nabla/train/trainer.h"
@@ -94,6 +95,27 @@ void naming_the_backup(const std::string& path, const char* what, Fn&& fn) {
   }
 }
 
+// The backup's "model.*" tensors against the model's state dict: another model
+// is named as such (load_checkpoint would first meet the optimizer's buffers).
+void check_model(const std::string& path, const nn::Module& model) {
+  io::TensorDict saved;
+  naming_the_backup(path, "reading the backup", [&] { saved = io::load_safetensors(path); });
+  const nn::StateDict own = model.state_dict();
+  std::size_t found = 0;
+  for (const auto& [name, t] : saved) {
+    if (!name.starts_with("model.")) continue;
+    const std::string key = name.substr(6);
+    NABLA_CHECK(own.contains(key), kApi, ": '", path, "' was written for another model: it holds '", key,
+                "', which the model does not have");
+    NABLA_CHECK(t.sizes() == own.at(key).sizes() && t.dtype() == own.at(key).dtype(), kApi, ": '", path,
+                "' was written for another model: '", key, "' is ", t.dtype(), " ", t.sizes(), " there, ",
+                own.at(key).dtype(), " ", own.at(key).sizes(), " in the model");
+    ++found;
+  }
+  NABLA_CHECK(found == own.size(), kApi, ": '", path, "' was written for another model: it holds ", found,
+              " of the model's ", own.size(), " parameters and buffers");
+}
+
 }  // namespace
 
 BackupAndRestore::BackupAndRestore(std::string backup_dir, BackupOptions options)
@@ -127,6 +149,7 @@ std::optional<ResumePoint> BackupAndRestore::resume_point() {
   NABLA_CHECK(callbacks == t.callbacks().size(), kApi, ": '", path_, "' was written by a fit() with ", callbacks,
               " callbacks, this one has ", t.callbacks().size(),
               "; resume with the same callbacks (or delete the backup to start afresh)");
+  check_model(path_, t.model());
 
   ResumePoint p;
   p.epoch = static_cast<int>(s.epoch);
@@ -172,8 +195,8 @@ void BackupAndRestore::on_train_batch_end(int64_t batch, const Logs&) {
     save(epoch_, batch + 1, loader_epoch_);
 }
 
-void BackupAndRestore::on_epoch_end(int epoch, const Logs&) {
-  if (o_.save_freq == kEveryEpoch) save(epoch + 1, 0, trainer().train_loader().epoch());
+void BackupAndRestore::on_epoch_end(int epoch, const Logs& logs) {
+  if (o_.save_freq == kEveryEpoch) save(epoch + 1, 0, trainer().train_loader().epoch(), &logs);
 }
 
 void BackupAndRestore::on_train_end(const Logs&) {
@@ -184,7 +207,7 @@ void BackupAndRestore::on_train_end(const Logs&) {
   fs::remove(dir_, ec);  // only when empty; a directory with other files stays
 }
 
-void BackupAndRestore::save(int epoch, int64_t batch, uint64_t loader_epoch) {
+void BackupAndRestore::save(int epoch, int64_t batch, uint64_t loader_epoch, const Logs* ended) {
   Trainer& t = trainer();
   io::TrainingState s;
   s.epoch = epoch;
@@ -195,7 +218,11 @@ void BackupAndRestore::save(int epoch, int64_t batch, uint64_t loader_epoch) {
   s.info["backup.shuffle_seed"] = std::to_string(t.train_loader().options().seed);
   s.info["backup.loader_epoch"] = std::to_string(loader_epoch);
   s.info["backup.callbacks"] = std::to_string(t.callbacks().size());
-  const History& h = t.history();
+  History h = t.history();
+  if (ended) {  // fit() adds the epoch's logs to the History after on_epoch_end, as here
+    h.epoch.push_back(epoch - 1);
+    for (const auto& [key, value] : *ended) h.history[key].push_back(value);
+  }
   s.info["backup.history.epoch"] = joined(h.epoch);
   std::vector<std::string> keys;
   for (const auto& [key, values] : h.history) {

@@ -61,8 +61,9 @@ class BackupAndRestore : public Callback {
   void on_train_end(const Logs& logs) override;
 
  private:
-  // Saves the run as it stands after `batch` batches of `epoch` (0: before it begins).
-  void save(int epoch, int64_t batch, uint64_t loader_epoch);
+  // Saves the run as it stands after `batch` batches of `epoch` (0: before it
+  // begins); `ended` is the epoch that just ended (its logs are not in the History yet).
+  void save(int epoch, int64_t batch, uint64_t loader_epoch, const Logs* ended = nullptr);
   std::string dir_, path_;
   BackupOptions o_;
   int epoch_ = 0;

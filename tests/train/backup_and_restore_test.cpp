@@ -73,7 +73,9 @@ TEST(BackupAndRestore, KeepsTheBackupWhenFitRaisesOrWhenAskedTo) {
   EXPECT_EQ(s.info.at("backup.batch"), "2");
   small_fit(dir, {.save_freq = 1, .delete_checkpoint = false}, {CrashAt(0)});
   EXPECT_TRUE(fs::exists(probe.path()));
-  EXPECT_EQ(io::read_training_state(probe.path()).epoch, 4);
+  s = io::read_training_state(probe.path());  // the last backup: after the last epoch's 13th batch
+  EXPECT_EQ(s.epoch, 3);
+  EXPECT_EQ(s.info.at("backup.batch"), "13");
   fs::remove_all(dir);
 }
 
@@ -120,8 +122,10 @@ TEST(BackupAndRestore, ABackupOfAnotherModelOrOtherCallbacksIsRefused) {
   BackupAndRestore probe(dir);
   EXPECT_THROW(small_fit(dir, {.save_freq = 1}, {CrashAt(5)}), std::runtime_error);
 
-  // Another model (other parameters) with the same callbacks.
-  auto model = std::make_shared<nn::Linear>(12, 4);
+  // Another model (other parameter shapes) with the same callbacks.
+  auto model = std::make_shared<nn::Sequential>(
+      std::vector<nn::ModulePtr>{std::make_shared<nn::Linear>(12, 16), std::make_shared<nn::ReLU>(),
+                                 std::make_shared<nn::Dropout>(0.3), std::make_shared<nn::Linear>(16, 4)});
   auto adam = std::make_shared<optim::Adam>(model->parameters());
   Trainer other(model, {.optimizer = adam, .metrics = {"accuracy", "f1"}});
   auto step = std::make_shared<optim::StepLR>(*adam, 5, 0.9);
@@ -139,8 +143,24 @@ TEST(BackupAndRestore, ABackupOfAnotherModelOrOtherCallbacksIsRefused) {
                              ReduceLROnPlateau("val_loss"), EarlyStopping()},
                .verbose = 0});
   });
-  expect_error(msg, {"BackupAndRestore", probe.path().c_str(), "does not fit the model"});
+  expect_error(msg, {"BackupAndRestore", probe.path().c_str(), "another model", "'0.weight'", "[32, 12]", "[16, 12]"});
   EXPECT_TRUE(same_weights(model->state_dict(), before)) << "a refused backup changes nothing";
+
+  // Another number of parameters.
+  auto linear = std::make_shared<nn::Linear>(12, 4);
+  auto linear_adam = std::make_shared<optim::Adam>(linear->parameters());
+  Trainer other_linear(linear, {.optimizer = linear_adam, .metrics = {"accuracy", "f1"}});
+  auto linear_step = std::make_shared<optim::StepLR>(*linear_adam, 5, 0.9);
+  msg = error_of([&] {
+    other_linear.fit(randn({40, 12}), zeros({40}, dtype(kInt64)),
+                     {.epochs = 2,
+                      .validation_split = 0.25,
+                      .callbacks = {CrashAt(0), BackupAndRestore(dir, {.save_freq = 1}),
+                                    LearningRateScheduler(linear_step, LearningRateScheduler::Every::Batch),
+                                    ReduceLROnPlateau("val_loss"), EarlyStopping()},
+                      .verbose = 0});
+  });
+  expect_error(msg, {"BackupAndRestore", probe.path().c_str(), "another model", "'0.weight'"});
 
   // The same model with a callback fewer.
   msg = error_of([&] {
