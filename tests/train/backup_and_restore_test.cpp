@@ -62,6 +62,20 @@ TEST(BackupAndRestore, ResumedRunsEndBitIdenticalToAnUninterruptedOne) {
   }
 }
 
+TEST(BackupAndRestore, TheResumedRunKeepsTheInterruptedRunsDrawnShuffleSeedAndRandomStream) {
+  const SmallFit reference = small_fit(temp_dir("seed_reference"), {});
+  // Drawing before fit() changes the shuffling seed fit() draws and the dropout masks...
+  const SmallFit shifted = small_fit(temp_dir("seed_shifted"), {}, {CrashAt(0)}, {"accuracy", "f1"}, 1);
+  EXPECT_FALSE(same_weights(shifted.weights, reference.weights));
+  // ...but not those of a run resumed from a backup: it goes on with the saved ones.
+  const std::string dir = temp_dir("seed");
+  for (int64_t save_freq : {int64_t{0}, int64_t{1}}) {
+    EXPECT_THROW(small_fit(dir, {.save_freq = save_freq}, {CrashAt(20)}), std::runtime_error);
+    const SmallFit resumed = small_fit(dir, {.save_freq = save_freq}, {CrashAt(0)}, {"accuracy", "f1"}, 1);
+    expect_same_run(resumed, reference, "save_freq " + std::to_string(save_freq));
+  }
+}
+
 TEST(BackupAndRestore, KeepsTheBackupWhenFitRaisesOrWhenAskedTo) {
   const std::string dir = temp_dir("keep");
   BackupAndRestore probe(dir);

@@ -20,9 +20,11 @@ struct SmallFit {
 // and EarlyStopping on val_loss, accuracy and F1; 198 training samples in
 // batches of 16 (13 batches, the last one short), 4 epochs. `extra` callbacks
 // go first; BackupAndRestore is put before the others on purpose (it runs
-// last all the same).
+// last all the same). `draws_before_fit` random numbers are drawn just before
+// fit(), which changes the seed fit() draws and the dropout masks unless a
+// backup restores them.
 inline SmallFit small_fit(const std::string& backup_dir, BackupOptions backup, std::vector<CallbackSpec> extra = {},
-                          std::vector<MetricSpec> metrics = {"accuracy", "f1"}) {
+                          std::vector<MetricSpec> metrics = {"accuracy", "f1"}, int64_t draws_before_fit = 0) {
   manual_seed(7);
   Tensor x = randn({264, 12});
   Tensor y = x.narrow(1, 0, 4).argmax(1);
@@ -37,6 +39,7 @@ inline SmallFit small_fit(const std::string& backup_dir, BackupOptions backup, s
   callbacks.push_back(LearningRateScheduler(step, LearningRateScheduler::Every::Batch));
   callbacks.push_back(ReduceLROnPlateau("val_loss", {.factor = 0.5, .patience = 0}));
   callbacks.push_back(EarlyStopping({.monitor = "val_loss", .patience = 2, .restore_best_weights = true}));
+  if (draws_before_fit > 0) rand({draws_before_fit});
   History h = trainer.fit(
       x, y, {.epochs = 4, .batch_size = 16, .validation_split = 0.25, .callbacks = callbacks, .verbose = 0});
   return {h, model->state_dict()};
