@@ -186,6 +186,53 @@ TEST(BackupAndRestore, ABackupOfAnotherModelOrOtherCallbacksIsRefused) {
   fs::remove_all(dir);
 }
 
+// Keras's function form sets the lr at each epoch's start: a run resumed mid-epoch
+// must not apply it twice (the saved optimizer state replaces what it did).
+TEST(BackupAndRestore, AFunctionScheduleIsNotAppliedTwiceWhenResumingMidEpoch) {
+  const std::string dir = temp_dir("halving");
+  auto run = [&](int64_t crash_at) {
+    auto [x, y] = testing::linear_problem(60, 3);
+    Trainer t = testing::linear_trainer(0.5);
+    History h = t.fit(x, y,
+                      {.epochs = 3,
+                       .batch_size = 8,
+                       .callbacks = {CrashAt(crash_at), LearningRateScheduler([](int, double lr) { return lr / 2; }),
+                                     BackupAndRestore(dir, {.save_freq = 1})},
+                       .verbose = 0});
+    return SmallFit{h, t.model().state_dict()};
+  };
+  const SmallFit reference = run(0);
+  EXPECT_THROW(run(12), std::runtime_error);  // epoch 1, its 4th batch
+  expect_same_run(run(0), reference, "crash at 12");
+  EXPECT_EQ(reference.history["lr"], (std::vector<double>{0.25, 0.125, 0.0625}));
+}
+
+TEST(BackupAndRestore, TheBuiltInCallbacksStateRoundTrips) {
+  auto [x, y] = testing::linear_problem(40);
+  Trainer t = testing::linear_trainer();
+  const std::string dir = temp_dir("ckpt");
+  auto checkpoint = std::make_shared<ModelCheckpoint>(dir + "/best.safetensors",
+                                                      CheckpointOptions{.monitor = "loss", .save_best_only = true});
+  auto stop = std::make_shared<EarlyStopping>(EarlyStoppingOptions{.monitor = "loss", .restore_best_weights = true});
+  t.fit(x, y, {.epochs = 2, .batch_size = 10, .callbacks = {checkpoint, stop}, .verbose = 0});
+  ModelCheckpoint checkpoint2("unused.safetensors", {.monitor = "loss", .save_best_only = true});
+  checkpoint2.load_state_dict(checkpoint->state_dict());
+  EXPECT_EQ(checkpoint2.best(), checkpoint->best());
+  EarlyStopping stop2({.monitor = "loss", .restore_best_weights = true});
+  stop2.load_state_dict(stop->state_dict());
+  EXPECT_EQ(stop2.best(), stop->best());
+  EXPECT_EQ(stop2.best_epoch(), stop->best_epoch());
+  EXPECT_EQ(stop2.state_dict().keys(), stop->state_dict().keys());  // the best weights too
+  EarlyStopping no_weights({.monitor = "loss"});
+  expect_error(error_of([&] { no_weights.load_state_dict(stop->state_dict()); }),
+               {"EarlyStopping", "best weights", "restore_best_weights"});
+  expect_error(error_of([&] { stop2.load_state_dict({}); }), {"EarlyStopping", "no entry 'best'"});
+  LearningRateScheduler function([](int, double lr) { return lr; });
+  expect_error(error_of([&] { function.load_state_dict(stop->state_dict()); }),
+               {"LearningRateScheduler", "schedule function"});
+  fs::remove_all(dir);
+}
+
 // A metric without state_dict: backups at epoch ends work, mid-epoch ones say why not.
 class PlainMetric : public Metric {
  public:
