@@ -161,8 +161,8 @@ std::optional<ResumePoint> BackupAndRestore::resume_point() {
   p.history.epoch = r.numbers<int>("backup.history.epoch");
   for (const std::string& key : r.items("backup.history.keys")) {
     std::vector<double> values = r.numbers<double>("backup.history." + key);
-    NABLA_CHECK(values.size() == p.history.epoch.size(), kApi, ": '", path_, "' holds ", values.size(),
-                " values of '", key, "' for ", p.history.epoch.size(), " epochs");
+    NABLA_CHECK(values.size() == p.history.epoch.size(), kApi, ": '", path_, "' holds ", values.size(), " values of '",
+                key, "' for ", p.history.epoch.size(), " epochs");
     p.history.history[key] = std::move(values);
   }
   if (p.batch > 0) {
@@ -243,7 +243,8 @@ void BackupAndRestore::save(int epoch, int64_t batch, uint64_t loader_epoch, con
     if (t.callbacks()[i].get() != this)
       for (const auto& [name, value] : t.callbacks()[i]->state_dict())
         s.tensors.insert("callback." + std::to_string(i) + "." + name, value);
-  naming_the_backup(path_, "writing the backup", [&] { io::save_training_state(path_, t.model(), t.optimizer(), nullptr, s); });
+  naming_the_backup(path_, "writing the backup",
+                    [&] { io::save_training_state(path_, t.model(), t.optimizer(), nullptr, s); });
 }
 
 }  // namespace nabla::train

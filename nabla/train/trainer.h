@@ -121,13 +121,13 @@ struct History {
 // Where an interrupted fit() goes on: what a callback that restores runs
 // (BackupAndRestore) returns from Callback::resume_point().
 struct ResumePoint {
-  int epoch = 0;                // the epoch to run next (counted from 0)
-  int64_t batch = 0;            // its training batches already done (0: it starts afresh)
-  bool stop_training = false;   // the run had been stopped (EarlyStopping) before `epoch`
-  uint64_t shuffle_seed = 0;    // the seed of fit()'s own loader (drawn when FitOptions::seed is 0)
-  uint64_t loader_epoch = 0;    // the training loader's epoch counter when `epoch` begins
-  History history;              // the epochs finished
-  nn::StateDict loss;           // batch > 0: the running epoch's loss accumulator (Mean::state_dict)
+  int epoch = 0;                       // the epoch to run next (counted from 0)
+  int64_t batch = 0;                   // its training batches already done (0: it starts afresh)
+  bool stop_training = false;          // the run had been stopped (EarlyStopping) before `epoch`
+  uint64_t shuffle_seed = 0;           // the seed of fit()'s own loader (drawn when FitOptions::seed is 0)
+  uint64_t loader_epoch = 0;           // the training loader's epoch counter when `epoch` begins
+  History history;                     // the epochs finished
+  nn::StateDict loss;                  // batch > 0: the running epoch's loss accumulator (Mean::state_dict)
   std::vector<nn::StateDict> metrics;  // and each metric's, in the order of Trainer::metrics()
   // Restores the rest (model, optimizer, generator, the callbacks' state). fit()
   // calls it where the backup was taken: before on_epoch_begin(epoch) when batch

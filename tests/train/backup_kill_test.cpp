@@ -242,9 +242,9 @@ TEST(BackupAndRestoreKill, TwentySigkillsThenBitIdenticalWeights) {
   const double total_s = std::chrono::duration<double>(Clock::now() - test_start).count();
   const int resumed = resumed_runs(root);
   std::ostringstream tally;
-  tally << kills << " SIGKILLs over " << runs << " child runs (" << resumed << " resumed from a backup), " << completions
-        << " completed runs all bit-identical to the uninterrupted one (" << ref_s << " s); test " << total_s
-        << " s. Kills landed:";
+  tally << kills << " SIGKILLs over " << runs << " child runs (" << resumed << " resumed from a backup), "
+        << completions << " completed runs all bit-identical to the uninterrupted one (" << ref_s << " s); test "
+        << total_s << " s. Kills landed:";
   for (const auto& [where, n] : landed) tally << "\n  " << n << "  " << where;
   std::cout << tally.str() << std::endl;
   RecordProperty("tally", tally.str());
