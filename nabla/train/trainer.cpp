@@ -3,6 +3,7 @@
 // batch.
 #include "nabla/train/trainer.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <iostream>
@@ -187,6 +188,7 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
   }
   if (o.verbose > 0 && !has_bar) callbacks.push_back(std::make_shared<ProgressBarCallback>(o.verbose));
   for (const CallbackSpec& c : o.callbacks) callbacks.push_back(c.callback);
+  std::stable_partition(callbacks.begin(), callbacks.end(), [](const CallbackPtr& c) { return !c->runs_last(); });
   for (const CallbackPtr& c : callbacks) c->set_trainer(this);
 
   epochs_ = o.epochs;
@@ -199,13 +201,53 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
   Mean loss_mean("loss");
   History history;
   Logs logs;
+  running_ = {&history, &loss_mean, &callbacks, b.loader};
+  struct EndRunning {
+    Running& r;
+    ~EndRunning() { r = {}; }
+  } end_running{running_};
   for (const CallbackPtr& c : callbacks) c->on_train_begin({});
-  for (int epoch = o.initial_epoch; epoch < o.epochs && !stop_training; ++epoch) {
+
+  // --- Resuming an interrupted run (BackupAndRestore): see ResumePoint.
+  std::optional<ResumePoint> resume;
+  for (const CallbackPtr& c : callbacks)
+    if (std::optional<ResumePoint> r = c->resume_point()) {
+      NABLA_CHECK(!resume, api, ": two callbacks want to resume the run; give one BackupAndRestore");
+      resume = std::move(r);
+    }
+  if (resume) {
+    if (b.owned && resume->shuffle_seed != seed) {  // the same data order as the interrupted run
+      b = batches(train, o.batch_size, o.shuffle, resume->shuffle_seed, o.collate, o.num_workers, api);
+      running_.loader = b.loader;
+    }
+    b.loader->set_epoch(resume->loader_epoch);
+    history = resume->history;
+    stop_training = resume->stop_training;
+  }
+  auto finish_resume = [&] {  // restores what the backup saved, where it was saved
+    resume->restore();
+    if (resume->batch > 0) {
+      NABLA_CHECK(resume->metrics.size() == metrics_.size(), api, ": the backup holds ", resume->metrics.size(),
+                  " metrics' running values, expected ", metrics_.size());
+      loss_mean.load_state_dict(resume->loss);
+      for (std::size_t i = 0; i < metrics_.size(); ++i) metrics_[i]->load_state_dict(resume->metrics[i]);
+      b.loader->set_start_batch(resume->batch);
+    }
+    resume.reset();
+  };
+  // ---
+
+  for (int epoch = resume ? resume->epoch : o.initial_epoch; epoch < o.epochs && !stop_training; ++epoch) {
     loss_mean.reset();
     for (const MetricPtr& m : metrics_) m->reset();
     model_->train();
+    if (resume && resume->batch == 0) finish_resume();
     for (const CallbackPtr& c : callbacks) c->on_epoch_begin(epoch, {});
     int64_t batch_index = 0;
+    if (resume) {
+      batch_index = resume->batch;
+      finish_resume();
+    }
     for_each_batch(*b.loader, options_.device, [&](const data::Example& batch) {
       NABLA_CHECK(batch.target.defined(), api, ": the training data has no targets (y)");
       for (const CallbackPtr& c : callbacks) c->on_train_batch_begin(batch_index, {});
@@ -238,11 +280,32 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
     history.epoch.push_back(epoch);
     for (const auto& [k, value] : logs) history.history[k].push_back(value);
   }
+  if (resume) finish_resume();  // the interrupted run had no epoch left
   for (const CallbackPtr& c : callbacks) c->on_train_end(logs);
   for (const CallbackPtr& c : callbacks) c->set_trainer(nullptr);
   epochs_ = 0;
   steps_ = 0;
   return history;
+}
+
+const History& Trainer::history() const {
+  NABLA_CHECK(running_.history, "Trainer::history: only while fit() runs (fit() returns the History)");
+  return *running_.history;
+}
+
+const Mean& Trainer::epoch_loss() const {
+  NABLA_CHECK(running_.loss, "Trainer::epoch_loss: only while fit() runs");
+  return *running_.loss;
+}
+
+const std::vector<CallbackPtr>& Trainer::callbacks() const {
+  NABLA_CHECK(running_.callbacks, "Trainer::callbacks: only while fit() runs");
+  return *running_.callbacks;
+}
+
+const data::DataLoader& Trainer::train_loader() const {
+  NABLA_CHECK(running_.loader, "Trainer::train_loader: only while fit() runs");
+  return *running_.loader;
 }
 
 Logs Trainer::evaluate_impl(const Data& data, const EvaluateOptions& o, const char* api) {

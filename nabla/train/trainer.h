@@ -118,6 +118,24 @@ struct History {
   const std::vector<double>& operator[](const std::string& key) const;  // Error listing the keys when missing
 };
 
+// Where an interrupted fit() goes on: what a callback that restores runs
+// (BackupAndRestore) returns from Callback::resume_point().
+struct ResumePoint {
+  int epoch = 0;                       // the epoch to run next (counted from 0)
+  int64_t batch = 0;                   // its training batches already done (0: it starts afresh)
+  bool stop_training = false;          // the run had been stopped (EarlyStopping) before `epoch`
+  uint64_t shuffle_seed = 0;           // the seed of fit()'s own loader (drawn when FitOptions::seed is 0)
+  uint64_t loader_epoch = 0;           // the training loader's epoch counter when `epoch` begins
+  History history;                     // the epochs finished
+  nn::StateDict loss;                  // batch > 0: the running epoch's loss accumulator (Mean::state_dict)
+  std::vector<nn::StateDict> metrics;  // and each metric's, in the order of Trainer::metrics()
+  // Restores the rest (model, optimizer, generator, the callbacks' state). fit()
+  // calls it where the backup was taken: before on_epoch_begin(epoch) when batch
+  // is 0, after it otherwise (what callbacks do there is then replaced, as it
+  // was already done before the backup); after the loop if no epoch is left.
+  std::function<void()> restore;
+};
+
 class Trainer {
  public:
   Trainer(nn::ModulePtr model, CompileOptions options);
@@ -144,8 +162,21 @@ class Trainer {
   int epochs() const { return epochs_; }
   int64_t steps_per_epoch() const { return steps_; }
   int64_t last_batch_size() const { return last_batch_size_; }  // samples in the last training batch
+  // While fit() runs, what a backup of the run saves (BackupAndRestore);
+  // nabla::Error outside fit().
+  const History& history() const;                     // the epochs finished so far
+  const Mean& epoch_loss() const;                     // the running epoch's loss accumulator
+  const std::vector<CallbackPtr>& callbacks() const;  // in the order fit() calls them
+  const data::DataLoader& train_loader() const;       // the training batches' loader
 
  private:
+  struct Running {
+    const History* history = nullptr;
+    const Mean* loss = nullptr;
+    const std::vector<CallbackPtr>* callbacks = nullptr;
+    const data::DataLoader* loader = nullptr;
+  };
+  Running running_;
   Logs evaluate_impl(const Data& data, const EvaluateOptions& options, const char* api);
   int epochs_ = 0;
   int64_t steps_ = 0, last_batch_size_ = 0;
