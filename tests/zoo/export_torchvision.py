@@ -6,6 +6,7 @@
                            "logits_eval": the model's output in eval mode;
                            "logits_train": its output in train mode (one forward, run after the eval one);
                            "after_train.<key>": every buffer after that forward (updated BN statistics)
+  OUT/input.npy            the input again, for examples/zoo_classify
 
 Random initialization, nothing downloaded. BatchNorm's affine parameters and running statistics are
 perturbed away from ones/zeros so that they matter, and num_batches_tracked is set to 3. Dropout is 0 so
@@ -22,6 +23,7 @@ import os
 import struct
 import sys
 
+import numpy
 import torch
 import torchvision
 
@@ -80,6 +82,7 @@ def main():
     for key, buf in model.named_buffers():
         io["after_train." + key] = buf
     save_safetensors(io, os.path.join(out, "io.safetensors"))
+    numpy.save(os.path.join(out, "input.npy"), x.numpy())  # for examples/zoo_classify
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 // in train mode (with the same updated BatchNorm statistics); and every zoo
 // model's state dict has torchvision's keys, dtypes and shapes, in order.
 // export_torchvision.py writes the weights, input and torchvision's outputs
-// (or the keys); this test loads them with zoo::load_weights (strict). Skips,
+// (or the keys); this test loads them with zoo::load_weights (strict), and
+// runs examples/zoo_classify on ResNet-18's export. Skips,
 // saying why, when /usr/bin/python3 cannot import torchvision.
 //
 // "Relative" differences are max |nabla - torch| / max |torch| over a tensor:
@@ -99,6 +100,29 @@ void compare_with_torchvision(const std::string& name, int64_t size, const Model
     ++buffers;
   }
   auto done = std::chrono::steady_clock::now();
+
+  // examples/zoo_classify on the same weights and input prints torchvision's top-3 classes.
+  if (name == "resnet18") {
+    auto classify = nabla::testing::run_program(std::string(NABLA_EXAMPLES_DIR) + "/zoo_classify resnet18 " +
+                                                (dir.path / "weights.safetensors").string() + " " +
+                                                (dir.path / "input.npy").string() + " 3 2>&1");
+    ASSERT_EQ(classify.code, 0) << classify.out;
+    Tensor top = std::get<1>(topk(io::get(io, "logits_eval"), 3, 1));
+    for (int64_t i = 0; i < 2; ++i) {
+      std::string want = "image " + std::to_string(i) + ":";
+      for (int64_t k = 0; k < 3; ++k) want += " class " + std::to_string(top[i][k].item<int64_t>()) + " (";
+      std::string line = classify.out.substr(classify.out.find("image " + std::to_string(i)));
+      line = line.substr(0, line.find('\n'));
+      std::string classes_only;  // the line without the probabilities
+      for (std::size_t pos = 0; pos < line.size();) {
+        std::size_t open = line.find('(', pos);
+        classes_only += line.substr(pos, open == std::string::npos ? std::string::npos : open + 1 - pos);
+        if (open == std::string::npos) break;
+        pos = line.find(')', open) + 1;
+      }
+      EXPECT_EQ(classes_only, want) << classify.out;
+    }
+  }
   using seconds = std::chrono::duration<double>;
   std::cout << "[ zoo      ] " << name << " (" << size << "x" << size
             << ", batch 2): max relative difference eval " << eval_diff << ", train " << train_diff << ", "
