@@ -1,9 +1,9 @@
 // See fashion.h.
 #include "nabla/zoo/fashion.h"
 
-#include "nabla/io/safetensors.h"
 #include "nabla/nn/nn.h"
 #include "nabla/zoo/pretrained.h"
+#include "nabla/zoo/zoo.h"
 
 namespace nabla::zoo {
 
@@ -21,16 +21,8 @@ nn::ModulePtr fashion_cnn(const FashionOptions& options) {
       std::make_shared<nn::BatchNorm2d>(64),  //
       std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(64 * 7 * 7, 128), std::make_shared<nn::ReLU>(),
       std::make_shared<nn::Dropout>(0.25), std::make_shared<nn::Linear>(128, 10)});
-  if (options.pretrained || !options.weights.empty()) {
-    const std::string path = options.pretrained ? pretrained_path("fashion_cnn") : options.weights;
-    nn::StateDict weights;
-    for (auto& [key, t] : io::load_safetensors(path)) weights.insert(key, t);
-    try {
-      model->load_state_dict(weights);
-    } catch (const Error& e) {
-      fail("zoo::fashion_cnn: the weights in '", path, "' are not this model's: ", e.what());
-    }
-  }
+  if (options.pretrained || !options.weights.empty())
+    load_weights(*model, options.pretrained ? pretrained_path("fashion_cnn") : options.weights);
   return model;
 }
 
