@@ -133,8 +133,6 @@ TEST(TrainFit, BadInputNamesTheApi) {
   Trainer t = linear_trainer();
   expect_error(error_of([&] { t.fit(x, y.narrow(0, 0, 10), {.verbose = 0}); }),
                {"train::Data", "x has 20 samples", "[10]"});
-  expect_error(error_of([&] { t.fit(x, y, {.verbose = 0, .jit = Jit::On}); }),
-               {"Trainer::fit", "Jit::On", "not implemented"});
   expect_error(error_of([&] { t.fit(x, y, {.epochs = -1, .verbose = 0}); }), {"Trainer::fit", "epochs", "-1"});
   expect_error(error_of([&] { t.fit(x, y, {.verbose = 3}); }), {"Trainer::fit", "verbose", "3"});
   expect_error(error_of([&] { t.fit(x, Tensor(), {.verbose = 0}); }), {"Trainer::fit", "no targets"});
@@ -152,6 +150,8 @@ TEST(TrainFit, BadInputNamesTheApi) {
                {"train::Trainer", "two metrics", "accuracy"});
 }
 
+// Auto compiles this step (tests/train/fit_jit_test.cpp compares compiled
+// and eager training in depth); float32 rounding may differ in the last bits.
 TEST(TrainFit, JitOffAndAutoTrainTheSame) {
   auto [x, y] = linear_problem(60);
   manual_seed(9);
@@ -160,7 +160,9 @@ TEST(TrainFit, JitOffAndAutoTrainTheSame) {
   manual_seed(9);
   Trainer b = linear_trainer();
   History hb = b.fit(x, y, {.epochs = 2, .verbose = 0, .jit = Jit::Auto, .seed = 4});
-  EXPECT_EQ(ha["loss"], hb["loss"]);
+  ASSERT_EQ(ha["loss"].size(), 2u);
+  for (std::size_t e = 0; e < 2; ++e) EXPECT_NEAR(ha["loss"][e], hb["loss"][e], 1e-6);
+  EXPECT_TRUE(allclose(a.model().parameters()[0], b.model().parameters()[0], 1e-5, 1e-6));
 }
 
 }  // namespace
