@@ -14,9 +14,10 @@
 //
 //   fit_epoch_bench [N = 6000] [rounds = 3] [--data DIR]
 //
-// Prints each epoch's seconds, the ratios of the medians to the loop's, and
-// what the epoch's last, smaller batch costs compiled (a second trace) and
-// eagerly (train::TrainStep keeps the trace for later epochs).
+// Prints each epoch's seconds, the ratios of the medians to the loop's, what
+// the epoch's last, smaller batch costs compiled (a second trace) and eagerly
+// (train::TrainStep keeps the trace for later epochs), and the eval-mode
+// forward over the images eager and compiled (evaluate/predict stay eager).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -106,6 +107,32 @@ void last_batch_costs(int64_t n) {
               eager_ms > later ? (first - eager_ms) / (eager_ms - later) : -1.0);
 }
 
+// evaluate()'s work over the images (batches of 500, eval mode, no
+// gradients): the model's forward eagerly and through nabla::compile, to
+// decide whether evaluate/predict should compile too (best of 3, seconds).
+void inference_costs(const data::DatasetPtr& set) {
+  manual_seed(1);
+  nn::ModulePtr model = zoo::fashion_cnn();
+  model->eval();
+  NoGradGuard no_grad;
+  CompiledFunction forward = compile([&](const Tensor& x) { return (*model)(x); });
+  data::DataLoader loader(set, {.batch_size = 500, .collate = data::collate_normalized});
+  std::vector<Tensor> batches;
+  for (const data::Example& b : loader) batches.push_back(b.data);
+  auto time = [&](bool jit) {
+    double best = 1e30;
+    for (int r = 0; r < 3; ++r) {
+      auto start = Clock::now();
+      for (const Tensor& x : batches) (void)(jit ? forward(x) : (*model)(x)).sum().item<float>();
+      best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+    }
+    return best;
+  };
+  const double eager = time(false), compiled = time(true);
+  std::printf("inference over %lld images: eager %.2f s, compiled %.2f s (ratio %.3f)\n",
+              static_cast<long long>(set->size()), eager, compiled, compiled / eager);
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -145,6 +172,7 @@ int main(int argc, char** argv) try {
               "fit(compiled)/loop(compiled) %.3f\n",
               median(fit_jit) / base, median(fit) / base, median(loop_jit) / base, median(fit_jit) / median(loop_jit));
   if (train_set->size() % 64 != 0) last_batch_costs(train_set->size() % 64);
+  inference_costs(train_set);
   return 0;
 } catch (const nabla::Error& e) {
   std::fprintf(stderr, "error: %s\n", e.what());
