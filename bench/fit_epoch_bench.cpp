@@ -101,10 +101,11 @@ void last_batch_costs(int64_t n) {
     later = std::min(later, time(compiled));
     eager_ms = std::min(eager_ms, time(eager));
   }
-  std::printf("last batch of %lld: first compiled step (trace) %.1f ms, later compiled %.1f ms, eager %.1f ms: the "
-              "trace pays for itself after %.1f epochs\n",
-              static_cast<long long>(n), first, later, eager_ms,
-              eager_ms > later ? (first - eager_ms) / (eager_ms - later) : -1.0);
+  std::printf(
+      "last batch of %lld: first compiled step (trace) %.1f ms, later compiled %.1f ms, eager %.1f ms: the "
+      "trace pays for itself after %.1f epochs\n",
+      static_cast<long long>(n), first, later, eager_ms,
+      eager_ms > later ? (first - eager_ms) / (eager_ms - later) : -1.0);
 }
 
 // evaluate()'s work over the images (batches of 500, eval mode, no
@@ -168,9 +169,10 @@ int main(int argc, char** argv) try {
   const double base = median(loop);
   std::printf("median epoch: loop %.2f s, loop compiled %.2f s, fit eager %.2f s, fit compiled %.2f s\n", base,
               median(loop_jit), median(fit), median(fit_jit));
-  std::printf("ratios to the loop: fit(compiled)/loop %.3f, fit(eager)/loop %.3f, loop(compiled)/loop %.3f, "
-              "fit(compiled)/loop(compiled) %.3f\n",
-              median(fit_jit) / base, median(fit) / base, median(loop_jit) / base, median(fit_jit) / median(loop_jit));
+  std::printf(
+      "ratios to the loop: fit(compiled)/loop %.3f, fit(eager)/loop %.3f, loop(compiled)/loop %.3f, "
+      "fit(compiled)/loop(compiled) %.3f\n",
+      median(fit_jit) / base, median(fit) / base, median(loop_jit) / base, median(fit_jit) / median(loop_jit));
   if (train_set->size() % 64 != 0) last_batch_costs(train_set->size() % 64);
   inference_costs(train_set);
   return 0;

@@ -2,9 +2,9 @@
 // a function into a graph. It turns what the function does to tensors it
 // closes over into graph nodes:
 // - a tensor that requires grad (a module's parameter) or a module's buffer
-//   (core/trace_context.h: register_state) becomes a *bound* Variable: the Session reads and
-//   updates that very tensor, so the compiled function sees eager changes and
-//   eager code sees its updates;
+//   (core/trace_context.h, register_state) becomes a *bound* Variable: the
+//   Session reads and updates that very tensor, so the compiled function sees
+//   eager changes and eager code sees its updates;
 // - loss.backward() becomes graph::gradients of the loss with respect to the
 //   bound variables, set as the parameters' .grad() while the trace runs;
 // - optimizer.step() and in-place updates of parameters and buffers (batch

@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "nabla/core/error.h"
-#include "nabla/core/grad_mode.h"
 
 namespace nabla::train {
 namespace {
@@ -20,8 +19,7 @@ std::string shape_key(const Tensor& x, const Tensor& y) {
 
 }  // namespace
 
-TrainStep::TrainStep(nn::Module& model, optim::Optimizer& optimizer, LossFn loss, Jit jit, int verbose,
-                     const char* api)
+TrainStep::TrainStep(nn::Module& model, optim::Optimizer& optimizer, LossFn loss, Jit jit, int verbose, const char* api)
     : model_(model), optimizer_(optimizer), loss_(std::move(loss)), jit_(jit), verbose_(verbose), api_(api) {
   NABLA_CHECK(static_cast<bool>(loss_), api_, ": the loss function is empty");
   if (jit_ != Jit::Off) make_compiled();
@@ -92,8 +90,10 @@ StepResult TrainStep::operator()(const Tensor& x, const Tensor& y) {
     // eagerly), not of tracing it.
     if (compiled_->num_traces() > traces) throw;
     if (jit_ == Jit::On)
-      fail(api_, ": jit = Jit::On, but the training step cannot be compiled (use Jit::Auto to train eagerly "
-           "instead): ", e.what());
+      fail(api_,
+           ": jit = Jit::On, but the training step cannot be compiled (use Jit::Auto to train eagerly "
+           "instead): ",
+           e.what());
     reason_ = e.what();
     traces_before_fallback_ = traces;
     compiled_.reset();

@@ -85,9 +85,9 @@ TEST(CompileState, EagerAndCompiledCallsSeeEachOthersBufferChanges) {
 TEST(CompileState, TrainingStepWithBatchNormAndDropoutMatchesEager) {
   manual_seed(3);
   auto make = [] {
-    return std::make_shared<nn::Sequential>(nn::Conv2d(1, 4, 3, 1, 1), nn::ReLU(), nn::MaxPool2d(2),
-                                            nn::BatchNorm2d(4), nn::Flatten(), nn::Linear(4 * 4 * 4, 16), nn::ReLU(),
-                                            nn::Dropout(0.25), nn::Linear(16, 3));
+    return std::make_shared<nn::Sequential>(nn::Conv2d(1, 4, 3, 1, 1), nn::ReLU(), nn::MaxPool2d(2), nn::BatchNorm2d(4),
+                                            nn::Flatten(), nn::Linear(4 * 4 * 4, 16), nn::ReLU(), nn::Dropout(0.25),
+                                            nn::Linear(16, 3));
   };
   auto eager = make();
   auto compiled = make();
@@ -140,11 +140,13 @@ TEST(CompileState, BatchNormWithCumulativeAverageIsRefusedClearly) {
   auto model = conv_bn(std::nullopt);
   NoGradGuard no_grad;
   auto f = compile([&](const Tensor& x) { return model->forward(x); });
-  expect_error(error_of([&] { f(randn({3, 2, 5, 5})); }),
+  expect_error(error_of([&] {
+                 f(randn({3, 2, 5, 5}));
+               }),
                {"compile (compiled at", "nn::BatchNorm2d", "momentum = None", "give a momentum"});
   auto* bn = dynamic_cast<nn::BatchNorm2d*>(model->children()[1].get());
   EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 0);  // the failed trace changed nothing
-  model->eval();  // eval mode reads no counter: compiles
+  model->eval();                                          // eval mode reads no counter: compiles
   EXPECT_EQ(f(randn({3, 2, 5, 5})).sizes(), (std::vector<int64_t>{3, 100}));
 }
 

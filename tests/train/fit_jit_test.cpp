@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "support/error_message.h"
 #include "nabla/train/train_step.h"
+#include "support/error_message.h"
 #include "train/fit_support.h"
 
 namespace nabla::train {
@@ -41,8 +41,9 @@ struct TrainedRun {
 };
 
 // Trains small_cnn (weights drawn from seed 5) with `jit` and the callbacks `make_callbacks` gives.
-TrainedRun train_cnn(Jit jit, int epochs, const std::function<std::vector<CallbackSpec>(optim::Optimizer&)>& make_callbacks = {},
-              LossFn loss = make_loss("cross_entropy"), std::vector<MetricSpec> metrics = {"accuracy"}) {
+TrainedRun train_cnn(Jit jit, int epochs,
+                     const std::function<std::vector<CallbackSpec>(optim::Optimizer&)>& make_callbacks = {},
+                     LossFn loss = make_loss("cross_entropy"), std::vector<MetricSpec> metrics = {"accuracy"}) {
   auto [x, y] = image_problem(100);
   manual_seed(5);
   TrainedRun r{small_cnn(), {}};
