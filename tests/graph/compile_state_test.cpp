@@ -150,7 +150,7 @@ TEST(CompileState, BatchNormWithCumulativeAverageIsRefusedClearly) {
   EXPECT_EQ(f(randn({3, 2, 5, 5})).sizes(), (std::vector<int64_t>{3, 100}));
 }
 
-TEST(CompileState, BuffersAreReadLiveAndNotTrainedByAForwardInGradMode) {
+TEST(CompileState, AForwardUpdatingBuffersInGradModeIsStillRefused) {
   auto model = conv_bn();
   auto f = compile([&](const Tensor& x) { return model->forward(x); });
   // Grad mode on, parameters used, no backward: refused as before (the buffer
