@@ -3,6 +3,7 @@
 #include "nabla/nn/batchnorm.h"
 
 #include "nabla/core/grad_mode.h"
+#include "nabla/core/trace_context.h"
 #include "nabla/nn/init.h"
 #include "nabla/ops/ops.h"
 
@@ -45,6 +46,12 @@ Tensor BatchNormBase::forward(const Tensor& x) {
   // A frozen layer (trainable(false)) runs in inference mode, as Keras's.
   const bool training = is_training() && is_trainable();
   if (training && num_batches_tracked.defined()) {
+    // Inside nabla::compile the buffers' updates (this add_ and batch_norm's
+    // running statistics) are traced as state updates that run at every call;
+    // the cumulative average's factor would be read once, while tracing.
+    if (const std::string* ctx = detail::trace_context(); ctx && !momentum)
+      fail(*ctx, ": ", api_, " with momentum = None (a cumulative average) reads num_batches_tracked while tracing, "
+           "which compile() cannot do; give a momentum (the default is 0.1) or train eagerly");
     NoGradGuard g;
     num_batches_tracked.add_(1);
     if (!momentum) factor = 1.0 / num_batches_tracked.item<double>();

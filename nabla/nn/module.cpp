@@ -43,6 +43,9 @@ Tensor Module::register_parameter(const std::string& name, Tensor t, bool requir
 Tensor Module::register_buffer(const std::string& name, Tensor t) {
   check_new_name(name, "register_buffer");
   NABLA_CHECK(t.defined(), "Module::register_buffer: '", name, "' is an undefined tensor");
+  // State across calls: a compiled function (nabla::compile) that reads or
+  // updates it in place reads and updates this very tensor at every run.
+  detail::register_state(t);
   buffers_.emplace_back(name, t);
   return t;
 }

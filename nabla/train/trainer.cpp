@@ -4,9 +4,7 @@
 #include "nabla/train/trainer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <iostream>
 #include <numeric>
 
 #include "nabla/core/error.h"
@@ -14,6 +12,7 @@
 #include "nabla/core/random.h"
 #include "nabla/data/device_prefetcher.h"
 #include "nabla/ops/ops.h"
+#include "nabla/train/train_step.h"
 
 namespace nabla::train {
 namespace {
@@ -144,8 +143,6 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
   NABLA_CHECK(o.epochs >= 0, api, ": epochs must be >= 0, got ", o.epochs);
   NABLA_CHECK(o.initial_epoch >= 0, api, ": initial_epoch must be >= 0, got ", o.initial_epoch);
   NABLA_CHECK(o.verbose >= 0 && o.verbose <= 2, api, ": verbose must be 0, 1 or 2, got ", o.verbose);
-  NABLA_CHECK(o.jit != Jit::On, api, ": jit = Jit::On (a compiled training step) is not implemented yet; ",
-              "use Jit::Off or Jit::Auto, which train eagerly");
   NABLA_CHECK(o.validation_split >= 0 && o.validation_split < 1, api, ": validation_split must be in [0, 1), got ",
               o.validation_split);
   NABLA_CHECK(o.validation_split == 0 || !o.validation_data, api,
@@ -194,9 +191,8 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
   epochs_ = o.epochs;
   steps_ = b.loader->size();
   stop_training = false;
-  static std::atomic<bool> said_eager{false};  // once per process, as the issue asks of the reason
-  if (o.jit == Jit::Auto && o.verbose > 0 && !said_eager.exchange(true))
-    std::cout << "fit: the training step runs eagerly (jit = auto: compiling it is not implemented yet)\n";
+  // Forward, loss, backward and the optimizer step: compiled or eager (train_step.h).
+  TrainStep step(*model_, *options_.optimizer, options_.loss, o.jit, o.verbose, api);
 
   Mean loss_mean("loss");
   History history;
@@ -251,17 +247,11 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
     for_each_batch(*b.loader, options_.device, [&](const data::Example& batch) {
       NABLA_CHECK(batch.target.defined(), api, ": the training data has no targets (y)");
       for (const CallbackPtr& c : callbacks) c->on_train_batch_begin(batch_index, {});
-      Tensor output = (*model_)(batch.data);
-      Tensor loss = options_.loss(output, batch.target);
-      NABLA_CHECK(loss.numel() == 1, api, ": the loss must be a single number, got shape ", loss.sizes());
-      options_.optimizer->zero_grad();
-      loss.backward();
-      options_.optimizer->step();
+      StepResult r = step(batch.data, batch.target);
       {
         NoGradGuard no_grad;
-        loss_mean.add(loss.item<double>(), static_cast<double>(batch.data.size(0)));
-        Tensor detached = output.detach();
-        for (const MetricPtr& m : metrics_) m->update(detached, batch.target);
+        loss_mean.add(r.loss.item<double>(), static_cast<double>(batch.data.size(0)));
+        for (const MetricPtr& m : metrics_) m->update(r.output, batch.target);
       }
       last_batch_size_ = batch.data.size(0);
       logs = metric_logs(loss_mean, metrics_);

@@ -9,7 +9,8 @@
 // Data (train::Data) is tensors (x, y), a Dataset or a DataLoader. Tensors and
 // Datasets are batched by fit() (batch_size, shuffle, collate, num_workers of
 // FitOptions); a DataLoader is used as it is, so those options must stay at
-// their defaults with one. The training step is eager (see FitOptions::jit).
+// their defaults with one. The training step is compiled with nabla::compile
+// when it can be traced, else eager (FitOptions::jit, train_step.h).
 // docs/train_api.md describes it all.
 #pragma once
 #include <concepts>
@@ -84,9 +85,10 @@ class Data {
   Tensor x_, y_;
 };
 
-// Which training step fit() runs: eager, or nabla::compile()'d. Only `Off`
-// exists today; `On` raises nabla::Error and `Auto` trains eagerly and says so
-// once (verbose > 0): compiling the step is a later part of issue 16.
+// Which training step fit() runs (train::TrainStep, train_step.h): Auto
+// compiles it with nabla::compile when it can be traced and otherwise trains
+// eagerly, printing why once (verbose > 0); On compiles it or raises
+// nabla::Error with the reason; Off trains eagerly.
 enum class Jit { Auto, On, Off };
 
 struct FitOptions {
