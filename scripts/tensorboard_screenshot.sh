@@ -17,7 +17,7 @@ trap 'kill $tb 2>/dev/null' EXIT
 for _ in $(seq 60); do curl -sf "http://localhost:$port" >/dev/null && break; sleep 1; done
 for d in "${dashboards[@]}"; do
   # A virtual-time budget lets the page's scripts fetch and draw the data first.
-  chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,900 \
+  chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,1250 \
     --virtual-time-budget=15000 --screenshot="$outdir/tensorboard_$d.png" "http://localhost:$port/?darkMode=false#$d" \
     2>/dev/null
 done
