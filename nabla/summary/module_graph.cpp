@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "nabla/graph/trace.h"
+#include "nabla/core/grad_mode.h"
+#include "nabla/core/random.h"
 #include "nabla/graph/node.h"
 #include "nabla/nn/module.h"
 
@@ -30,6 +32,33 @@ std::string unused_name(const graph::GraphData& g, const std::string& base) {
 
 graph::Graph trace_module_graph(nn::Module& module, const Tensor& example_input) {
   NABLA_CHECK(example_input.defined(), "SummaryWriter::add_graph: the example input is an undefined tensor");
+  // The graph shown is the inference one, traced in eval mode: compile()
+  // cannot trace BatchNorm's training-mode update of its running statistics
+  // (an in-place write to a buffer). Showing the graph must not change the
+  // model or the random stream (nabla train's resume is bit-exact): the
+  // training flags, buffers and the generator are put back afterwards.
+  const bool root_training = module.is_training();
+  std::vector<std::pair<nn::ModulePtr, bool>> modes;
+  for (const auto& [name, m] : module.named_modules()) modes.emplace_back(m, m->is_training());
+  std::vector<std::pair<Tensor, Tensor>> saved;
+  for (const auto& [name, b] : module.named_buffers())
+    if (b.defined()) saved.emplace_back(b, b.detach().clone());
+  const GeneratorState rng = default_generator().get_state();
+  struct Restore {
+    nn::Module& module;
+    bool root_training;
+    std::vector<std::pair<nn::ModulePtr, bool>>& modes;
+    std::vector<std::pair<Tensor, Tensor>>& saved;
+    const GeneratorState& rng;
+    ~Restore() {
+      module.train(root_training);  // recursive; then each submodule's own flag, parents first
+      for (auto& [m, training] : modes) m->train(training);
+      NoGradGuard no_grad;
+      for (auto& [b, copy] : saved) b.copy_(copy);
+      default_generator().set_state(rng);
+    }
+  } restore{module, root_training, modes, saved, rng};
+  module.eval();
   graph::TracedGraph traced = graph::trace(
       [&module](const std::vector<Tensor>& xs) { return std::vector<Tensor>{module.forward(xs[0])}; },
       {example_input});

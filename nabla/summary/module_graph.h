@@ -10,8 +10,11 @@ class Module;
 
 namespace nabla::summary {
 
-// Traces module.forward on a placeholder shaped like `example_input`
-// (graph::trace, as compile() does; the input's values are not read) and
+// Traces module.forward in eval mode (the inference graph: compile() cannot
+// trace BatchNorm's training-mode update of its running statistics) on a
+// placeholder shaped like `example_input` (graph::trace, as compile() does;
+// the input's values are not read), leaving the module's training flags,
+// buffers and the random generator as they were, and
 // names the nodes after the module structure, so TensorBoard groups them:
 // a parameter "features.0.weight" becomes the node "features.0/weight", and
 // an op that reads a module's parameters (directly, or through ops on them

@@ -15,7 +15,7 @@
 // a histogram of every parameter (tag: its name, "0.weight") every N epochs
 // (epoch % N == 0), in the train run. With write_graph (on by default, as in
 // Keras) the model's graph, traced once on the first training batch's shape
-// (SummaryWriter::add_graph(module, input)), in the train run's Graphs tab; a
+// (SummaryWriter::add_graph(module, input): the inference graph), in the train run's Graphs tab; a
 // model that cannot be traced (its forward reads a tensor's value) is said on
 // stderr once and training goes on.
 //

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -94,11 +95,11 @@ TEST(SummaryModuleGraph, TracesTheForwardIntoNodesGroupedByModule) {
       {"0/bias", "VariableV2", {}},
       {"0/add", "add", {"0/mm", "0/bias"}},
       {"relu", "relu", {"0/add"}},
-      {"1/weight", "VariableV2", {}},
-      {"1/permute", "permute", {"1/weight"}},
-      {"1/mm", "mm", {"relu", "1/permute"}},
-      {"1/bias", "VariableV2", {}},
-      {"1/add", "add", {"1/mm", "1/bias"}},
+      {"2/weight", "VariableV2", {}},  // the ReLU is module 1
+      {"2/permute", "permute", {"2/weight"}},
+      {"2/mm", "mm", {"relu", "2/permute"}},
+      {"2/bias", "VariableV2", {}},
+      {"2/add", "add", {"2/mm", "2/bias"}},
   };
   EXPECT_EQ(nodes, expected);
 
@@ -114,6 +115,43 @@ TEST(SummaryModuleGraph, TracesTheForwardIntoNodesGroupedByModule) {
                                        dir.string() + " " + expected_path.string() + " 2>&1");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("graph: " + std::to_string(expected.size()) + " nodes found"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
+// A training-mode model with BatchNorm and Dropout: its graph is the
+// inference one (traced in eval mode: BatchNorm is x * scale + shift with the
+// scale and shift of its weight and bias in its group, no dropout node), and showing it changes
+// neither the training flags, the buffers (num_batches_tracked, the running
+// statistics) nor the random stream.
+TEST(SummaryModuleGraph, TrainingModeModelIsShownWithoutChangingItsState) {
+  manual_seed(1);
+  nn::Sequential net(nn::Conv2d(1, 2, 3), nn::BatchNorm2d(2), nn::ReLU(), nn::Flatten(), nn::Dropout(0.5),
+                     nn::Linear(2 * 4 * 4, 3));
+  net.train();
+  net[4]->eval();  // a submodule in another mode than its parent keeps it
+  std::vector<Tensor> buffers;
+  for (const auto& [name, b] : net.named_buffers()) buffers.push_back(b.clone());
+  const Tensor input = randn({8, 1, 6, 6});
+  const GeneratorState rng = default_generator().get_state();
+  const fs::path dir = fs::temp_directory_path() / ("nabla_module_graph_bn_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  {
+    SummaryWriter w(dir.string());
+    w.add_graph(net, input);
+  }
+  EXPECT_EQ(default_generator().get_state(), rng);
+  EXPECT_TRUE(net.is_training());
+  EXPECT_TRUE(net[1]->is_training());
+  EXPECT_FALSE(net[4]->is_training());
+  std::size_t i = 0;
+  for (const auto& [name, b] : net.named_buffers()) EXPECT_TRUE(equal(b, buffers[i++])) << name;
+  std::vector<std::string> names;
+  for (const NodeSeen& n : graph_nodes(dir)) names.push_back(n.name + " " + n.op);
+  for (const char* want : {"0/weight VariableV2", "0/conv2d conv2d", "1/weight VariableV2", "1/mul mul", "1/add add",
+                           "relu relu", "5/weight VariableV2", "5/mm mm"})
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end())
+        << want << " not in the graph: " << ::testing::PrintToString(names);
+  for (const std::string& n : names) EXPECT_EQ(n.find("dropout"), std::string::npos) << n;
   fs::remove_all(dir);
 }
 
