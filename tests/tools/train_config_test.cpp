@@ -139,7 +139,7 @@ TEST(TrainConfig, MalformedTrainingConfigsNameFileAndField) {
        [](Json& j) {
          j["metrics"] = {"loss", "auc"};
        },
-       "metrics[1]", "got \"auc\" (a string), expected a metric name: \"loss\", \"accuracy\", \"top_K_accuracy\""},
+       "metrics[1]", "got \"auc\", expected a metric name: \"loss\", \"accuracy\", \"top_K_accuracy\""},
       {"metric_top_0", [](Json& j) { j["metrics"] = {"top_0_accuracy"}; }, "metrics[0]", "got \"top_0_accuracy\""},
       {"metric_twice", [](Json& j) { j["metrics"] = {"f1", "f1"}; }, "metrics[1]", "\"f1\" is listed twice"},
       {"metrics_not_array", [](Json& j) { j["metrics"] = "f1"; }, "metrics", "expected an array of metric names"},
@@ -245,10 +245,18 @@ TEST(TrainConfig, MalformedTrainingConfigsNameFileAndField) {
   }
 }
 
+// examples/configs/mlp_csv.json with absolute data paths, to be written anywhere.
+Json spirals_config() {
+  Json j = example("mlp_csv.json");
+  for (const char* split : {"train", "test"})
+    j["data"][split] = (examples_dir() / j["data"][split].get<std::string>()).string();
+  return j;
+}
+
 // "metrics" beyond loss and accuracy and "callbacks" are read, printed back
 // as given, and a config without them prints neither callbacks nor extra metrics.
 TEST(TrainConfig, MetricsAndCallbacksAreReadAndPrinted) {
-  Json j = example("mlp_csv.json");
+  Json j = spirals_config();
   EXPECT_TRUE(parse_train_config(j, "e.json").metrics.empty());
   EXPECT_FALSE(train_config_json(parse_train_config(j, "e.json")).contains("callbacks"));
   j["metrics"] = {"loss", "accuracy", "top_2_accuracy", "f1"};
@@ -281,7 +289,7 @@ TEST(TrainConfig, MetricsAndCallbacksAreReadAndPrinted) {
 // checkpoint is written; the printed output is nabla train's usual.
 TEST(TrainConfig, ConfigCallbacksRunInsideNablaTrain) {
   fs::path dir = temp_dir("callbacks");
-  Json j = example("mlp_csv.json");
+  Json j = spirals_config();
   j["epochs"] = 30;
   j["metrics"] = {"loss", "accuracy", "top_2_accuracy"};
   // lr 0 never improves val_loss after the first epoch: patience 2 stops after epoch 3.
