@@ -36,5 +36,6 @@
 #include "nabla/ops/ops.h"
 #include "nabla/optim/optim.h"
 #include "nabla/train/train.h"
-#include "nabla/zoo/fashion.h"
+#include "nabla/zoo/pretrained.h"
+#include "nabla/zoo/zoo.h"
 #include "nabla/summary/summary_writer.h"

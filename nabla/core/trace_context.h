@@ -36,6 +36,15 @@ class Tracer {
                       const std::vector<Tensor>& mutated, std::function<void(const std::vector<Tensor>&)> run) = 0;
 };
 
+// State tensors: module buffers (nn::Module::register_buffer, such as batch
+// norm's running statistics), which persist across calls. While compile()
+// traces, ops reading them and in-place updates of them become graph nodes on
+// a variable bound to the tensor, as a parameter's do, instead of running
+// once at trace time. The registry keeps each tensor alive while it is
+// registered and forgets it once nothing else holds it.
+void register_state(const Tensor& t);
+bool is_state(const Tensor& t);
+
 // The Tracer of the compile() trace running on this thread, else nullptr.
 Tracer* current_tracer();
 // Its where() while a trace runs, else nullptr.

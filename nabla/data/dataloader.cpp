@@ -8,6 +8,7 @@
 // worker in the middle of a batch finishes that batch first.
 #include "nabla/data/dataloader.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <map>
@@ -172,6 +173,11 @@ DataLoader::DataLoader(DatasetPtr dataset, DataLoaderOptions options)
   if (!options_.collate) options_.collate = default_collate;
 }
 
+void DataLoader::set_start_batch(int64_t batch) {
+  NABLA_CHECK(batch >= 0, "DataLoader::set_start_batch: batch must be >= 0, got ", batch);
+  start_batch_ = batch;
+}
+
 DataLoader::Iterator DataLoader::begin() {
   auto state = std::make_shared<detail::EpochState>();
   state->dataset = dataset_;
@@ -179,6 +185,9 @@ DataLoader::Iterator DataLoader::begin() {
   state->pin_memory = options_.pin_memory && pinned_memory_available();
   state->context = {options_.seed, epoch_};
   state->batches = batch_sampler_.batches(epoch_++);
+  // Skipped batches count as delivered: workers start at the first one wanted.
+  state->delivered = state->next_batch = std::min(start_batch_, state->num_batches());
+  start_batch_ = 0;
   if (options_.num_workers > 0 && !state->batches.empty()) state->start(options_.num_workers, options_.prefetch_factor);
   return Iterator(std::move(state));
 }

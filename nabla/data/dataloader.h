@@ -72,6 +72,11 @@ class DataLoader {
   int64_t size() const { return batch_sampler_.size(); }  // batches per epoch
   uint64_t epoch() const { return epoch_; }               // the epoch the next begin() starts
   void set_epoch(uint64_t epoch) { epoch_ = epoch; }
+  // The next begin() starts at batch `batch` of its epoch, in the same order,
+  // without building the batches before it (resuming a run mid-epoch:
+  // train::BackupAndRestore); later epochs start at batch 0 again. A batch
+  // past the last gives an empty epoch.
+  void set_start_batch(int64_t batch);
   const DataLoaderOptions& options() const { return options_; }
 
  private:
@@ -79,6 +84,7 @@ class DataLoader {
   DataLoaderOptions options_;
   BatchSampler batch_sampler_;
   uint64_t epoch_ = 0;
+  int64_t start_batch_ = 0;
 };
 
 }  // namespace nabla::data

@@ -108,7 +108,9 @@ void trace_into(Trace& t, const TensorsFn& fn, const std::vector<Tensor>& inputs
     tracer.finish();
     t.uses_requires_grad = tracer.used_parameters();
     t.effects = tracer.effects();
-    t.trains = tracer.traced_backward() || !t.effects.empty();
+    // Effects that only change buffers (batch norm's running statistics in a
+    // forward in training mode) do not train anything.
+    t.trains = tracer.traced_backward() || tracer.updates_parameters();
   } catch (const Error& e) {
     std::string msg = e.what();
     if (msg.rfind(where, 0) == 0) throw;  // already says it happened in compile()

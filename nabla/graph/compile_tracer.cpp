@@ -34,6 +34,12 @@ ValueRef CompileTracer::bind(const Tensor& t) {
   return {id, 0};
 }
 
+bool CompileTracer::used_parameters() const {
+  for (const Tensor& t : bound_tensors_)
+    if (t.requires_grad()) return true;
+  return false;
+}
+
 // A value of the trace's top-level graph for input i of `api`: a traced value
 // (made there, not inside a cond branch or loop body), a bound parameter, or
 // a constant.
@@ -47,7 +53,7 @@ ValueRef CompileTracer::ref_of(const Tensor& t, const char* api, std::size_t i) 
     NABLA_CHECK(v->has_value, where_, ": ", api, ": input ", i, " has no value (a group or initializer)");
     return v->ref;
   }
-  if (t.requires_grad()) return bind(t);
+  if (t.requires_grad() || ::nabla::detail::is_state(t)) return bind(t);
   Node c;
   c.kind = NodeKind::Constant;
   c.metas.push_back({t.sizes(), t.dtype()});
@@ -122,8 +128,13 @@ void CompileTracer::effect(const std::string& what, const std::vector<Tensor>& i
   for (std::size_t i = 0; i < inputs.size(); ++i) n.inputs.push_back(ref_of(inputs[i], what.c_str(), i));
   // Reads of these variables made so far run before the effect (passes keep
   // reads on the same side of a state change); later ones after it.
-  for (const Tensor& m : mutated)
-    if (auto it = bound_.find(m.impl()); it != bound_.end()) n.mutates.push_back(it->second);
+  for (const Tensor& m : mutated) {
+    if (m.requires_grad()) updates_parameters_ = true;
+    if (auto it = bound_.find(m.impl()); it != bound_.end())
+      n.mutates.push_back(it->second);
+    else if (m.requires_grad() || ::nabla::detail::is_state(m))
+      n.mutates.push_back(bind(m).node);  // first met here (not among the inputs)
+  }
   effects_.push_back(add_node(graph_, std::move(n), what)[0]);
 }
 

@@ -1,13 +1,15 @@
 // The Tracer (core/trace_context.h) that compile() installs while it traces
 // a function into a graph. It turns what the function does to tensors it
 // closes over into graph nodes:
-// - a tensor that requires grad (a module's parameter) becomes a *bound*
-//   Variable: the Session reads and updates that very tensor, so the
-//   compiled function sees eager changes and eager code sees its updates;
+// - a tensor that requires grad (a module's parameter) or a module's buffer
+//   (core/trace_context.h, register_state) becomes a *bound* Variable: the
+//   Session reads and updates that very tensor, so the compiled function sees
+//   eager changes and eager code sees its updates;
 // - loss.backward() becomes graph::gradients of the loss with respect to the
 //   bound variables, set as the parameters' .grad() while the trace runs;
-// - optimizer.step() and in-place parameter updates become Effect nodes that
-//   run the eager update on the gradients' run-time values.
+// - optimizer.step() and in-place updates of parameters and buffers (batch
+//   norm's running statistics) become Effect nodes that run the eager update
+//   on the run-time values.
 // Not for users: see graph/compile.h.
 #pragma once
 #include <memory>
@@ -45,8 +47,12 @@ class CompileTracer : public ::nabla::detail::Tracer {
   const std::shared_ptr<GraphData>& graph() const { return graph_; }
   // The Effect nodes made so far, as no-value tensors to fetch.
   const std::vector<Tensor>& effects() const { return effects_; }
-  bool used_parameters() const { return !bound_.empty(); }
+  // A tensor that requires grad was bound (buffers do not count).
+  bool used_parameters() const;
   bool traced_backward() const { return traced_backward_; }
+  // An effect changes a parameter (an optimizer step, `w.sub_(...)`), not
+  // only buffers (batch norm's running statistics).
+  bool updates_parameters() const { return updates_parameters_; }
 
  private:
   ValueRef ref_of(const Tensor& t, const char* api, std::size_t i);
@@ -61,6 +67,7 @@ class CompileTracer : public ::nabla::detail::Tracer {
   std::vector<Tensor> traced_grads_;  // parameters whose .grad() backward() set
   std::vector<Tensor> effects_;
   bool traced_backward_ = false;
+  bool updates_parameters_ = false;
   int zero_grads_ = 0;             // zero_grad() calls so far
   bool unzeroed_backward_ = false;  // a backward() ran before any zero_grad()
 };

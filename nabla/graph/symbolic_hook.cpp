@@ -28,7 +28,7 @@ TensorList add_op_node(const OpDef& op, Inputs inputs, const Attrs& attrs, const
     if (!g) g = build_target(v->graph);
   }
   // compile()'s trace lifts ops whose inputs are all concrete (one requires
-  // grad: a parameter) into the graph being traced.
+  // grad: a parameter, or is a buffer) into the graph being traced.
   if (!g && t_lifting) g = build_target(t_lifting->graph());
   NABLA_CHECK(g, op.name, ": symbolic input that belongs to no graph");
   const std::source_location* where = current_location();
@@ -44,9 +44,9 @@ TensorList add_op_node(const OpDef& op, Inputs inputs, const Attrs& attrs, const
       n.inputs.push_back(import_value(g, v->graph, v->ref, std::string(op.name).c_str()));
       continue;
     }
-    // In compile()'s trace a parameter is a variable bound to it, so its
-    // updates (eager or compiled) show in later runs.
-    if (t_lifting && t.requires_grad()) {
+    // In compile()'s trace a parameter or a module's buffer is a variable
+    // bound to it, so its updates (eager or compiled) show in later runs.
+    if (t_lifting && (t.requires_grad() || ::nabla::detail::is_state(t))) {
       n.inputs.push_back(import_value(g, t_lifting->graph(), t_lifting->bind(t), std::string(op.name).c_str()));
       continue;
     }

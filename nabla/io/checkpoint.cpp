@@ -17,6 +17,7 @@ constexpr const char* kFormatKey = "nabla.checkpoint";
 constexpr const char* kFormatVersion = "1";
 const std::string kModel = "model.";
 const std::string kOptState = "optimizer.state.";
+const std::string kTraining = "training.";  // training_state.h's tensors
 
 std::string number_text(double v) {
   char buf[40];
@@ -52,6 +53,11 @@ struct Reader {
 
 void save_checkpoint(const std::string& path, const nn::Module& model, const optim::Optimizer* optimizer,
                      const Metadata& metadata) {
+  detail::save_checkpoint_with(path, model, optimizer, metadata, {});
+}
+
+void detail::save_checkpoint_with(const std::string& path, const nn::Module& model, const optim::Optimizer* optimizer,
+                                  const Metadata& metadata, const nn::StateDict& training_tensors) {
   Metadata meta;
   for (const auto& [k, v] : metadata) {
     NABLA_CHECK(!is_reserved(k), "save_checkpoint: metadata key '", k,
@@ -77,6 +83,7 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
       }
     }
   }
+  for (const auto& [name, t] : training_tensors) tensors.emplace_back(kTraining + name, t);
   save_safetensors(path, tensors, meta);
 }
 
@@ -98,9 +105,11 @@ Metadata load_checkpoint(const std::string& path, nn::Module& model, optim::Opti
       model_state.insert(name.substr(kModel.size()), t);
     else if (name.rfind(kOptState, 0) == 0)
       opt_buffers[name] = t;
+    else if (name.rfind(kTraining, 0) == 0)
+      continue;  // a training state's own (restore_training_state reads them)
     else
       fail("load_checkpoint: '", path, "' holds an unexpected tensor '", name,
-           "', expected names starting with 'model.' or 'optimizer.state.'");
+           "', expected names starting with 'model.', 'optimizer.state.' or 'training.'");
   }
 
   optim::OptimizerStateDict sd;

@@ -22,7 +22,8 @@
 // checkpoint, a missing or unexpected entry, a malformed number, another
 // optimizer kind, mismatched shapes or dtypes (nothing is cast) raise
 // nabla::Error naming the file. The global random generator is not part of a
-// checkpoint.
+// checkpoint. Tensors named "training.*" belong to a training state
+// (training_state.h) and are skipped by load_checkpoint.
 #pragma once
 #include <string>
 
@@ -38,6 +39,12 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
 // Restores `model` (strictly: every key, every shape) and, when given,
 // `optimizer`, which must be of the saved kind over parameters of the saved
 // shapes. Returns the caller metadata that was saved.
+namespace detail {
+// save_checkpoint plus training_state.h's tensors, saved as "training.<name>".
+void save_checkpoint_with(const std::string& path, const nn::Module& model, const optim::Optimizer* optimizer,
+                          const Metadata& metadata, const nn::StateDict& training_tensors);
+}  // namespace detail
+
 Metadata load_checkpoint(const std::string& path, nn::Module& model, optim::Optimizer* optimizer = nullptr);
 
 }  // namespace nabla::io

@@ -47,7 +47,7 @@ struct Reader {
 };
 
 // The state in `meta`, the metadata of the file at `path`.
-TrainingState parse(const char* api, const std::string& path, const Metadata& meta) {
+TrainingState parse(const char* api, const std::string& path, const Metadata& meta, const TensorDict& tensors) {
   NABLA_CHECK(meta.count("nabla.checkpoint"), api, ": '", path,
               "' is not a nabla checkpoint (no 'nabla.checkpoint' metadata)");
   NABLA_CHECK(meta.count(kPrefix + "epoch"), api, ": '", path,
@@ -62,6 +62,8 @@ TrainingState parse(const char* api, const std::string& path, const Metadata& me
   s.has_scheduler = meta.count(kSched + "groups") != 0;
   for (const auto& [k, v] : meta)
     if (!starts_with(k, kPrefix) && !starts_with(k, "nabla.") && !starts_with(k, "optimizer")) s.info[k] = v;
+  for (const auto& [name, t] : tensors)
+    if (starts_with(name, kPrefix)) s.tensors.insert(name.substr(kPrefix.size()), t);
   return s;
 }
 
@@ -119,21 +121,21 @@ void save_training_state(const std::string& path, const nn::Module& model, const
       meta[kSched + "last_lr." + std::to_string(g)] = number_text(s.last_lr[g]);
     }
   }
-  save_checkpoint(path, model, &optimizer, meta);  // refuses "nabla." and "optimizer" keys in info
+  detail::save_checkpoint_with(path, model, &optimizer, meta, state.tensors);  // refuses "nabla." and "optimizer" keys in info
 }
 
 TrainingState read_training_state(const std::string& path) {
   Metadata meta;
-  detail::load_safetensors_as("read_training_state", path, &meta);
-  return parse("read_training_state", path, meta);
+  TensorDict tensors = detail::load_safetensors_as("read_training_state", path, &meta);
+  return parse("read_training_state", path, meta, tensors);
 }
 
 TrainingState restore_training_state(const std::string& path, nn::Module& model, optim::Optimizer& optimizer,
                                      optim::LRScheduler* scheduler) {
   const char* api = "restore_training_state";
   Metadata meta;
-  detail::load_safetensors_as(api, path, &meta);
-  TrainingState state = parse(api, path, meta);
+  TensorDict tensors = detail::load_safetensors_as(api, path, &meta);
+  TrainingState state = parse(api, path, meta, tensors);
   optim::LRSchedulerState sched;
   if (scheduler) {
     NABLA_CHECK(state.has_scheduler, api, ": '", path,

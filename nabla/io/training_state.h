@@ -32,6 +32,9 @@ struct TrainingState {
   int64_t step = 0;   // optimizer steps completed
   // The caller's values; keys must not start with "training.", "nabla." or "optimizer".
   Metadata info;
+  // The caller's tensors (a callback's best weights, a metric's counts), saved
+  // as "training.<name>" next to the model's and optimizer's.
+  nn::StateDict tensors;
   // Filled by read_training_state / restore_training_state (save takes the
   // live generator's state).
   GeneratorState rng;

@@ -6,6 +6,7 @@
 namespace nabla::nn {
 
 Tensor ReLU::forward(const Tensor& x) { return x.relu(); }
+Tensor ReLU6::forward(const Tensor& x) { return x.clamp(0.0, 6.0); }
 Tensor Tanh::forward(const Tensor& x) { return x.tanh(); }
 Tensor Sigmoid::forward(const Tensor& x) { return x.sigmoid(); }
 

@@ -1,5 +1,5 @@
-// Parameter-free layers: activations (ReLU, Tanh, Sigmoid, GELU, LeakyReLU,
-// ELU, SiLU, Softmax, LogSoftmax), reshaping (Flatten, Unflatten) and Dropout.
+// Parameter-free layers: activations (ReLU, ReLU6, Tanh, Sigmoid, GELU,
+// LeakyReLU, ELU, SiLU, Softmax, LogSoftmax), reshaping (Flatten, Unflatten) and Dropout.
 // PyTorch's `inplace` flags are not offered (nabla's activations allocate).
 #pragma once
 #include <string>
@@ -10,6 +10,14 @@
 namespace nabla::nn {
 
 class ReLU : public Module {
+ public:
+  Tensor forward(const Tensor& x) override;
+};
+
+// min(max(0, x), 6), MobileNetV2's activation. Computed with clamp, whose
+// gradient is 1 at exactly x = 0 and x = 6, where PyTorch's ReLU6 (hardtanh)
+// gives 0: the two differ only on that measure-zero set.
+class ReLU6 : public Module {
  public:
   Tensor forward(const Tensor& x) override;
 };

@@ -3,6 +3,7 @@
 #include "nabla/nn/batchnorm.h"
 
 #include "nabla/core/grad_mode.h"
+#include "nabla/core/trace_context.h"
 #include "nabla/nn/init.h"
 #include "nabla/ops/ops.h"
 
@@ -42,13 +43,21 @@ void BatchNormBase::reset_parameters() {
 Tensor BatchNormBase::forward(const Tensor& x) {
   check_input(x);
   double factor = momentum.value_or(0.0);
-  if (is_training() && num_batches_tracked.defined()) {
+  // A frozen layer (trainable(false)) runs in inference mode, as Keras's.
+  const bool training = is_training() && is_trainable();
+  if (training && num_batches_tracked.defined()) {
+    // Inside nabla::compile the buffers' updates (this add_ and batch_norm's
+    // running statistics) are traced as state updates that run at every call;
+    // the cumulative average's factor would be read once, while tracing.
+    if (const std::string* ctx = detail::trace_context(); ctx && !momentum)
+      fail(*ctx, ": ", api_, " with momentum = None (a cumulative average) reads num_batches_tracked while tracing, "
+           "which compile() cannot do; give a momentum (the default is 0.1) or train eagerly");
     NoGradGuard g;
     num_batches_tracked.add_(1);
     if (!momentum) factor = 1.0 / num_batches_tracked.item<double>();
   }
   // Without tracking, running_mean is undefined and batch stats are used in eval too.
-  bool use_batch_stats = is_training() || !running_mean.defined();
+  bool use_batch_stats = training || !running_mean.defined();
   return batch_norm(x, running_mean, running_var, weight, bias, use_batch_stats, factor, eps);
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <set>
+#include <string_view>
 #include <typeinfo>
 
 #include "nabla/core/grad_mode.h"
@@ -42,6 +43,9 @@ Tensor Module::register_parameter(const std::string& name, Tensor t, bool requir
 Tensor Module::register_buffer(const std::string& name, Tensor t) {
   check_new_name(name, "register_buffer");
   NABLA_CHECK(t.defined(), "Module::register_buffer: '", name, "' is an undefined tensor");
+  // State across calls: a compiled function (nabla::compile) that reads or
+  // updates it in place reads and updates this very tensor at every run.
+  detail::register_state(t);
   buffers_.emplace_back(name, t);
   return t;
 }
@@ -127,6 +131,84 @@ void Module::zero_grad(bool set_to_none) {
 Module& Module::requires_grad_(bool requires_grad) {
   for (auto& p : parameters()) p.requires_grad_(requires_grad);
   return *this;
+}
+
+Module& Module::trainable(bool on) {
+  requires_grad_(on);
+  trainable_ = on;
+  for (auto& [path, m] : named_modules()) m->trainable_ = on;
+  return *this;
+}
+
+// fnmatch without its special case for '/': '*' spans dots.
+static bool glob_match(std::string_view pattern, std::string_view name) {
+  std::size_t p = 0, n = 0, star = std::string_view::npos, resume = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+      ++p;
+      ++n;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = n;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      n = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+int64_t Module::trainable(const std::string& pattern, bool on) {
+  NABLA_CHECK(!pattern.empty(), "Module::trainable: the pattern is empty; give a glob over parameter names such as ",
+              "\"features.*\" or a module's name such as \"0\"");
+  int64_t matched = 0;
+  NamedTensors params = named_parameters();
+  for (auto& [name, p] : params) {
+    // A module's name matches its parameters: "features.0" -> "features.0.weight".
+    bool hit = glob_match(pattern, name);
+    for (std::size_t dot = name.find('.'); !hit && dot != std::string::npos; dot = name.find('.', dot + 1))
+      hit = glob_match(pattern, std::string_view(name).substr(0, dot));
+    if (!hit) continue;
+    p.requires_grad_(on);
+    ++matched;
+  }
+  if (matched == 0) {
+    std::string names;
+    for (std::size_t i = 0; i < params.size() && i < 8; ++i) names += (i ? ", " : "") + params[i].first;
+    if (params.size() > 8) names += ", ...";
+    fail("Module::trainable: the pattern '", pattern, "' matches no parameter of this ", name(),
+         "; its parameters are: ", names.empty() ? "none" : names);
+  }
+  // Modules with parameters follow them: frozen when all of theirs are.
+  auto refresh = [](Module& m) {
+    std::vector<Tensor> ps = m.parameters();
+    if (ps.empty()) return;
+    m.trainable_ = false;
+    for (const Tensor& p : ps) m.trainable_ = m.trainable_ || p.requires_grad();
+  };
+  refresh(*this);
+  for (auto& [path, m] : named_modules()) refresh(*m);
+  return matched;
+}
+
+int64_t Module::num_trainable_parameters() const {
+  int64_t n = 0;
+  for (const auto& t : parameters())
+    if (t.requires_grad()) n += t.numel();
+  return n;
+}
+
+void Module::replace_child(const std::string& name, ModulePtr m) {
+  NABLA_CHECK(m != nullptr, "Module::replace_child: the module for '", name, "' is null");
+  for (auto& [n, c] : children_)
+    if (n == name) {
+      c = std::move(m);
+      return;
+    }
+  fail("Module::replace_child: ", this->name(), " has no child module named '", name, "'");
 }
 
 // Replaces the data behind the handle `t` (every copy of it sees the change).

@@ -66,8 +66,28 @@ class Module {
 
   // Drops every parameter's gradient (set_to_none) or zeroes it in place.
   void zero_grad(bool set_to_none = true);
-  // Freezes (false) or unfreezes (true) every parameter.
+  // Freezes (false) or unfreezes (true) every parameter (PyTorch's
+  // requires_grad_): nothing else changes; batch norm keeps updating its
+  // running statistics in training mode.
   Module& requires_grad_(bool requires_grad = true);
+  // Keras's `layer.trainable = false`: freezes (false) or unfreezes (true)
+  // every parameter of this module and its descendants, and marks them
+  // frozen, so that batch norm layers among them run in inference mode (the
+  // running statistics normalize and are held) even when the model trains.
+  // Frozen parameters get no gradient; optimizers skip them.
+  Module& trainable(bool on);
+  // The same for the parameters whose dotted names match `pattern`: a glob
+  // ('*' any characters, dots included; '?' one) matching the whole name
+  // ("*.bias", "features.*") or naming a module ("features.0": its
+  // parameters). A module whose parameters are then all frozen is marked
+  // frozen (its batch norm holds its statistics). Returns how many
+  // parameters matched; nabla::Error when none does.
+  int64_t trainable(const std::string& pattern, bool on);
+  Module& trainable(const char*) = delete;  // a pattern needs `on`: trainable("conv*", false)
+  // False after trainable(false) (on it or an ancestor).
+  bool is_trainable() const { return trainable_; }
+  // Parameters (elements) that require grad: Keras's "Trainable params".
+  int64_t num_trainable_parameters() const;
   // Converts floating parameters and buffers to `dtype` in place: the handles
   // the module (and the user) hold see the new dtype; gradients are dropped.
   Module& to(DType dtype);
@@ -96,6 +116,8 @@ class Module {
   // Drops every child module; for containers that renumber or replace their
   // children (ModuleList::insert, ModuleDict::insert over an existing key).
   void clear_children() { children_.clear(); }
+  // Puts `m` in place of the child called `name` (Sequential::replace).
+  void replace_child(const std::string& name, ModulePtr m);
 
  private:
   void add_child(const std::string& name, ModulePtr m);
@@ -107,6 +129,7 @@ class Module {
   NamedTensors buffers_;
   std::vector<std::pair<std::string, ModulePtr>> children_;
   bool training_ = true;
+  bool trainable_ = true;
 };
 
 // Prints the module tree, with parameter counts, like PyTorch's repr.

@@ -2,6 +2,7 @@
 #include "nabla/nn/sequential.h"
 
 #include <string>
+#include <utility>
 
 namespace nabla::nn {
 
@@ -16,6 +17,14 @@ void Sequential::push_back(ModulePtr m) {
 const ModulePtr& Sequential::operator[](std::size_t i) const {
   NABLA_CHECK(i < modules_.size(), "nn::Sequential: index ", i, " out of range for ", modules_.size(), " modules");
   return modules_[i];
+}
+
+ModulePtr Sequential::replace(std::size_t i, ModulePtr m) {
+  NABLA_CHECK(i < modules_.size(), "nn::Sequential::replace: index ", i, " out of range for ", modules_.size(),
+              " modules");
+  NABLA_CHECK(m != nullptr, "nn::Sequential::replace: the new module ", i, " is null");
+  replace_child(std::to_string(i), m);
+  return std::exchange(modules_[i], std::move(m));
 }
 
 Tensor Sequential::forward(const Tensor& x) {

@@ -31,6 +31,9 @@ class Sequential : public Module {
 
   std::size_t size() const { return modules_.size(); }
   const ModulePtr& operator[](std::size_t i) const;
+  // Puts `m` in place of module i (PyTorch's `seq[i] = m`), under the same
+  // name: swapping a pretrained model's head. Returns the module replaced.
+  ModulePtr replace(std::size_t i, ModulePtr m);
   Tensor forward(const Tensor& x) override;
 
  private:

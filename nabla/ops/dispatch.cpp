@@ -174,12 +174,17 @@ namespace {
 // An in-place op cannot write into a graph value, nor write a graph value
 // (which has no data yet) into a concrete tensor. Inside compile()'s trace
 // (core/trace_context.h) writing a traced value into a tensor that requires
-// grad is a parameter update (`w.sub_(lr * w.grad())`): it is traced, and
-// this returns true. Other cases are errors saying what to do instead.
+// grad is a parameter update (`w.sub_(lr * w.grad())`), and any in-place
+// change of a module's buffer (detail::is_state: batch norm's running
+// statistics) is a state update: both are traced, and this returns true.
+// Other cases are errors saying what to do instead.
 bool check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) {
   bool symbolic_operand = false;
   for (const Tensor& t : inputs) symbolic_operand |= t.is_symbolic();
   const std::string* ctx = detail::trace_context();
+  // Even from concrete operands (`num_batches_tracked.add_(1)`): done at trace
+  // time, it would happen once instead of at every call.
+  if (ctx && !self.is_symbolic() && detail::is_state(self)) return true;
   // With concrete operands only it would run once, at trace time, and never
   // in the compiled runs: for a parameter that is a silently skipped update.
   if (ctx && !self.is_symbolic() && !symbolic_operand && self.requires_grad())
@@ -192,9 +197,10 @@ bool check_inplace_operands(const OpDef& op, const Tensor& self, Inputs inputs) 
       fail(*ctx, ": ", op.name, "_ modifies a traced tensor in place; compile() does not trace in-place ops on "
            "traced values: use the out-of-place op (", op.name, ")");
     if (self.requires_grad()) return true;
-    fail(*ctx, ": ", op.name, "_ writes a traced value into a concrete tensor that does not require grad (a "
-         "buffer or a tensor made while tracing); compile() traces in-place updates of parameters (tensors that "
-         "require grad) and optimizer steps only: return the value from the compiled function instead");
+    fail(*ctx, ": ", op.name, "_ writes a traced value into a concrete tensor that neither requires grad nor is a "
+         "module's buffer (a tensor closed over or made while tracing); compile() traces in-place updates of "
+         "parameters (tensors that require grad), of buffers (Module::register_buffer) and optimizer steps only: "
+         "register the tensor as a buffer, or return the value from the compiled function instead");
   }
   NABLA_CHECK(!self.is_symbolic(), op.name, "_: in-place ops on graph values are not supported; use assign()");
   fail(op.name, "_: writes a graph value into a concrete tensor in place, which a graph cannot do; "
@@ -245,11 +251,12 @@ TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
 
   OutputMetas metas = op.infer(op, inputs, attrs);
   // While compile() traces (core/trace_context.h), an op on a tensor that
-  // requires grad (a module's parameter) becomes a graph node too, so values
-  // computed from parameters are recomputed at each run instead of frozen.
+  // requires grad (a module's parameter) or on a module's buffer (state)
+  // becomes a graph node too, so values computed from them are recomputed at
+  // each run instead of frozen.
   const bool lift = detail::trace_context() != nullptr;
   for (const Tensor& t : inputs) {
-    if (t.is_symbolic() || (lift && t.defined() && t.requires_grad())) {
+    if (t.is_symbolic() || (lift && t.defined() && (t.requires_grad() || detail::is_state(t)))) {
       NABLA_CHECK(g_symbolic_hook, op.name, ": symbolic input but no graph is being built");
       return g_symbolic_hook(op, inputs, attrs, metas);
     }
@@ -306,8 +313,8 @@ Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& 
                 "use the out-of-place op (or clone() the view first)");
   }
   if (traced_update) {
-    // A parameter update inside compile()'s trace: the same in-place op on
-    // the run-time values, each time the compiled function runs.
+    // A parameter or buffer update inside compile()'s trace: the same in-place
+    // op on the run-time values, each time the compiled function runs.
     Tensor target = self;
     Attrs at = attrs;
     std::vector<Tensor> operands(inputs.begin(), inputs.end());

@@ -57,4 +57,17 @@ void ReduceLROnPlateau::step(double metric) {
   for (const auto& g : groups) last_lr_.push_back(g.lr());
 }
 
+void ReduceLROnPlateau::load_state_dict(const PlateauState& state) {
+  NABLA_CHECK(state.last_lr.size() == last_lr_.size(), "ReduceLROnPlateau::load_state_dict: the state has ",
+              state.last_lr.size(), " parameter groups, expected ", last_lr_.size());
+  NABLA_CHECK(state.num_bad_epochs >= 0 && state.cooldown_counter >= 0 && state.last_epoch >= 0,
+              "ReduceLROnPlateau::load_state_dict: counters must be >= 0, got num_bad_epochs ", state.num_bad_epochs,
+              ", cooldown_counter ", state.cooldown_counter, ", last_epoch ", state.last_epoch);
+  best_ = state.best;
+  num_bad_epochs_ = state.num_bad_epochs;
+  cooldown_counter_ = state.cooldown_counter;
+  last_epoch_ = state.last_epoch;
+  last_lr_ = state.last_lr;
+}
+
 }  // namespace nabla::optim

@@ -21,6 +21,14 @@ struct PlateauOptions {
   double eps = 1e-8;                    // smaller lr changes are ignored
 };
 
+// Its progress (torch's state_dict without the options): with the optimizer's
+// own state, what a resumed run needs to go on exactly as it would have.
+struct PlateauState {
+  double best = 0;
+  int64_t num_bad_epochs = 0, cooldown_counter = 0, last_epoch = 0;
+  std::vector<double> last_lr;  // one per parameter group
+};
+
 class ReduceLROnPlateau {
  public:
   explicit ReduceLROnPlateau(Optimizer& optimizer, PlateauOptions options = {});
@@ -28,6 +36,9 @@ class ReduceLROnPlateau {
   const std::vector<double>& get_last_lr() const { return last_lr_; }
   int64_t num_bad_epochs() const { return num_bad_epochs_; }
   double best() const { return best_; }
+  PlateauState state_dict() const { return {best_, num_bad_epochs_, cooldown_counter_, last_epoch_, last_lr_}; }
+  // A state of a ReduceLROnPlateau over as many parameter groups (nabla::Error otherwise).
+  void load_state_dict(const PlateauState& state);
 
  private:
   bool is_better(double a) const;

@@ -32,9 +32,8 @@ std::string unused_name(const graph::GraphData& g, const std::string& base) {
 
 graph::Graph trace_module_graph(nn::Module& module, const Tensor& example_input) {
   NABLA_CHECK(example_input.defined(), "SummaryWriter::add_graph: the example input is an undefined tensor");
-  // The graph shown is the inference one, traced in eval mode: compile()
-  // cannot trace BatchNorm's training-mode update of its running statistics
-  // (an in-place write to a buffer). Showing the graph must not change the
+  // The graph shown is the inference one, traced in eval mode: no
+  // training-time updates of running statistics (BatchNorm), no dropout. Showing the graph must not change the
   // model or the random stream (nabla train's resume is bit-exact): the
   // training flags, buffers and the generator are put back afterwards.
   const bool root_training = module.is_training();

@@ -10,8 +10,8 @@ class Module;
 
 namespace nabla::summary {
 
-// Traces module.forward in eval mode (the inference graph: compile() cannot
-// trace BatchNorm's training-mode update of its running statistics) on a
+// Traces module.forward in eval mode (the inference graph: no BatchNorm
+// running-statistics updates, no dropout) on a
 // placeholder shaped like `example_input` (graph::trace, as compile() does;
 // the input's values are not read), leaving the module's training flags,
 // buffers and the random generator as they were, and

@@ -12,6 +12,8 @@
 #include "nabla/core/error.h"
 #include "nabla/core/grad_mode.h"
 #include "nabla/io/checkpoint.h"
+#include "nabla/ops/ops.h"
+#include "nabla/train/state.h"
 #include "nabla/train/trainer.h"
 
 namespace nabla::train {
@@ -45,7 +47,21 @@ std::vector<std::string> shown(const Logs& logs, bool validation_too) {
   return out;
 }
 
+// A list of doubles as a float64 tensor [n], and back (checked against `n`).
+Tensor numbers_state(const std::vector<double>& v) { return tensor(v, {static_cast<int64_t>(v.size())}); }
+
+std::vector<double> numbers_from(const nn::StateDict& state, const std::string& key, std::size_t n, const char* api) {
+  NABLA_CHECK(state.contains(key), api, ": the saved state has no entry '", key, "'");
+  Tensor t = state.at(key).to(kCPU).contiguous();
+  NABLA_CHECK(t.dtype() == kFloat64 && t.dim() == 1 && t.numel() == static_cast<int64_t>(n), api,
+              ": the saved state's entry '", key, "' should be float64 [", n, "] (one per parameter group), got ",
+              t.dtype(), " ", t.sizes());
+  return {t.data_ptr<double>(), t.data_ptr<double>() + n};
+}
+
 }  // namespace
+
+std::optional<ResumePoint> Callback::resume_point() { return std::nullopt; }
 
 Trainer& Callback::trainer() const {
   NABLA_CHECK(trainer_ != nullptr, "Callback::trainer: the callback is not inside a Trainer::fit() call");
@@ -148,6 +164,12 @@ void ModelCheckpoint::on_epoch_end(int epoch, const Logs& logs) {
   io::save_checkpoint(path, trainer().model(), o_.save_optimizer ? &trainer().optimizer() : nullptr, meta);
 }
 
+nn::StateDict ModelCheckpoint::state_dict() const { return {{"best", state_number(best_)}}; }
+
+void ModelCheckpoint::load_state_dict(const nn::StateDict& state) {
+  best_ = state_number(state, "best", "ModelCheckpoint");
+}
+
 // --- EarlyStopping ---
 
 EarlyStopping::EarlyStopping(EarlyStoppingOptions options)
@@ -189,6 +211,26 @@ void EarlyStopping::on_epoch_end(int epoch, const Logs& logs) {
   }
 }
 
+nn::StateDict EarlyStopping::state_dict() const {
+  nn::StateDict s = {{"best", state_number(best_)},
+                     {"wait", state_number(wait_)},
+                     {"stopped_epoch", state_number(stopped_epoch_)},
+                     {"best_epoch", state_number(best_epoch_)}};
+  for (const auto& [name, t] : best_weights_) s.insert("best_weights." + name, t);
+  return s;
+}
+
+void EarlyStopping::load_state_dict(const nn::StateDict& state) {
+  const char* api = "EarlyStopping";
+  best_ = state_number(state, "best", api);
+  wait_ = static_cast<int>(state_number(state, "wait", api));
+  stopped_epoch_ = static_cast<int>(state_number(state, "stopped_epoch", api));
+  best_epoch_ = static_cast<int>(state_number(state, "best_epoch", api));
+  best_weights_ = state_part(state, "best_weights.");
+  NABLA_CHECK(best_weights_.empty() || o_.restore_best_weights, api,
+              ": the saved state holds best weights, but restore_best_weights is off");
+}
+
 // --- LearningRateScheduler ---
 
 LearningRateScheduler::LearningRateScheduler(std::shared_ptr<optim::LRScheduler> scheduler, Every every)
@@ -219,6 +261,30 @@ void LearningRateScheduler::on_train_batch_end(int64_t, const Logs&) {
   if (scheduler_ && every_ == Every::Batch) scheduler_->step();
 }
 
+nn::StateDict LearningRateScheduler::state_dict() const {
+  if (!scheduler_) return {};
+  optim::LRSchedulerState s = scheduler_->state_dict();
+  return {{"last_epoch", state_number(static_cast<double>(s.last_epoch))},
+          {"step_count", state_number(static_cast<double>(s.step_count))},
+          {"base_lrs", numbers_state(s.base_lrs)},
+          {"last_lr", numbers_state(s.last_lr)}};
+}
+
+void LearningRateScheduler::load_state_dict(const nn::StateDict& state) {
+  const char* api = "LearningRateScheduler";
+  if (!scheduler_) {
+    NABLA_CHECK(state.empty(), api, ": the saved state is a scheduler's, but this one has a schedule function");
+    return;
+  }
+  const std::size_t groups = scheduler_->base_lrs().size();
+  optim::LRSchedulerState s;
+  s.last_epoch = static_cast<int64_t>(state_number(state, "last_epoch", api));
+  s.step_count = static_cast<int64_t>(state_number(state, "step_count", api));
+  s.base_lrs = numbers_from(state, "base_lrs", groups, api);
+  s.last_lr = numbers_from(state, "last_lr", groups, api);
+  scheduler_->load_state_dict(s);
+}
+
 // --- ReduceLROnPlateau ---
 
 ReduceLROnPlateau::ReduceLROnPlateau(std::string monitor, optim::PlateauOptions options)
@@ -230,6 +296,28 @@ void ReduceLROnPlateau::on_train_begin(const Logs&) {
 
 void ReduceLROnPlateau::on_epoch_end(int, const Logs& logs) {
   plateau_->step(monitored(logs, monitor_, "ReduceLROnPlateau"));
+}
+
+nn::StateDict ReduceLROnPlateau::state_dict() const {
+  if (!plateau_) return {};
+  optim::PlateauState s = plateau_->state_dict();
+  return {{"best", state_number(s.best)},
+          {"num_bad_epochs", state_number(static_cast<double>(s.num_bad_epochs))},
+          {"cooldown_counter", state_number(static_cast<double>(s.cooldown_counter))},
+          {"last_epoch", state_number(static_cast<double>(s.last_epoch))},
+          {"last_lr", numbers_state(s.last_lr)}};
+}
+
+void ReduceLROnPlateau::load_state_dict(const nn::StateDict& state) {
+  const char* api = "ReduceLROnPlateau";
+  NABLA_CHECK(plateau_ != nullptr, api, ": load_state_dict outside fit() (the plateau is built in on_train_begin)");
+  optim::PlateauState s;
+  s.best = state_number(state, "best", api);
+  s.num_bad_epochs = static_cast<int64_t>(state_number(state, "num_bad_epochs", api));
+  s.cooldown_counter = static_cast<int64_t>(state_number(state, "cooldown_counter", api));
+  s.last_epoch = static_cast<int64_t>(state_number(state, "last_epoch", api));
+  s.last_lr = numbers_from(state, "last_lr", plateau_->get_last_lr().size(), api);
+  plateau_->load_state_dict(s);
 }
 
 // --- CSVLogger ---

@@ -7,6 +7,13 @@
 // Keras); displays and checkpoint file names count from 1 ("epoch 1/5").
 // A callback reaches the model, the optimizer and stop_training through
 // trainer(), set by fit() before on_train_begin.
+//
+// Backups (BackupAndRestore): a callback whose state changes how training
+// goes on (EarlyStopping's wait and best, a scheduler's progress) returns it
+// from state_dict() and takes it back in load_state_dict(); a resumed fit()
+// calls load_state_dict() after every on_train_begin, at the point of the run
+// where the backup was taken. The built-in callbacks do; the defaults save
+// nothing.
 #pragma once
 #include <fstream>
 #include <functional>
@@ -14,6 +21,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +33,7 @@
 namespace nabla::train {
 
 class Trainer;
+struct ResumePoint;
 using Logs = std::map<std::string, double>;
 
 class Callback {
@@ -36,6 +45,16 @@ class Callback {
   virtual void on_epoch_end(int epoch, const Logs& logs) {}
   virtual void on_train_batch_begin(int64_t batch, const Logs& logs) {}
   virtual void on_train_batch_end(int64_t batch, const Logs& logs) {}
+
+  // The callback's state for a backup (state.h), and back.
+  virtual nn::StateDict state_dict() const { return {}; }
+  virtual void load_state_dict(const nn::StateDict& state) {}
+  // A callback that restores interrupted runs (BackupAndRestore) returns
+  // where fit() goes on; asked after every on_train_begin. Default: none.
+  virtual std::optional<ResumePoint> resume_point();
+  // True for a callback that saves the others' state (BackupAndRestore):
+  // fit() calls it after the others at every hook, so it sees what they left.
+  virtual bool runs_last() const { return false; }
 
   void set_trainer(Trainer* trainer) { trainer_ = trainer; }
   Trainer& trainer() const;  // nabla::Error when called outside fit()
@@ -88,6 +107,8 @@ class ModelCheckpoint : public Callback {
   explicit ModelCheckpoint(std::string path, CheckpointOptions options = {});
   void on_train_begin(const Logs& logs) override;
   void on_epoch_end(int epoch, const Logs& logs) override;
+  nn::StateDict state_dict() const override;
+  void load_state_dict(const nn::StateDict& state) override;
   double best() const { return best_; }
 
  private:
@@ -114,6 +135,9 @@ class EarlyStopping : public Callback {
   explicit EarlyStopping(EarlyStoppingOptions options = {});
   void on_train_begin(const Logs& logs) override;
   void on_epoch_end(int epoch, const Logs& logs) override;
+  // wait, best, the epochs, and the best weights when restore_best_weights is set.
+  nn::StateDict state_dict() const override;
+  void load_state_dict(const nn::StateDict& state) override;
   int stopped_epoch() const { return stopped_epoch_; }  // 0 if it never stopped training
   int best_epoch() const { return best_epoch_; }
   double best() const { return best_; }
@@ -137,6 +161,9 @@ class LearningRateScheduler : public Callback {
   void on_epoch_begin(int epoch, const Logs& logs) override;
   void on_epoch_end(int epoch, const Logs& logs) override;
   void on_train_batch_end(int64_t batch, const Logs& logs) override;
+  // The scheduler's progress (the function form keeps its state in the optimizer's lr).
+  nn::StateDict state_dict() const override;
+  void load_state_dict(const nn::StateDict& state) override;
 
  private:
   std::shared_ptr<optim::LRScheduler> scheduler_;
@@ -151,6 +178,8 @@ class ReduceLROnPlateau : public Callback {
   explicit ReduceLROnPlateau(std::string monitor = "val_loss", optim::PlateauOptions options = {});
   void on_train_begin(const Logs& logs) override;
   void on_epoch_end(int epoch, const Logs& logs) override;
+  nn::StateDict state_dict() const override;
+  void load_state_dict(const nn::StateDict& state) override;
 
  private:
   std::string monitor_;

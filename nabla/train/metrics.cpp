@@ -6,6 +6,7 @@
 #include "nabla/core/error.h"
 #include "nabla/core/grad_mode.h"
 #include "nabla/ops/ops.h"
+#include "nabla/train/state.h"
 
 namespace nabla::train {
 namespace {
@@ -31,6 +32,43 @@ Tensor cpu_classes(const Tensor& t, int64_t classes, const std::string& api) {
 }
 
 }  // namespace
+
+nn::StateDict Metric::state_dict() const {
+  fail("Metric '", name(), "': state_dict() is not implemented, so a backup (BackupAndRestore) cannot save its ",
+       "running value in the middle of an epoch; override state_dict() and load_state_dict(), or back up at epoch ",
+       "ends only");
+}
+
+void Metric::load_state_dict(const nn::StateDict&) {
+  fail("Metric '", name(), "': load_state_dict() is not implemented (see Metric::state_dict)");
+}
+
+nn::StateDict Mean::state_dict() const { return {{"sum", state_number(sum_)}, {"weight", state_number(weight_)}}; }
+
+void Mean::load_state_dict(const nn::StateDict& state) {
+  const std::string api = "Mean '" + name_ + "'";
+  sum_ = state_number(state, "sum", api.c_str());
+  weight_ = state_number(state, "weight", api.c_str());
+}
+
+nn::StateDict Accuracy::state_dict() const {
+  return {{"correct", state_number(static_cast<double>(correct_))}, {"seen", state_number(static_cast<double>(seen_))}};
+}
+
+void Accuracy::load_state_dict(const nn::StateDict& state) {
+  correct_ = static_cast<int64_t>(state_number(state, "correct", "Accuracy"));
+  seen_ = static_cast<int64_t>(state_number(state, "seen", "Accuracy"));
+}
+
+nn::StateDict TopKAccuracy::state_dict() const {
+  return {{"correct", state_number(static_cast<double>(correct_))}, {"seen", state_number(static_cast<double>(seen_))}};
+}
+
+void TopKAccuracy::load_state_dict(const nn::StateDict& state) {
+  const std::string api = name();
+  correct_ = static_cast<int64_t>(state_number(state, "correct", api.c_str()));
+  seen_ = static_cast<int64_t>(state_number(state, "seen", api.c_str()));
+}
 
 void Mean::update(const Tensor&, const Tensor&) {
   fail("Mean::update: a Mean takes numbers through add(value, weight), not (output, target)");
@@ -88,6 +126,25 @@ int64_t ConfusionMatrix::at(int64_t target, int64_t prediction) const {
   NABLA_CHECK(target >= 0 && target < num_classes_ && prediction >= 0 && prediction < num_classes_,
               "ConfusionMatrix::at: (", target, ", ", prediction, ") is outside [0, ", num_classes_, ")^2");
   return counts_.empty() ? 0 : counts_[static_cast<std::size_t>(target * num_classes_ + prediction)];
+}
+
+nn::StateDict ConfusionMatrix::state_dict() const {
+  return {{"num_classes", state_number(static_cast<double>(num_classes_))},
+          {"counts", tensor(counts_, {static_cast<int64_t>(counts_.size())})}};
+}
+
+void ConfusionMatrix::load_state_dict(const nn::StateDict& state, const char* api) {
+  const auto classes = static_cast<int64_t>(state_number(state, "num_classes", api));
+  NABLA_CHECK(state.contains("counts"), api, ": the saved state has no entry 'counts'");
+  Tensor counts = state.at("counts").to(kCPU).contiguous();
+  NABLA_CHECK(counts.dtype() == kInt64 && counts.dim() == 1 &&
+                  (counts.numel() == 0 || counts.numel() == classes * classes),
+              api, ": the saved counts should be int64 [0] or [", classes * classes, "], got ", counts.dtype(), " ",
+              counts.sizes());
+  NABLA_CHECK(num_classes_ == 0 || num_classes_ == classes, api, ": the saved state has ", classes,
+              " classes, expected ", num_classes_);
+  num_classes_ = classes;
+  counts_.assign(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + counts.numel());
 }
 
 Tensor ConfusionMatrix::matrix() const {

@@ -23,6 +23,11 @@
 // (the mean of per-class F1, not the F1 of macro precision and recall). With
 // no sample yet, every result() is 0.
 //
+// A backup of a run (BackupAndRestore) saved in the middle of an epoch keeps
+// each metric's running values through state_dict() / load_state_dict(); the
+// built-in metrics have them, a user metric overrides them to be resumable
+// mid-epoch (the defaults raise nabla::Error saying so).
+//
 // A user metric derives from Metric; make_metric() knows the names above
 // ("accuracy", "top_5_accuracy", "precision", "recall", "f1").
 #pragma once
@@ -32,6 +37,7 @@
 #include <vector>
 
 #include "nabla/core/tensor.h"
+#include "nabla/nn/state_dict.h"
 
 namespace nabla::train {
 
@@ -44,6 +50,9 @@ class Metric {
   // One batch: the model's output and the targets (both detached, on the model's device).
   virtual void update(const Tensor& output, const Tensor& target) = 0;
   virtual double result() const = 0;
+  // The running values (state.h's numbers and tensors), and back.
+  virtual nn::StateDict state_dict() const;
+  virtual void load_state_dict(const nn::StateDict& state);
 };
 using MetricPtr = std::shared_ptr<Metric>;
 
@@ -56,6 +65,8 @@ class Mean : public Metric {
   void update(const Tensor& output, const Tensor& target) override;
   void add(double value, double weight = 1);
   double result() const override { return weight_ > 0 ? sum_ / weight_ : 0; }
+  nn::StateDict state_dict() const override;
+  void load_state_dict(const nn::StateDict& state) override;
 
  private:
   std::string name_;
@@ -68,6 +79,8 @@ class Accuracy : public Metric {
   void reset() override { correct_ = seen_ = 0; }
   void update(const Tensor& output, const Tensor& target) override;
   double result() const override;
+  nn::StateDict state_dict() const override;
+  void load_state_dict(const nn::StateDict& state) override;
 
  private:
   int64_t correct_ = 0, seen_ = 0;
@@ -80,6 +93,8 @@ class TopKAccuracy : public Metric {
   void reset() override { correct_ = seen_ = 0; }
   void update(const Tensor& output, const Tensor& target) override;
   double result() const override;
+  nn::StateDict state_dict() const override;
+  void load_state_dict(const nn::StateDict& state) override;
 
  private:
   int64_t k_, correct_ = 0, seen_ = 0;
@@ -98,6 +113,8 @@ class ConfusionMatrix {
   int64_t at(int64_t target, int64_t prediction) const;
   // The matrix as an int64 tensor [num_classes, num_classes].
   Tensor matrix() const;
+  nn::StateDict state_dict() const;
+  void load_state_dict(const nn::StateDict& state, const char* api = "ConfusionMatrix");
 
  private:
   int64_t num_classes_;
@@ -113,6 +130,8 @@ class ClassificationMetric : public Metric {
   void reset() override { matrix_.reset(); }
   void update(const Tensor& output, const Tensor& target) override;
   double result() const override;
+  nn::StateDict state_dict() const override { return matrix_.state_dict(); }
+  void load_state_dict(const nn::StateDict& state) override { matrix_.load_state_dict(state, name().c_str()); }
   const ConfusionMatrix& confusion_matrix() const { return matrix_; }
 
  private:

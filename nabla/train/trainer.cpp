@@ -3,9 +3,8 @@
 // batch.
 #include "nabla/train/trainer.h"
 
-#include <atomic>
+#include <algorithm>
 #include <cmath>
-#include <iostream>
 #include <numeric>
 
 #include "nabla/core/error.h"
@@ -13,6 +12,7 @@
 #include "nabla/core/random.h"
 #include "nabla/data/device_prefetcher.h"
 #include "nabla/ops/ops.h"
+#include "nabla/train/train_step.h"
 
 namespace nabla::train {
 namespace {
@@ -143,8 +143,6 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
   NABLA_CHECK(o.epochs >= 0, api, ": epochs must be >= 0, got ", o.epochs);
   NABLA_CHECK(o.initial_epoch >= 0, api, ": initial_epoch must be >= 0, got ", o.initial_epoch);
   NABLA_CHECK(o.verbose >= 0 && o.verbose <= 2, api, ": verbose must be 0, 1 or 2, got ", o.verbose);
-  NABLA_CHECK(o.jit != Jit::On, api, ": jit = Jit::On (a compiled training step) is not implemented yet; ",
-              "use Jit::Off or Jit::Auto, which train eagerly");
   NABLA_CHECK(o.validation_split >= 0 && o.validation_split < 1, api, ": validation_split must be in [0, 1), got ",
               o.validation_split);
   NABLA_CHECK(o.validation_split == 0 || !o.validation_data, api,
@@ -187,40 +185,74 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
   }
   if (o.verbose > 0 && !has_bar) callbacks.push_back(std::make_shared<ProgressBarCallback>(o.verbose));
   for (const CallbackSpec& c : o.callbacks) callbacks.push_back(c.callback);
+  std::stable_partition(callbacks.begin(), callbacks.end(), [](const CallbackPtr& c) { return !c->runs_last(); });
   for (const CallbackPtr& c : callbacks) c->set_trainer(this);
 
   epochs_ = o.epochs;
   steps_ = b.loader->size();
   stop_training = false;
-  static std::atomic<bool> said_eager{false};  // once per process, as the issue asks of the reason
-  if (o.jit == Jit::Auto && o.verbose > 0 && !said_eager.exchange(true))
-    std::cout << "fit: the training step runs eagerly (jit = auto: compiling it is not implemented yet)\n";
+  // Forward, loss, backward and the optimizer step: compiled or eager (train_step.h).
+  TrainStep step(*model_, *options_.optimizer, options_.loss, o.jit, o.verbose, api);
 
   Mean loss_mean("loss");
   History history;
   Logs logs;
+  running_ = {&history, &loss_mean, &callbacks, b.loader};
+  struct EndRunning {
+    Running& r;
+    ~EndRunning() { r = {}; }
+  } end_running{running_};
   for (const CallbackPtr& c : callbacks) c->on_train_begin({});
-  for (int epoch = o.initial_epoch; epoch < o.epochs && !stop_training; ++epoch) {
+
+  // --- Resuming an interrupted run (BackupAndRestore): see ResumePoint.
+  std::optional<ResumePoint> resume;
+  for (const CallbackPtr& c : callbacks)
+    if (std::optional<ResumePoint> r = c->resume_point()) {
+      NABLA_CHECK(!resume, api, ": two callbacks want to resume the run; give one BackupAndRestore");
+      resume = std::move(r);
+    }
+  if (resume) {
+    if (b.owned && resume->shuffle_seed != seed) {  // the same data order as the interrupted run
+      b = batches(train, o.batch_size, o.shuffle, resume->shuffle_seed, o.collate, o.num_workers, api);
+      running_.loader = b.loader;
+    }
+    b.loader->set_epoch(resume->loader_epoch);
+    history = resume->history;
+    stop_training = resume->stop_training;
+  }
+  auto finish_resume = [&] {  // restores what the backup saved, where it was saved
+    resume->restore();
+    if (resume->batch > 0) {
+      NABLA_CHECK(resume->metrics.size() == metrics_.size(), api, ": the backup holds ", resume->metrics.size(),
+                  " metrics' running values, expected ", metrics_.size());
+      loss_mean.load_state_dict(resume->loss);
+      for (std::size_t i = 0; i < metrics_.size(); ++i) metrics_[i]->load_state_dict(resume->metrics[i]);
+      b.loader->set_start_batch(resume->batch);
+    }
+    resume.reset();
+  };
+  // ---
+
+  for (int epoch = resume ? resume->epoch : o.initial_epoch; epoch < o.epochs && !stop_training; ++epoch) {
     loss_mean.reset();
     for (const MetricPtr& m : metrics_) m->reset();
     model_->train();
+    if (resume && resume->batch == 0) finish_resume();
     for (const CallbackPtr& c : callbacks) c->on_epoch_begin(epoch, {});
     int64_t batch_index = 0;
+    if (resume) {
+      batch_index = resume->batch;
+      finish_resume();
+    }
     for_each_batch(*b.loader, options_.device, [&](const data::Example& batch) {
       NABLA_CHECK(batch.target.defined(), api, ": the training data has no targets (y)");
       batch_input_ = batch.data;
       for (const CallbackPtr& c : callbacks) c->on_train_batch_begin(batch_index, {});
-      Tensor output = (*model_)(batch.data);
-      Tensor loss = options_.loss(output, batch.target);
-      NABLA_CHECK(loss.numel() == 1, api, ": the loss must be a single number, got shape ", loss.sizes());
-      options_.optimizer->zero_grad();
-      loss.backward();
-      options_.optimizer->step();
+      StepResult r = step(batch.data, batch.target);
       {
         NoGradGuard no_grad;
-        loss_mean.add(loss.item<double>(), static_cast<double>(batch.data.size(0)));
-        Tensor detached = output.detach();
-        for (const MetricPtr& m : metrics_) m->update(detached, batch.target);
+        loss_mean.add(r.loss.item<double>(), static_cast<double>(batch.data.size(0)));
+        for (const MetricPtr& m : metrics_) m->update(r.output, batch.target);
       }
       last_batch_size_ = batch.data.size(0);
       logs = metric_logs(loss_mean, metrics_);
@@ -239,11 +271,32 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
     history.epoch.push_back(epoch);
     for (const auto& [k, value] : logs) history.history[k].push_back(value);
   }
+  if (resume) finish_resume();  // the interrupted run had no epoch left
   for (const CallbackPtr& c : callbacks) c->on_train_end(logs);
   for (const CallbackPtr& c : callbacks) c->set_trainer(nullptr);
   epochs_ = 0;
   steps_ = 0;
   return history;
+}
+
+const History& Trainer::history() const {
+  NABLA_CHECK(running_.history, "Trainer::history: only while fit() runs (fit() returns the History)");
+  return *running_.history;
+}
+
+const Mean& Trainer::epoch_loss() const {
+  NABLA_CHECK(running_.loss, "Trainer::epoch_loss: only while fit() runs");
+  return *running_.loss;
+}
+
+const std::vector<CallbackPtr>& Trainer::callbacks() const {
+  NABLA_CHECK(running_.callbacks, "Trainer::callbacks: only while fit() runs");
+  return *running_.callbacks;
+}
+
+const data::DataLoader& Trainer::train_loader() const {
+  NABLA_CHECK(running_.loader, "Trainer::train_loader: only while fit() runs");
+  return *running_.loader;
 }
 
 Logs Trainer::evaluate_impl(const Data& data, const EvaluateOptions& o, const char* api) {

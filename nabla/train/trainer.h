@@ -9,7 +9,8 @@
 // Data (train::Data) is tensors (x, y), a Dataset or a DataLoader. Tensors and
 // Datasets are batched by fit() (batch_size, shuffle, collate, num_workers of
 // FitOptions); a DataLoader is used as it is, so those options must stay at
-// their defaults with one. The training step is eager (see FitOptions::jit).
+// their defaults with one. The training step is compiled with nabla::compile
+// when it can be traced, else eager (FitOptions::jit, train_step.h).
 // docs/train_api.md describes it all.
 #pragma once
 #include <concepts>
@@ -84,9 +85,10 @@ class Data {
   Tensor x_, y_;
 };
 
-// Which training step fit() runs: eager, or nabla::compile()'d. Only `Off`
-// exists today; `On` raises nabla::Error and `Auto` trains eagerly and says so
-// once (verbose > 0): compiling the step is a later part of issue 16.
+// Which training step fit() runs (train::TrainStep, train_step.h): Auto
+// compiles it with nabla::compile when it can be traced and otherwise trains
+// eagerly, printing why once (verbose > 0); On compiles it or raises
+// nabla::Error with the reason; Off trains eagerly.
 enum class Jit { Auto, On, Off };
 
 struct FitOptions {
@@ -118,6 +120,24 @@ struct History {
   const std::vector<double>& operator[](const std::string& key) const;  // Error listing the keys when missing
 };
 
+// Where an interrupted fit() goes on: what a callback that restores runs
+// (BackupAndRestore) returns from Callback::resume_point().
+struct ResumePoint {
+  int epoch = 0;                       // the epoch to run next (counted from 0)
+  int64_t batch = 0;                   // its training batches already done (0: it starts afresh)
+  bool stop_training = false;          // the run had been stopped (EarlyStopping) before `epoch`
+  uint64_t shuffle_seed = 0;           // the seed of fit()'s own loader (drawn when FitOptions::seed is 0)
+  uint64_t loader_epoch = 0;           // the training loader's epoch counter when `epoch` begins
+  History history;                     // the epochs finished
+  nn::StateDict loss;                  // batch > 0: the running epoch's loss accumulator (Mean::state_dict)
+  std::vector<nn::StateDict> metrics;  // and each metric's, in the order of Trainer::metrics()
+  // Restores the rest (model, optimizer, generator, the callbacks' state). fit()
+  // calls it where the backup was taken: before on_epoch_begin(epoch) when batch
+  // is 0, after it otherwise (what callbacks do there is then replaced, as it
+  // was already done before the backup); after the loop if no epoch is left.
+  std::function<void()> restore;
+};
+
 class Trainer {
  public:
   Trainer(nn::ModulePtr model, CompileOptions options);
@@ -147,8 +167,21 @@ class Trainer {
   // The inputs of the training batch being run, set before on_train_batch_begin
   // (TensorBoard traces the model's graph on the first one).
   const Tensor& batch_input() const { return batch_input_; }
+  // While fit() runs, what a backup of the run saves (BackupAndRestore);
+  // nabla::Error outside fit().
+  const History& history() const;                     // the epochs finished so far
+  const Mean& epoch_loss() const;                     // the running epoch's loss accumulator
+  const std::vector<CallbackPtr>& callbacks() const;  // in the order fit() calls them
+  const data::DataLoader& train_loader() const;       // the training batches' loader
 
  private:
+  struct Running {
+    const History* history = nullptr;
+    const Mean* loss = nullptr;
+    const std::vector<CallbackPtr>* callbacks = nullptr;
+    const data::DataLoader* loader = nullptr;
+  };
+  Running running_;
   Logs evaluate_impl(const Data& data, const EvaluateOptions& options, const char* api);
   int epochs_ = 0;
   int64_t steps_ = 0, last_batch_size_ = 0;

@@ -12,6 +12,8 @@ int main() {
   std::cout << "consumer: grad sum " << g << "\n";
   nabla::nn::Sequential model(nabla::nn::Linear(3, 2));
   std::cout << w.grad() << "\n" << model << "\n";
+  // run.sh checks that the installed library finds its installed weights.
+  std::cout << "pretrained: " << nabla::zoo::pretrained_path("fashion_cnn") << "\n";
   try {
     nabla::testing::assert_close(w.grad(), nabla::full({3}, 2.0));
   } catch (const nabla::Error& e) {

@@ -11,4 +11,8 @@ cmake --install "$build_dir" --prefix "$work/prefix" > /dev/null
 cmake -S "$src_dir" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" \
   -DCMAKE_CXX_FLAGS="$cxx_flags" -DCMAKE_EXE_LINKER_FLAGS="$cxx_flags" > /dev/null
 cmake --build "$work/build" > /dev/null
-LD_LIBRARY_PATH="$work/prefix/lib:${LD_LIBRARY_PATH:-}" "$work/build/consumer"
+out=$(LD_LIBRARY_PATH="$work/prefix/lib:${LD_LIBRARY_PATH:-}" "$work/build/consumer")
+echo "$out"
+# zoo's shipped weights are installed, and found there by the installed library.
+grep -qx "pretrained: $work/prefix/share/nabla/models/fashion_cnn.safetensors" <<< "$out" ||
+  { echo "run.sh: the installed nabla did not find its pretrained weights under $work/prefix/share" >&2; exit 1; }

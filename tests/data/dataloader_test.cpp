@@ -93,6 +93,27 @@ TEST(DataLoader, SameSeedSameBatchesForAnyWorkerCountNewOrderEachEpoch) {
   EXPECT_TRUE(std::is_sorted(seq.begin(), seq.end()));
 }
 
+TEST(DataLoader, SetStartBatchResumesAnEpochMidWayWithoutBuildingTheSkippedBatches) {
+  auto counting = std::make_shared<FlakyDataset>(50, -1);
+  for (int workers : {0, 2}) {
+    DataLoader full(counting, {.batch_size = 8, .shuffle = true, .seed = 5, .num_workers = workers});
+    full.set_epoch(3);
+    std::vector<int64_t> whole = epoch_targets(full);
+    DataLoader resumed(counting, {.batch_size = 8, .shuffle = true, .seed = 5, .num_workers = workers});
+    resumed.set_epoch(3);
+    resumed.set_start_batch(4);  // 7 batches: 4 skipped, 16 + 2 samples left
+    counting->calls = 0;
+    std::vector<int64_t> tail = epoch_targets(resumed);
+    EXPECT_EQ(counting->calls, 18) << "workers " << workers;
+    EXPECT_EQ(tail, std::vector<int64_t>(whole.begin() + 32, whole.end())) << "workers " << workers;
+    EXPECT_EQ(epoch_targets(resumed).size(), 50u);  // the next epoch starts at batch 0
+    resumed.set_start_batch(7);                     // past the last batch: an empty epoch
+    EXPECT_TRUE(epoch_targets(resumed).empty());
+  }
+  DataLoader loader(counting, {.batch_size = 8});
+  EXPECT_THROW(loader.set_start_batch(-1), Error);
+}
+
 TEST(DataLoader, WorkerExceptionReachesTheLoopWithItsMessage) {
   for (int workers : {0, 1, 3}) {
     auto ds = std::make_shared<FlakyDataset>(100, 42);

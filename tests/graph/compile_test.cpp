@@ -187,8 +187,8 @@ TEST(Compile, StepsItCannotTraceAreRefusedWithAClearError) {
     return x;
   });
   expect_error(error_of([&] { with_update(randn({3}, kFloat64)); }),
-               {"compile (compiled at", "sub_ writes a traced value into a concrete tensor that does not require grad",
-                "return the value"});
+               {"compile (compiled at", "sub_ writes a traced value into a concrete tensor that neither requires "
+                "grad nor is a module's buffer", "register the tensor as a buffer", "return the value"});
   // An in-place update of a parameter from concrete values would run only
   // while tracing.
   auto decay = compile([&](const Tensor& x) {

@@ -180,6 +180,25 @@ TEST(TrainingState, RestoredRunContinuesBitIdentically) {
   EXPECT_EQ(sched_a.get_last_lr(), sched_b.get_last_lr());
 }
 
+TEST(TrainingState, TheCallersTensorsRoundTripAndLoadCheckpointSkipsThem) {
+  const std::string path = temp_file("tensors.safetensors");
+  auto a = make_net(5);
+  optim::SGD opt(a->parameters(), {{"lr", 0.1}});
+  TrainingState s;
+  s.epoch = 2;
+  s.tensors = {{"callback.0.best", tensor(std::vector<double>{0.25}, IntList{})},
+               {"metric.1.counts", tensor(std::vector<int64_t>{1, 2, 3, 4}, {2, 2})}};
+  save_training_state(path, *a, opt, nullptr, s);
+  TrainingState back = read_training_state(path);
+  ASSERT_EQ(back.tensors.size(), 2u);
+  ASSERT_TRUE(back.tensors.contains("callback.0.best") && back.tensors.contains("metric.1.counts"));
+  EXPECT_TRUE(equal(back.tensors.at("callback.0.best"), s.tensors.at("callback.0.best")));
+  EXPECT_TRUE(equal(back.tensors.at("metric.1.counts"), s.tensors.at("metric.1.counts")));
+  EXPECT_TRUE(back.info.empty());
+  EXPECT_EQ(restore_training_state(path, *a, opt, nullptr).tensors.size(), 2u);
+  EXPECT_NO_THROW(load_checkpoint(path, *a, &opt));  // a training state is still a checkpoint
+}
+
 TEST(TrainingState, RefusesMismatchesWithoutChangingAnything) {
   const std::string path = temp_file("refuse.safetensors");
   auto a = make_net(5);

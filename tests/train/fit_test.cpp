@@ -133,8 +133,6 @@ TEST(TrainFit, BadInputNamesTheApi) {
   Trainer t = linear_trainer();
   expect_error(error_of([&] { t.fit(x, y.narrow(0, 0, 10), {.verbose = 0}); }),
                {"train::Data", "x has 20 samples", "[10]"});
-  expect_error(error_of([&] { t.fit(x, y, {.verbose = 0, .jit = Jit::On}); }),
-               {"Trainer::fit", "Jit::On", "not implemented"});
   expect_error(error_of([&] { t.fit(x, y, {.epochs = -1, .verbose = 0}); }), {"Trainer::fit", "epochs", "-1"});
   expect_error(error_of([&] { t.fit(x, y, {.verbose = 3}); }), {"Trainer::fit", "verbose", "3"});
   expect_error(error_of([&] { t.fit(x, Tensor(), {.verbose = 0}); }), {"Trainer::fit", "no targets"});
@@ -152,6 +150,8 @@ TEST(TrainFit, BadInputNamesTheApi) {
                {"train::Trainer", "two metrics", "accuracy"});
 }
 
+// Auto compiles this step (tests/train/fit_jit_test.cpp compares compiled
+// and eager training in depth): the same training, bit for bit.
 TEST(TrainFit, JitOffAndAutoTrainTheSame) {
   auto [x, y] = linear_problem(60);
   manual_seed(9);
@@ -161,6 +161,7 @@ TEST(TrainFit, JitOffAndAutoTrainTheSame) {
   Trainer b = linear_trainer();
   History hb = b.fit(x, y, {.epochs = 2, .verbose = 0, .jit = Jit::Auto, .seed = 4});
   EXPECT_EQ(ha["loss"], hb["loss"]);
+  EXPECT_TRUE(testing::same_weights(a.model().state_dict(), b.model().state_dict()));
 }
 
 }  // namespace

@@ -1,0 +1,105 @@
+// See train_step.h.
+#include "nabla/train/train_step.h"
+
+#include <iostream>
+#include <sstream>
+
+#include "nabla/core/error.h"
+
+namespace nabla::train {
+namespace {
+
+// The shapes, dtypes and device of a batch: one trace each.
+std::string shape_key(const Tensor& x, const Tensor& y) {
+  std::ostringstream os;
+  using ::nabla::detail::operator<<;
+  os << x.dtype() << x.sizes() << y.dtype() << y.sizes() << x.device();
+  return os.str();
+}
+
+}  // namespace
+
+TrainStep::TrainStep(nn::Module& model, optim::Optimizer& optimizer, LossFn loss, Jit jit, int verbose, const char* api)
+    : model_(model), optimizer_(optimizer), loss_(std::move(loss)), jit_(jit), verbose_(verbose), api_(api) {
+  NABLA_CHECK(static_cast<bool>(loss_), api_, ": the loss function is empty");
+  if (jit_ != Jit::Off) make_compiled();
+}
+
+Tensor TrainStep::checked_loss(const Tensor& output, const Tensor& y) const {
+  Tensor loss = loss_(output, y);
+  NABLA_CHECK(loss.defined(), api_, ": the loss function returned an undefined tensor");
+  NABLA_CHECK(loss.numel() == 1, api_, ": the loss must be a single number, got shape ", loss.sizes());
+  return loss;
+}
+
+StepResult TrainStep::eager(const Tensor& x, const Tensor& y) {
+  Tensor output = model_(x);
+  Tensor loss = checked_loss(output, y);
+  optimizer_.zero_grad();
+  loss.backward();
+  optimizer_.step();
+  ++eager_steps_;
+  return {loss.detach(), output.detach()};
+}
+
+// What a trace bakes in besides the batch's shapes: every module's mode
+// (dropout and batch norm behave differently in training) and which
+// parameters are trained.
+std::vector<bool> TrainStep::fixed_by_trace() const {
+  std::vector<bool> fixed{model_.is_training()};
+  for (const auto& [name, m] : model_.named_modules()) fixed.push_back(m->is_training());
+  for (const Tensor& p : model_.parameters()) fixed.push_back(p.requires_grad());
+  return fixed;
+}
+
+void TrainStep::make_compiled() {
+  // The same step as eager(), traced: zero_grad, backward and the optimizer
+  // step become graph nodes (graph/compile.h, "Training steps").
+  compiled_ = compile([this](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+    Tensor output = model_(in[0]);
+    Tensor loss = checked_loss(output, in[1]);
+    optimizer_.zero_grad();
+    loss.backward();
+    optimizer_.step();
+    return {loss, output};
+  });
+  traced_with_ = fixed_by_trace();
+  shapes_.clear();
+}
+
+StepResult TrainStep::compiled_call(const Tensor& x, const Tensor& y) {
+  std::vector<Tensor> r = (*compiled_)({x, y});
+  ++compiled_steps_;
+  return {r[0], r[1]};
+}
+
+StepResult TrainStep::operator()(const Tensor& x, const Tensor& y) {
+  if (!compiled_) return eager(x, y);
+  if (fixed_by_trace() != traced_with_) make_compiled();  // a mode or requires_grad changed: trace afresh
+  const std::string key = shape_key(x, y);
+  const bool known = shapes_.contains(key);
+  if (!known && static_cast<int64_t>(shapes_.size()) >= kMaxTraces) return eager(x, y);
+  if (known) return compiled_call(x, y);
+  const int64_t traces = compiled_->num_traces();
+  try {
+    StepResult r = compiled_call(x, y);
+    shapes_.insert(key);
+    return r;
+  } catch (const Error& e) {
+    // Traced, then failed while running: an error of the step itself (as
+    // eagerly), not of tracing it.
+    if (compiled_->num_traces() > traces) throw;
+    if (jit_ == Jit::On)
+      fail(api_,
+           ": jit = Jit::On, but the training step cannot be compiled (use Jit::Auto to train eagerly "
+           "instead): ",
+           e.what());
+    reason_ = e.what();
+    traces_before_fallback_ = traces;
+    compiled_.reset();
+    if (verbose_ > 0) std::cout << api_ << ": the training step runs eagerly (jit = auto): " << reason_ << std::endl;
+  }
+  return eager(x, y);
+}
+
+}  // namespace nabla::train
