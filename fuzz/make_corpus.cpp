@@ -15,6 +15,7 @@
 
 #include "fuzz/trainee.h"
 #include "nabla/nabla.h"
+#include "nabla/nn/config_reader.h"
 
 namespace fs = std::filesystem;
 using namespace nabla;
@@ -178,6 +179,29 @@ void json() {
   write_bytes("json", "string", R"("caf\u00e9 ☕")");
 }
 
+// The config target: the example training configs as they are, the LeNet-5
+// model config alone (nn::from_config's input), and the spirals config with
+// extra metrics and one callback of each type.
+void config(const fs::path& tests_dir) {
+  const fs::path examples = tests_dir / ".." / "examples" / "configs";
+  for (const char* name : {"fashion_cnn", "lenet5", "mlp_csv"}) {
+    std::ifstream in(examples / (std::string(name) + ".json"), std::ios::binary);
+    write_bytes("config", name, std::string(std::istreambuf_iterator<char>(in), {}));
+  }
+  write_bytes("config", "lenet5_model", nn::read_json_config((examples / "lenet5.json").string())["model"].dump(1));
+  nn::Json mlp = nn::read_json_config((examples / "mlp_csv.json").string());
+  mlp["metrics"] = {"loss", "accuracy", "top_2_accuracy", "f1"};
+  mlp["callbacks"] = {{{"type", "early_stopping"}, {"monitor", "val_f1"}, {"patience", 2}, {"min_delta", 0.001}},
+                      {{"type", "reduce_lr_on_plateau"}, {"factor", 0.5}, {"patience", 1}},
+                      {{"type", "csv_logger"}, {"path", "log.csv"}, {"separator", ";"}},
+                      {{"type", "model_checkpoint"}, {"path", "m_{epoch}.safetensors"}, {"save_best_only", true}},
+                      {{"type", "tensorboard"}, {"log_dir", "tb"}, {"update_freq", 5}, {"write_graph", false}},
+                      {{"type", "terminate_on_nan"}}};
+  write_bytes("config", "mlp_csv_callbacks", mlp.dump(1));
+  // A valid layer too big for the target's memory budget: OutOfMemoryError.
+  write_bytes("config", "huge_linear", R"({"class": "Linear", "in_features": 100000, "out_features": 100000})");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -194,5 +218,6 @@ int main(int argc, char** argv) {
   idx();
   csv();
   json();
+  config(argv[2]);
   return 0;
 }

@@ -15,6 +15,7 @@
 #include "nabla/core/tensor.h"
 #include "nabla/data/data.h"
 #include "nabla/graph/compile.h"
+#include "nabla/graph/trace.h"
 #include "nabla/graph/control_flow.h"
 #include "nabla/graph/gradients.h"
 #include "nabla/graph/passes/optimize.h"

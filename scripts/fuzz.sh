@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 build=$root/build/fuzz
 work=${NABLA_FUZZ_WORK:-$build/work}
-all_targets=(safetensors checkpoint nbg npy npz idx idx_gzip csv json)
+all_targets=(safetensors checkpoint nbg npy npz idx idx_gzip csv json config)
 
 mode=fuzz seconds=60
 case "${1:-}" in

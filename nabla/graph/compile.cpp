@@ -17,6 +17,7 @@
 #include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/graph.h"
 #include "nabla/graph/session.h"
+#include "nabla/graph/trace.h"
 
 namespace nabla {
 
@@ -87,8 +88,13 @@ struct CompiledFunction::State {
   const Trace& traced(const std::vector<Tensor>& inputs, const char* api) const;
 };
 
-Trace CompiledFunction::State::trace(const std::vector<Tensor>& inputs, const std::string& sig) const {
-  Trace t;
+namespace {
+
+// Runs fn on placeholders shaped like `inputs` of t.graph with a
+// CompileTracer installed, and checks what it returned. `where` starts every
+// error ("compile (compiled at file:line)").
+void trace_into(Trace& t, const TensorsFn& fn, const std::vector<Tensor>& inputs, const std::string& where,
+                std::source_location loc, const std::string& sig) {
   for (std::size_t i = 0; i < inputs.size(); ++i)
     t.placeholders.push_back(
         t.graph.placeholder(inputs[i].dtype(), inputs[i].sizes(), "input_" + std::to_string(i), loc));
@@ -129,6 +135,19 @@ Trace CompiledFunction::State::trace(const std::vector<Tensor>& inputs, const st
     NABLA_CHECK(v->has_value, where, ": output ", i, " has no value (a group or initializer); return tensors");
   }
   t.outputs = std::move(outs);
+}
+
+std::string where_of(const char* api, const char* verb, std::source_location loc) {
+  std::string file = loc.file_name();
+  file = file.substr(file.find_last_of('/') + 1);
+  return ::nabla::detail::concat(api, " (", verb, " at ", file, ":", loc.line(), ")");
+}
+
+}  // namespace
+
+Trace CompiledFunction::State::trace(const std::vector<Tensor>& inputs, const std::string& sig) const {
+  Trace t;
+  trace_into(t, fn, inputs, where, loc, sig);
   graph::SessionOptions options;
   options.fetches_to_host = false;  // results stay where the eager function would leave them
   t.session = std::make_unique<graph::Session>(t.graph, device_of(inputs, t.graph), options);
@@ -241,9 +260,7 @@ CompiledFunction compile(TensorsFn fn, std::source_location loc) {
   f.state_ = std::make_shared<CompiledFunction::State>();
   f.state_->fn = std::move(fn);
   f.state_->loc = loc;
-  std::string file = loc.file_name();
-  file = file.substr(file.find_last_of('/') + 1);
-  f.state_->where = ::nabla::detail::concat("compile (compiled at ", file, ":", loc.line(), ")");
+  f.state_->where = where_of("compile", "compiled", loc);
   return f;
 }
 
@@ -254,6 +271,19 @@ CompiledFunction compile(TensorFn fn, std::source_location loc) {
                    return {fn(xs[0])};
                  }),
                  loc);
+}
+
+graph::TracedGraph graph::trace(const TensorsFn& fn, const std::vector<Tensor>& example_inputs,
+                                std::source_location loc) {
+  NABLA_CHECK(fn, "graph::trace: expected a function, got an empty std::function");
+  for (std::size_t i = 0; i < example_inputs.size(); ++i) {
+    NABLA_CHECK(example_inputs[i].defined(), "graph::trace: example input ", i, " is an undefined tensor");
+    NABLA_CHECK(!example_inputs[i].is_symbolic(), "graph::trace: example input ", i,
+                " is a graph value; pass concrete tensors of the shapes to trace with");
+  }
+  Trace t;
+  trace_into(t, fn, example_inputs, where_of("graph::trace", "called", loc), loc, signature_of(example_inputs));
+  return {std::move(t.graph), std::move(t.placeholders), std::move(t.outputs)};
 }
 
 }  // namespace nabla

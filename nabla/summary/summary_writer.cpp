@@ -12,6 +12,7 @@
 #include "nabla/graph/graph.h"
 #include "nabla/summary/graph_def.h"
 #include "nabla/summary/histogram.h"
+#include "nabla/summary/module_graph.h"
 #include "nabla/summary/png.h"
 #include "nabla/summary/proto/hparams.pb.h"
 #include "nabla/summary/proto/tensorboard.pb.h"
@@ -264,6 +265,11 @@ void SummaryWriter::add_graph(const graph::Graph& g) {
   pb::Event e = event_at(0);
   e.set_graph_def(encode_graph_def(*g.data()));
   write_event(e.SerializeAsString());
+}
+
+void SummaryWriter::add_graph(nn::Module& module, const Tensor& example_input) {
+  check_open("add_graph");
+  add_graph(trace_module_graph(module, example_input));
 }
 
 void SummaryWriter::flush() {

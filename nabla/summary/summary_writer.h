@@ -30,6 +30,9 @@
 namespace nabla::graph {
 class Graph;
 }
+namespace nabla::nn {
+class Module;
+}
 
 namespace nabla::summary {
 
@@ -90,6 +93,11 @@ class SummaryWriter {
   // its op, inputs, control inputs, output shapes and dtypes. Name scopes
   // ("block1/conv") become TensorBoard's collapsible groups.
   void add_graph(const graph::Graph& g);
+  // The graph of module.forward traced on an input shaped like
+  // `example_input` (torch's add_graph(model, input_to_model)): its values
+  // are not read and the module runs no step. Nodes are grouped by module
+  // ("0/weight", "0/linear"); see summary/module_graph.h.
+  void add_graph(nn::Module& module, const Tensor& example_input);
 
   // Hands every pending record to the operating system.
   void flush();

@@ -2,6 +2,7 @@
 #include "nabla/train/tensorboard_callback.h"
 
 #include <filesystem>
+#include <iostream>
 
 #include "nabla/core/error.h"
 #include "nabla/core/grad_mode.h"
@@ -32,6 +33,19 @@ void TensorBoard::on_train_begin(const Logs&) {
   // The train run's file exists from the start (Keras's too), so that
   // `tensorboard --logdir` shows the run before its first epoch ends.
   writer(train_, "train");
+  graph_pending_ = o_.write_graph;
+}
+
+void TensorBoard::on_train_batch_begin(int64_t, const Logs&) {
+  if (!graph_pending_) return;
+  graph_pending_ = false;
+  try {
+    writer(train_, "train").add_graph(trainer().model(), trainer().batch_input());
+  } catch (const Error& e) {
+    // The graph is a view of the model, not worth stopping training for.
+    std::cerr << "TensorBoard: write_graph: the model's graph was not written: " << e.what()
+              << " (TensorBoardOptions::write_graph = false skips it)\n";
+  }
 }
 
 void TensorBoard::on_epoch_begin(int epoch, const Logs&) { epoch_ = epoch; }

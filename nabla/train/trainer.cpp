@@ -246,6 +246,7 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
     }
     for_each_batch(*b.loader, options_.device, [&](const data::Example& batch) {
       NABLA_CHECK(batch.target.defined(), api, ": the training data has no targets (y)");
+      batch_input_ = batch.data;
       for (const CallbackPtr& c : callbacks) c->on_train_batch_begin(batch_index, {});
       StepResult r = step(batch.data, batch.target);
       {

@@ -164,6 +164,9 @@ class Trainer {
   int epochs() const { return epochs_; }
   int64_t steps_per_epoch() const { return steps_; }
   int64_t last_batch_size() const { return last_batch_size_; }  // samples in the last training batch
+  // The inputs of the training batch being run, set before on_train_batch_begin
+  // (TensorBoard traces the model's graph on the first one).
+  const Tensor& batch_input() const { return batch_input_; }
   // While fit() runs, what a backup of the run saves (BackupAndRestore);
   // nabla::Error outside fit().
   const History& history() const;                     // the epochs finished so far
@@ -182,6 +185,7 @@ class Trainer {
   Logs evaluate_impl(const Data& data, const EvaluateOptions& options, const char* api);
   int epochs_ = 0;
   int64_t steps_ = 0, last_batch_size_ = 0;
+  Tensor batch_input_;
   nn::ModulePtr model_;
   CompileOptions options_;
   std::vector<MetricPtr> metrics_;

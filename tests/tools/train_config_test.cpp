@@ -137,9 +137,76 @@ TEST(TrainConfig, MalformedTrainingConfigsNameFileAndField) {
       {"bad_loss", [](Json& j) { j["loss"] = "mse"; }, "loss", "one of \"cross_entropy\""},
       {"bad_metric",
        [](Json& j) {
-         j["metrics"] = {"loss", "f1"};
+         j["metrics"] = {"loss", "auc"};
        },
-       "metrics[1]", "expected \"loss\" or \"accuracy\""},
+       "metrics[1]", "got \"auc\", expected a metric name: \"loss\", \"accuracy\", \"top_K_accuracy\""},
+      {"metric_top_0", [](Json& j) { j["metrics"] = {"top_0_accuracy"}; }, "metrics[0]", "got \"top_0_accuracy\""},
+      {"metric_twice", [](Json& j) { j["metrics"] = {"f1", "f1"}; }, "metrics[1]", "\"f1\" is listed twice"},
+      {"metrics_not_array", [](Json& j) { j["metrics"] = "f1"; }, "metrics", "expected an array of metric names"},
+      {"callbacks_not_array", [](Json& j) { j["callbacks"] = {{"type", "csv_logger"}}; }, "callbacks",
+       "expected an array of callback objects"},
+      {"callback_not_object", [](Json& j) { j["callbacks"] = {"early_stopping"}; }, "callbacks[0]",
+       "a callback object"},
+      {"callback_unknown_type", [](Json& j) { j["callbacks"] = {{{"type", "lambda"}}}; }, "callbacks[0].type",
+       "one of \"early_stopping\", \"reduce_lr_on_plateau\", \"csv_logger\", \"model_checkpoint\", \"tensorboard\", "
+       "\"terminate_on_nan\""},
+      {"callback_missing_type", [](Json& j) { j["callbacks"] = {{{"patience", 2}}}; }, "callbacks[0]",
+       "missing the required field 'type'"},
+      {"callback_negative_patience",
+       [](Json& j) {
+         j["callbacks"] = {{{"type", "csv_logger"}, {"path", "log.csv"}}, {{"type", "early_stopping"}, {"patience", -1}}};
+       },
+       "callbacks[1].patience", "got -1"},
+      {"callback_patience_string",
+       [](Json& j) {
+         j["callbacks"] = {{{"type", "early_stopping"}, {"patience", "3"}}};
+       },
+       "callbacks[0].patience", "got \"3\" (a string)"},
+      {"callback_monitor_not_in_logs",
+       [](Json& j) {
+         j["callbacks"] = {{{"type", "model_checkpoint"}, {"path", "best.safetensors"}, {"monitor", "val_f1"}}};
+       },
+       "callbacks[0].monitor", "\"val_loss\", \"val_accuracy\", \"lr\""},
+      {"callback_bad_mode",
+       [](Json& j) {
+         j["callbacks"] = {{{"type", "early_stopping"}, {"mode", "lowest"}}};
+       },
+       "callbacks[0].mode", "one of \"auto\", \"min\", \"max\""},
+      {"callback_unknown_field",
+       [](Json& j) {
+         j["callbacks"] = {{{"type", "early_stopping"}, {"patients", 3}}};
+       },
+       "callbacks[0].patients", "unknown field of early_stopping"},
+      {"csv_logger_without_path", [](Json& j) { j["callbacks"] = {{{"type", "csv_logger"}}}; }, "callbacks[0]",
+       "missing the required field 'path'"},
+      {"csv_logger_long_separator",
+       [](Json& j) {
+         j["callbacks"] = {{{"type", "csv_logger"}, {"path", "a.csv"}, {"separator", ";;"}}};
+       },
+       "callbacks[0].separator", "one character"},
+      {"plateau_with_cosine",
+       [](Json& j) {
+         j["callbacks"] = {{{"type", "reduce_lr_on_plateau"}}};
+       },
+       "callbacks[0]", "cannot be used with \"schedule\": \"cosine\""},
+      {"plateau_factor_one",
+       [](Json& j) {
+         j["schedule"] = "none";
+         j["callbacks"] = {{{"type", "reduce_lr_on_plateau"}, {"factor", 1.0}}};
+       },
+       "callbacks[0].factor", "a number in (0, 1)"},
+      {"tensorboard_without_log_dir", [](Json& j) { j["callbacks"] = {{{"type", "tensorboard"}}}; }, "callbacks[0]",
+       "missing the required field 'log_dir'"},
+      {"tensorboard_negative_histogram_freq",
+       [](Json& j) {
+         j["callbacks"] = {{{"type", "tensorboard"}, {"log_dir", "tb"}, {"histogram_freq", -2}}};
+       },
+       "callbacks[0].histogram_freq", "got -2"},
+      {"tensorboard_write_graph_number",
+       [](Json& j) {
+         j["callbacks"] = {{{"type", "tensorboard"}, {"log_dir", "tb"}, {"write_graph", 1}}};
+       },
+       "callbacks[0].write_graph", "got 1 (an integer)"},
       {"unknown_optimizer", [](Json& j) { j["optimizer"]["name"] = "lamb"; }, "optimizer.name",
        "one of \"sgd\", \"adam\""},
       {"negative_lr", [](Json& j) { j["optimizer"]["lr"] = -0.1; }, "optimizer.lr", "got -0.1"},
@@ -158,7 +225,7 @@ TEST(TrainConfig, MalformedTrainingConfigsNameFileAndField) {
       {"missing_output_dir", [](Json& j) { j.erase("output_dir"); }, "the top level",
        "missing the required field 'output_dir'"},
       {"logdir_number", [](Json& j) { j["logdir"] = 3; }, "logdir", "got 3 (an integer)"},
-      {"unknown_top_level_field", [](Json& j) { j["callbacks"] = Json::array(); }, "callbacks",
+      {"unknown_top_level_field", [](Json& j) { j["callback"] = Json::array(); }, "callback",
        "unknown field of the training config"},
   };
   for (const BadTrainConfig& t : table) {
@@ -176,6 +243,76 @@ TEST(TrainConfig, MalformedTrainingConfigsNameFileAndField) {
     EXPECT_NE(message.find(t.field), std::string::npos) << message;
     EXPECT_NE(message.find(t.expected), std::string::npos) << message;
   }
+}
+
+// examples/configs/mlp_csv.json with absolute data paths, to be written anywhere.
+Json spirals_config() {
+  Json j = example("mlp_csv.json");
+  for (const char* split : {"train", "test"})
+    j["data"][split] = (examples_dir() / j["data"][split].get<std::string>()).string();
+  return j;
+}
+
+// "metrics" beyond loss and accuracy and "callbacks" are read, printed back
+// as given, and a config without them prints neither callbacks nor extra metrics.
+TEST(TrainConfig, MetricsAndCallbacksAreReadAndPrinted) {
+  Json j = spirals_config();
+  EXPECT_TRUE(parse_train_config(j, "e.json").metrics.empty());
+  EXPECT_FALSE(train_config_json(parse_train_config(j, "e.json")).contains("callbacks"));
+  j["metrics"] = {"loss", "accuracy", "top_2_accuracy", "f1"};
+  j["callbacks"] = {{{"type", "early_stopping"}, {"monitor", "val_f1"}, {"patience", 2}},
+                    {{"type", "reduce_lr_on_plateau"}, {"monitor", "val_loss"}, {"factor", 0.5}},
+                    {{"type", "csv_logger"}, {"path", "log.csv"}},
+                    {{"type", "model_checkpoint"}, {"path", "best.safetensors"}, {"save_best_only", true}},
+                    {{"type", "tensorboard"}, {"log_dir", "tb"}, {"write_graph", false}},
+                    {{"type", "terminate_on_nan"}}};
+  TrainConfig c = parse_train_config(j, "e.json");
+  EXPECT_EQ(c.metrics, (std::vector<std::string>{"top_2_accuracy", "f1"}));
+  Json printed = train_config_json(c);
+  EXPECT_EQ(printed["metrics"], j["metrics"]);
+  EXPECT_EQ(printed["callbacks"], j["callbacks"]);
+  EXPECT_EQ(train_config_json(parse_train_config(printed, "printed.json")), printed);
+  // --schedule cosine beside the file turns reduce_lr_on_plateau into an error when training starts.
+  fs::path dir = temp_dir("plateau_cosine");
+  std::ofstream(dir / "c.json") << j.dump(2);
+  ProgramRun r = run_nabla("train --config " + (dir / "c.json").string() + " --schedule cosine --out " +
+                           (dir / "out").string());
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("c.json: callbacks[1]: reduce_lr_on_plateau cannot be used with \"schedule\": \"cosine\""),
+            std::string::npos)
+      << r.out;
+  fs::remove_all(dir);
+}
+
+// The config's callbacks run inside nabla train: the CSV log has a row per
+// epoch with the extra metric, early stopping ends the run early, the model
+// checkpoint is written; the printed output is nabla train's usual.
+TEST(TrainConfig, ConfigCallbacksRunInsideNablaTrain) {
+  fs::path dir = temp_dir("callbacks");
+  Json j = spirals_config();
+  j["epochs"] = 30;
+  j["metrics"] = {"loss", "accuracy", "top_2_accuracy"};
+  // lr 0 never improves val_loss after the first epoch: patience 2 stops after epoch 3.
+  j["optimizer"] = {{"name", "sgd"}, {"lr", 1e-12}};
+  j["callbacks"] = {{{"type", "csv_logger"}, {"path", (dir / "log.csv").string()}},
+                    {{"type", "early_stopping"}, {"monitor", "val_loss"}, {"patience", 2}, {"min_delta", 1e-3}},
+                    {{"type", "model_checkpoint"}, {"path", (dir / "model_{epoch}.safetensors").string()}}};
+  std::ofstream(dir / "c.json") << j.dump(2);
+  ProgramRun r = run_nabla("train --config " + (dir / "c.json").string() + " --progress none --workers 0 --out " +
+                           (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::ifstream csv(dir / "log.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  EXPECT_EQ(header, "epoch,accuracy,loss,lr,top_2_accuracy,val_accuracy,val_loss,val_top_2_accuracy");
+  int rows = 0;
+  while (std::getline(csv, row)) ++rows;
+  EXPECT_EQ(rows, 3) << r.out;
+  EXPECT_TRUE(fs::exists(dir / "model_3.safetensors"));
+  EXPECT_FALSE(fs::exists(dir / "model_4.safetensors"));
+  EXPECT_NE(r.out.find("epoch 3/30: test loss"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("epoch 4/30"), std::string::npos) << r.out;
+  fs::remove_all(dir);
 }
 
 // Through the program: a bad file is exit code 1 with the message on stderr.

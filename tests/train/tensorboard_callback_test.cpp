@@ -160,6 +160,63 @@ TEST(TrainTensorBoard, WritesKerasRunsAndTagsWithTheHistoryValuesBatchesAndHisto
   fs::remove_all(dir);
 }
 
+// The (name, op) of each node of every graph event of the one file in `run_dir`, one list per event.
+std::vector<std::vector<std::pair<std::string, std::string>>> read_graphs(const fs::path& run_dir) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> graphs;
+  for (const auto& f : fs::directory_iterator(run_dir)) {
+    summary::RecordReader r(f.path().string());
+    while (auto rec = r.next()) {
+      summary::pb::Event e;
+      EXPECT_TRUE(e.ParseFromString(*rec));
+      if (e.graph_def().empty()) continue;
+      summary::pb::GraphDef def;
+      EXPECT_TRUE(def.ParseFromString(e.graph_def()));
+      graphs.emplace_back();
+      for (const auto& n : def.node()) graphs.back().push_back({n.name(), n.op()});
+    }
+  }
+  return graphs;
+}
+
+// write_graph (Keras's default: on): the model's forward, traced once on the
+// first batch's shape, in the train run; TensorBoard's reader finds it.
+TEST(TrainTensorBoard, WritesTheModelGraphOnceFromTheFirstBatch) {
+  auto [x, y] = linear_problem(40);
+  Trainer t = linear_trainer(0.1);
+  const fs::path dir = fs::temp_directory_path() / ("nabla_train_tensorboard_graph_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  t.fit(x, y, {.epochs = 2, .batch_size = 10, .callbacks = {TensorBoard(dir.string())}, .verbose = 0});
+  // linear(x, w, b) = mm(x, permute(w)) + b; the Linear is the model itself, so no group prefix.
+  using Nodes = std::vector<std::pair<std::string, std::string>>;
+  const Nodes expected = {{"input_0", "Placeholder"}, {"weight", "VariableV2"}, {"permute", "permute"},
+                          {"mm", "mm"},               {"bias", "VariableV2"},   {"add", "add"}};
+  EXPECT_EQ(read_graphs(dir / "train"), std::vector<Nodes>{expected});
+  EXPECT_FALSE(fs::exists(dir / "validation"));  // no validation data
+
+  // write_graph = false: none.
+  fs::remove_all(dir);
+  t.fit(x, y, {.epochs = 1, .batch_size = 10, .callbacks = {TensorBoard(dir.string(), {.write_graph = false})},
+               .verbose = 0});
+  EXPECT_TRUE(read_graphs(dir / "train").empty());
+
+  // A model that cannot be traced: one line on stderr, and training goes on.
+  struct ReadsValues : nn::Module {
+    std::shared_ptr<nn::Linear> fc = register_module("fc", std::make_shared<nn::Linear>(4, 3));
+    Tensor forward(const Tensor& x) override { return fc->forward(x) * (x.sum().item<double>() > 1e300 ? 0.0 : 1.0); }
+  };
+  auto model = std::make_shared<ReadsValues>();
+  Trainer u(model, {.optimizer = std::make_shared<optim::SGD>(model->parameters(), optim::Options{{"lr", 0.1}})});
+  fs::remove_all(dir);
+  ::testing::internal::CaptureStderr();
+  History h = u.fit(x, y, {.epochs = 1, .batch_size = 10, .callbacks = {TensorBoard(dir.string())}, .verbose = 0});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(h["loss"].size(), 1u);
+  EXPECT_NE(err.find("TensorBoard: write_graph: the model's graph was not written: "), std::string::npos) << err;
+  EXPECT_NE(err.find("graph::trace"), std::string::npos) << err;
+  EXPECT_TRUE(read_graphs(dir / "train").empty());
+  fs::remove_all(dir);
+}
+
 TEST(TrainTensorBoard, BadOptionsNameTheCallback) {
   expect_error(error_of([] { TensorBoard(""); }), {"TensorBoard: log_dir is empty"});
   expect_error(error_of([] { TensorBoard("x", {.update_freq = -1}); }),

@@ -73,6 +73,11 @@ struct TrainConfig {
   std::string model_config;
   std::vector<int64_t> input_shape;
   DataSpec data_spec;
+  // From a config file's "metrics" and "callbacks" (config_callbacks.h): the
+  // metrics besides loss and accuracy (make_metric names), and the validated
+  // callbacks array as JSON text (empty: none), built when training starts.
+  std::vector<std::string> metrics;
+  std::string callbacks_config;
 };
 
 // `nabla run`: a saved graph (.nbg), values to feed from .npy files, values

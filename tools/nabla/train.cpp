@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "config_callbacks.h"
 #include "models.h"
 #include "nabla/io/training_state.h"
 #include "nabla/nabla.h"
@@ -151,8 +152,17 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   info["dataset"] = c.data_spec.format == "idx" ? "fashion-mnist" : c.data_spec.format;
   callbacks.emplace_back(TrainingStateCheckpoint(result.checkpoint, info, schedule, step, best_accuracy));
   callbacks.emplace_back(train::TensorBoard(logdir(c)));
+  // The config file's callbacks (docs/config.md), after nabla train's own:
+  // they see the epoch's logs once the checkpoint is written.
+  if (!c.callbacks_config.empty())
+    for (train::CallbackSpec& cb : build_config_callbacks(nn::Json::parse(c.callbacks_config),
+                                                          c.config_file.empty() ? "the training config" : c.config_file,
+                                                          c.metrics, c.schedule))
+      callbacks.push_back(std::move(cb));
 
-  train::Trainer trainer(model, {.optimizer = optimizer, .metrics = {"accuracy"}, .device = device});
+  std::vector<train::MetricSpec> metrics = {"accuracy"};
+  for (const std::string& m : c.metrics) metrics.emplace_back(m);
+  train::Trainer trainer(model, {.optimizer = optimizer, .metrics = std::move(metrics), .device = device});
   auto start = Clock::now();
   if (epochs_done < c.epochs) {
     trainer.fit(train_loader, {.epochs = c.epochs,

@@ -4,12 +4,14 @@
 //    "loss": "cross_entropy", "optimizer": {"name": "adam", "lr": 0.001, ...},
 //    "schedule": "cosine", "epochs": 5, "batch_size": 64, "metrics": ["loss", "accuracy"],
 //    "device": "cpu", "seed": 0, "threads": 0, "progress": "auto", "output_dir": "runs/fashion-cnn",
-//    "logdir": "runs/fashion-cnn/logs" (optional)}
+//    "logdir": "runs/fashion-cnn/logs" (optional),
+//    "callbacks": [{"type": "early_stopping", "patience": 2}, ...] (optional)}
 #include "train_config.h"
 
 #include <algorithm>
 #include <filesystem>
 
+#include "config_callbacks.h"
 #include "models.h"
 #include "nabla/core/device.h"
 #include "nabla/core/error.h"
@@ -118,15 +120,7 @@ TrainConfig parse_train_config(const Json& json, const std::string& where, const
   ConfigReader data(r.object("data"), where, r.field_path("data"), "a data object {\"format\": ...}");
   read_data(data, c, base_dir);
   r.choice("loss", {"cross_entropy"}, "cross_entropy");
-  if (const Json* metrics = r.get("metrics")) {
-    if (!metrics->is_array()) r.bad("metrics", "an array of metric names: \"loss\", \"accuracy\"");
-    for (std::size_t i = 0; i < metrics->size(); ++i) {
-      const Json& m = (*metrics)[i];
-      if (!m.is_string() || (m != "loss" && m != "accuracy"))
-        fail(where, ": ", detail::concat("metrics[", i, "]"), ": got ", nn::json_for_message(m),
-             ", expected \"loss\" or \"accuracy\" (the metrics nabla train reports)");
-    }
-  }
+  if (const Json* metrics = r.get("metrics")) c.metrics = read_config_metrics(*metrics, where);
   {
     ConfigReader o(r.object("optimizer"), where, r.field_path("optimizer"), "an optimizer object {\"name\": ...}");
     c.optimizer = o.choice("name", kOptimizers);
@@ -156,6 +150,10 @@ TrainConfig parse_train_config(const Json& json, const std::string& where, const
   c.progress = r.choice("progress", {"auto", "bar", "lines", "none"}, "auto");
   c.out = r.string("output_dir");
   c.logdir = r.string("logdir", "");
+  if (const Json* callbacks = r.get("callbacks")) {
+    build_config_callbacks(*callbacks, where, c.metrics, c.schedule);  // validates every field now
+    c.callbacks_config = callbacks->dump();
+  }
   r.finish("the training config");
   return c;
 }
@@ -183,6 +181,7 @@ Json train_config_json(const TrainConfig& c) {
   j["data"] = data;
   j["loss"] = "cross_entropy";
   j["metrics"] = {"loss", "accuracy"};
+  for (const std::string& m : c.metrics) j["metrics"].push_back(m);
   Json opt = {{"name", c.optimizer}, {"lr", c.lr}};
   if (c.optimizer == "sgd" && !c.optimizer_options.count("momentum")) opt["momentum"] = kSgdMomentum;
   for (const auto& [k, v] : c.optimizer_options) {
@@ -201,6 +200,7 @@ Json train_config_json(const TrainConfig& c) {
   j["progress"] = c.progress;
   j["output_dir"] = c.out;
   if (!c.logdir.empty()) j["logdir"] = c.logdir;
+  if (!c.callbacks_config.empty()) j["callbacks"] = Json::parse(c.callbacks_config);
   return j;
 }
 
