@@ -12,12 +12,6 @@
 namespace nabla::tool {
 namespace {
 
-std::string exact(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 // (metadata key, how the message names it), in the order they are checked.
 const std::vector<std::pair<std::string, std::string>>& compared() {
   static const std::vector<std::pair<std::string, std::string>> keys = {
@@ -45,17 +39,23 @@ std::string data_text(const TrainConfig& c) {
   if (d.format == "npy") s += " " + d.train_targets + " " + d.test_targets;
   if (d.format == "npz") s += " x=" + d.x_key + " y=" + d.y_key;
   if (d.format == "csv") s += " header=" + std::to_string(d.header) + " target=" + std::to_string(d.target_column);
-  if (d.normalize) s += " normalize " + exact(d.normalize->first) + " " + exact(d.normalize->second);
+  if (d.normalize) s += " normalize " + exact_number(d.normalize->first) + " " + exact_number(d.normalize->second);
   return s;
 }
 
 std::string optimizer_text(const TrainConfig& c) {
   std::string s;
-  for (const auto& [k, v] : c.optimizer_options) s += (s.empty() ? "" : " ") + k + "=" + exact(v);
+  for (const auto& [k, v] : c.optimizer_options) s += (s.empty() ? "" : " ") + k + "=" + exact_number(v);
   return s;
 }
 
 }  // namespace
+
+std::string exact_number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
 
 io::Metadata run_options(const TrainConfig& c, int64_t train_samples, int64_t test_samples) {
   return {{"option.model", c.model},
@@ -64,7 +64,7 @@ io::Metadata run_options(const TrainConfig& c, int64_t train_samples, int64_t te
           {"option.optimizer_options", optimizer_text(c)},
           {"option.optimizer", c.optimizer},
           {"option.schedule", c.schedule},
-          {"option.lr", exact(c.lr)},
+          {"option.lr", exact_number(c.lr)},
           {"option.epochs", std::to_string(c.epochs)},
           {"option.batch_size", std::to_string(c.batch_size)},
           {"option.seed", std::to_string(c.seed)},

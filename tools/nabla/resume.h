@@ -20,6 +20,10 @@ io::Metadata run_options(const TrainConfig& config, int64_t train_samples, int64
 // `saved` (a checkpoint's metadata) differs from `current` (run_options()).
 void check_same_options(const std::string& path, const io::Metadata& saved, const io::Metadata& current);
 
+// A double as text that reads back to the same bits (%.17g): how the numbers
+// above are saved.
+std::string exact_number(double v);
+
 // The number saved under `key` in a checkpoint's metadata (written with
 // %.17g: the same bits); nabla::Error naming `path` and the key otherwise.
 double saved_number(const std::string& path, const io::Metadata& saved, const std::string& key);

@@ -8,16 +8,10 @@
 #include "nabla/core/parallel.h"
 #include "nabla/io/training_state.h"
 #include "nabla/train/trainer.h"
+#include "resume.h"
 
 namespace nabla::tool {
 namespace {
-
-// A double as text that reads back to the same bits.
-std::string exact(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 double value(const train::Logs& logs, const std::string& key) {
   auto it = logs.find(key);
@@ -80,9 +74,9 @@ void TrainingStateCheckpoint::on_epoch_end(int epoch, const train::Logs& logs) {
   state.step = step_;
   state.info = info_;
   state.info["epochs"] = std::to_string(epoch + 1);
-  state.info["test_accuracy"] = exact(accuracy);
-  state.info["test_loss"] = exact(value(logs, "val_loss"));
-  state.info["best_test_accuracy"] = exact(best_accuracy_);
+  state.info["test_accuracy"] = exact_number(accuracy);
+  state.info["test_loss"] = exact_number(value(logs, "val_loss"));
+  state.info["best_test_accuracy"] = exact_number(best_accuracy_);
   state.info["threads"] = std::to_string(get_num_threads());
   io::save_training_state(path_, trainer().model(), trainer().optimizer(), schedule_.get(), state);
 }
