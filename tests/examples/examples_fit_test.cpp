@@ -23,6 +23,14 @@ TEST(Examples, FitFashionCnnTrainsWithValidationCheckpointAndProgress) {
   EXPECT_NE(r.out.find("epoch 1/2 29/29  loss "), std::string::npos) << r.out;  // 1800 / 64 batches, plain lines
   EXPECT_NE(r.out.find("val_accuracy"), std::string::npos) << r.out;
   EXPECT_TRUE(std::filesystem::exists(out_dir + "/best.safetensors"));
+  // TensorBoard's runs, as Keras lays them out.
+  for (const char* run : {"/train", "/validation"}) {
+    bool has_events = false;
+    if (std::filesystem::is_directory(out_dir + run))
+      for (const auto& f : std::filesystem::directory_iterator(out_dir + run))
+        has_events = has_events || f.path().filename().string().rfind("events.out.tfevents.", 0) == 0;
+    EXPECT_TRUE(has_events) << out_dir << run;
+  }
   auto pos = r.out.find("test accuracy ");
   ASSERT_NE(pos, std::string::npos) << r.out;
   double accuracy = 0;
