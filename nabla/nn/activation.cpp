@@ -6,7 +6,9 @@
 namespace nabla::nn {
 
 Tensor ReLU::forward(const Tensor& x) { return x.relu(); }
-Tensor ReLU6::forward(const Tensor& x) { return x.clamp(0.0, 6.0); }
+// Not clamp(x, 0, 6): clamp's gradient is 1 at the edges, PyTorch's ReLU6
+// (hardtanh) gives 0 there; relu's is 0 at 0 and where's constant branch at 6.
+Tensor ReLU6::forward(const Tensor& x) { return where(x >= 6.0, Scalar(6.0), x.relu()); }
 Tensor Tanh::forward(const Tensor& x) { return x.tanh(); }
 Tensor Sigmoid::forward(const Tensor& x) { return x.sigmoid(); }
 

@@ -14,9 +14,8 @@ class ReLU : public Module {
   Tensor forward(const Tensor& x) override;
 };
 
-// min(max(0, x), 6), MobileNetV2's activation. Computed with clamp, whose
-// gradient is 1 at exactly x = 0 and x = 6, where PyTorch's ReLU6 (hardtanh)
-// gives 0: the two differ only on that measure-zero set.
+// min(max(0, x), 6), MobileNetV2's activation, with PyTorch's gradient: 1
+// strictly between 0 and 6, 0 elsewhere (at exactly 0 and 6 too); NaN stays NaN.
 class ReLU6 : public Module {
  public:
   Tensor forward(const Tensor& x) override;

@@ -1,5 +1,5 @@
 // nn::ReLU6 (MobileNetV2's activation): values as torch.nn.ReLU6 at and
-// around the edges, its gradient (clamp's), and a gradcheck in float64.
+// around the edges, its gradient (PyTorch's: 0 at exactly 0 and 6), and a gradcheck in float64.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -25,6 +25,20 @@ TEST(NnReLU6, GradientIsOneBetweenTheEdgesAndZeroOutside) {
   Tensor x = tensor(std::vector<double>{-3.0, 0.25, 3.0, 5.75, 9.0}).requires_grad_();
   relu6(x).sum().backward();
   EXPECT_TRUE(equal(x.grad(), tensor(std::vector<double>{0.0, 1.0, 1.0, 1.0, 0.0})));
+}
+
+TEST(NnReLU6, GradientIsZeroAtExactlyZeroAndSixAsPyTorchs) {
+  // torch.nn.ReLU6 is hardtanh(x, 0, 6), whose backward passes the gradient
+  // only where 0 < x < 6.
+  nn::ReLU6 relu6;
+  Tensor x = tensor(std::vector<double>{0.0, 6.0, -0.0}).requires_grad_();
+  relu6(x).sum().backward();
+  EXPECT_TRUE(equal(x.grad(), tensor(std::vector<double>{0.0, 0.0, 0.0})));
+  Tensor f = tensor(std::vector<float>{0.0f, 6.0f, 2.5f}).requires_grad_();
+  Tensor y = relu6(f);
+  EXPECT_EQ(y.dtype(), kFloat32);
+  y.sum().backward();
+  EXPECT_TRUE(equal(f.grad(), tensor(std::vector<float>{0.0f, 0.0f, 1.0f})));
 }
 
 TEST(NnReLU6, Gradcheck) {
