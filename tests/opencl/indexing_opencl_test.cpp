@@ -1,4 +1,4 @@
-// The index-driven OpenCL kernels (kernels/opencl/indexing.cpp, rearrange.cpp
+// The index-driven OpenCL kernels (kernels/accel/indexing.cpp, rearrange.cpp
 // and the range factories) at the edges the op table does not reach: index
 // errors (the CPU's message, raised from the device's flag), empty tensors,
 // integer, bool and float16 dtypes, non-contiguous and broadcast inputs,
@@ -218,7 +218,7 @@ TEST(OpenCLIndexing, RanksPastTheKernelsLimitAreAnError) {
     flip(x, {0});
     FAIL() << "expected an Error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("flip: OpenCL kernels take up to 8 dims"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("flip: accelerator kernels take up to 8 dims"), std::string::npos) << e.what();
   }
   // Mergeable dims run at any rank.
   const Tensor y = arange(512, kFloat32).reshape(Shape(9, 2));

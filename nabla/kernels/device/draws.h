@@ -1,5 +1,5 @@
 // Kernels that draw from Philox (device/philox.h) besides the factories of
-// kernels/opencl/random.cpp, in device C, by the formulas of
+// kernels/accel/random.cpp, in device C, by the formulas of
 // kernels/cpu/dropout.cpp and kernels/cpu/random.cpp, so a seed gives the
 // same mask, draws and permutation as on the CPU:
 //

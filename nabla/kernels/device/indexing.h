@@ -4,7 +4,7 @@
 // (scatter_value, scatter_add, index_add, embedding_backward), one_hot,
 // masked_select, tril/triu, reflect/replicate pad and its gradient, and the
 // range factories (arange, linspace, eye). The OpenCL host side is
-// kernels/opencl/indexing.cpp, rearrange.cpp and factory.cpp.
+// kernels/accel/indexing.cpp, rearrange.cpp and factory.cpp.
 //
 // Layouts travel as kernel arguments, never as program variants: a strided
 // operand is up to kMaxDims sizes (shared by the operands of one launch) and

@@ -1,5 +1,5 @@
 // Philox4x32-10 and the 53-bit uniform of core/random.h in device C, shared
-// by every kernel that draws (kernels/opencl/random.cpp, draws.cpp): element
+// by every kernel that draws (kernels/accel/random.cpp, draws.cpp): element
 // i of rand's stream is a function of (seed, offset, i) only, so a seed draws
 // the same numbers on every device.
 //

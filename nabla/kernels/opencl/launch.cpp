@@ -1,6 +1,5 @@
 #include "nabla/kernels/opencl/launch.h"
 
-#include "nabla/core/grad_mode.h"
 
 namespace nabla::opencl {
 namespace {
@@ -51,14 +50,15 @@ constexpr const char* kKernelPrelude = R"CL(
 
 const char* math_prelude() { return kMathPrelude; }
 
-std::string device_c_source(std::initializer_list<TypeDef> types, std::string_view body) {
+std::string device_c_source(const accel::Program& program) {
   // Every device nabla runs float64 on has cl_khr_fp64; the pragma is
   // harmless in programs that use no double (PoCL, NVIDIA and AMD accept it).
   std::string s = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  if (!program.contract) s += "#pragma OPENCL FP_CONTRACT OFF\n";
   s += kKernelPrelude;
   s += kMathPrelude;
-  for (const auto& [name, dtype] : types) s += "typedef " + std::string(c_type(dtype)) + " " + name + ";\n";
-  s += body;
+  for (const auto& [name, dtype] : program.types) s += "typedef " + std::string(c_type(dtype)) + " " + name + ";\n";
+  s += program.body;
   return s;
 }
 
@@ -67,68 +67,6 @@ void check_dtype(const char* op, DType t, const DeviceContext& dev) {
               " (OpenCL kernels take bool, uint8, int32, int64, float32 and float64)");
   NABLA_CHECK(t != kFloat64 || dev.fp64, op, ": opencl:", dev.index, " (", dev.name,
               ") has no float64 support (cl_khr_fp64); use float32");
-}
-
-Launch::Launch(DeviceContext& dev, const std::string& key, const char* kernel_name,
-               const std::function<std::string()>& make_source, const char* op)
-    : dev_(dev), compiled_(get_kernel(dev.index, key, kernel_name, make_source)), lock_(compiled_->mu), op_(op) {}
-
-Launch& Launch::set(std::size_t size, const void* value) {
-  check(clSetKernelArg(compiled_->kernel, arg_++, size, value), "clSetKernelArg", op_);
-  return *this;
-}
-
-Launch& Launch::arg(const Tensor& t) {
-  const cl_mem m = mem_of(t);
-  set(sizeof m, &m);
-  return arg(static_cast<int64_t>(t.impl()->offset));
-}
-Launch& Launch::arg(int64_t v) {
-  const cl_long l = v;
-  return set(sizeof l, &l);
-}
-Launch& Launch::arg(double v) { return set(sizeof v, &v); }
-Launch& Launch::arg(float v) { return set(sizeof v, &v); }
-Launch& Launch::arg_ulong(uint64_t v) {
-  const cl_ulong u = v;
-  return set(sizeof u, &u);
-}
-Launch& Launch::arg_as(DType t, double v) {
-  switch (t) {
-    case kFloat32:
-      return arg(static_cast<float>(v));
-    case kFloat64:
-      return arg(v);
-    case kInt64:
-      return arg(static_cast<int64_t>(v));
-    case kInt32: {
-      const cl_int i = static_cast<cl_int>(v);
-      return set(sizeof i, &i);
-    }
-    case kBool:
-    case kUInt8: {
-      const cl_uchar c = static_cast<cl_uchar>(v);
-      return set(sizeof c, &c);
-    }
-    default:
-      fail(op_, ": no OpenCL kernel argument of type ", t);
-  }
-}
-Launch& Launch::local(std::size_t bytes) { return set(bytes, nullptr); }
-
-void Launch::run(std::size_t global, std::size_t local_size) {
-  if (global == 0) return;
-  if (local_size != 0) global = (global + local_size - 1) / local_size * local_size;
-  check(clEnqueueNDRangeKernel(dev_.queue(0), compiled_->kernel, 1, nullptr, &global,
-                               local_size != 0 ? &local_size : nullptr, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel", op_);
-  lock_.unlock();
-}
-
-Tensor dense(const Tensor& t) {
-  if (t.is_contiguous()) return t;
-  NoGradGuard no_grad;
-  return t.contiguous();
 }
 
 }  // namespace nabla::opencl

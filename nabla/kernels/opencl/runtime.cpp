@@ -8,23 +8,10 @@
 #include <vector>
 
 #include "nabla/core/backend.h"
-#include "nabla/kernels/opencl/adam_update.h"
-#include "nabla/kernels/opencl/conv.h"
-#include "nabla/kernels/opencl/draws.h"
+#include "nabla/kernels/accel/runtime.h"
+#include "nabla/kernels/opencl/accel_runtime.h"
 #include "nabla/kernels/opencl/elementwise.h"
-#include "nabla/kernels/opencl/factory.h"
-#include "nabla/kernels/opencl/indexing.h"
-#include "nabla/kernels/opencl/interpolate.h"
-#include "nabla/kernels/opencl/loss.h"
-#include "nabla/kernels/opencl/matmul.h"
-#include "nabla/kernels/opencl/pool.h"
-#include "nabla/kernels/opencl/random.h"
-#include "nabla/kernels/opencl/rearrange.h"
 #include "nabla/kernels/opencl/reduce.h"
-#include "nabla/kernels/opencl/row_reduce.h"
-#include "nabla/kernels/opencl/slice_backward.h"
-#include "nabla/kernels/opencl/softmax.h"
-#include "nabla/kernels/opencl/sort.h"
 
 namespace nabla::opencl {
 namespace {
@@ -54,26 +41,14 @@ std::string platform_text(cl_platform_id p, cl_platform_info what) {
   return s;
 }
 
+// The generated kernels (elementwise ops, reductions) are OpenCL's own; the
+// rest are the accelerators' shared kernels (kernels/accel) on this
+// backend's runtime.
 void register_kernels() {
   register_elementwise_kernels();
   register_reduce_kernels();
-  register_slice_backward_kernel();
-  register_factory_kernels();
-  register_matmul_kernels();
-  register_random_kernels();
-  register_adam_update_kernel();
-  register_conv_kernels();
-  register_pool_kernels();
-  register_interpolate_kernels();
-  // Row-wise kernels.
-  register_softmax_kernels();
-  register_loss_kernels();
-  register_draw_kernels();
-  register_row_reduce_kernels();
-  register_sort_kernels();
-  // Index-driven kernels.
-  register_indexing_kernels();
-  register_rearrange_kernels();
+  accel::register_runtime(&accel_runtime());
+  accel::register_accel_kernels(DeviceType::OpenCL);
 }
 
 struct Devices {

@@ -1,12 +1,17 @@
-#include "nabla/kernels/opencl/conv.h"
+// Accelerator kernels (OpenCL, CUDA) of conv2d, conv_transpose2d and conv2d_weight_grad
+// (ops/conv_ops.cpp): im2col / col2im in device C (kernels/device/conv.h)
+// and the backend's GEMM (runtime.h), float32 and float64. Samples are unfolded
+// in blocks whose column matrix stays under a fixed budget, so memory stays
+// bounded for large batches while small samples share one launch.
+// Registers nothing when the backend has no GEMM.
+#include "nabla/kernels/accel/register.h"
 
 #include <algorithm>
 #include <string>
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/kernels/device/conv.h"
-#include "nabla/kernels/opencl/launch.h"
-#include "nabla/kernels/opencl/matmul.h"
+#include "nabla/kernels/accel/runtime.h"
 #include "nabla/ops/conv_geometry.h"
 #include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/ops.h"
@@ -14,7 +19,7 @@
 namespace nabla {
 extern const OpDef conv2d_op, conv_transpose2d_op, conv2d_weight_grad_op;  // ops/conv_ops.cpp
 
-namespace opencl {
+namespace accel {
 namespace {
 
 // Column-matrix budget in elements (as the CPU's: 32 MiB of float32).
@@ -30,15 +35,15 @@ int64_t block_size(const Conv2dGeometry& g) {
 
 // One kernel of the conv program (one program per dtype: the three kernels
 // share its source, so it is compiled once).
-Launch conv_launch(DeviceContext& dev, const char* kernel, DType t, const char* op) {
-  NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on OpenCL takes float32 or float64, got ", t);
+Launch conv_launch(DeviceRef dev, const char* kernel, DType t, const char* op) {
+  NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on an accelerator takes float32 or float64, got ", t);
   check_dtype(op, t, dev);
-  const auto source = [t] { return device_c_source({{"T", t}}, device_c::kConvKernels); };
-  return Launch(dev, std::string("conv|") + kernel + "|" + c_type(t), kernel, source, op);
+  const auto source = [t] { return program({{"T", t}}, device_c::kConvKernels); };
+  return Launch(dev, std::string("conv|") + kernel + "|" + std::string(dtype_name(t)), kernel, source, op);
 }
 
 // cols <- im2col of samples [n0, n0 + nb) of x (any strides).
-void im2col(DeviceContext& dev, const char* op, const Tensor& x, int64_t n0, int64_t nb, const Conv2dGeometry& g,
+void im2col(DeviceRef dev, const char* op, const Tensor& x, int64_t n0, int64_t nb, const Conv2dGeometry& g,
             const Tensor& cols) {
   Launch k = conv_launch(dev, "nb_im2col", x.dtype(), op);
   k.arg(cols).arg(x);
@@ -51,16 +56,9 @@ void im2col(DeviceContext& dev, const char* op, const Tensor& x, int64_t n0, int
 
 // The GEMM operand `offset` elements into t (from its storage offset).
 GemmMatrix at(const Tensor& t, int64_t offset, int64_t ld, int64_t batch_stride = 0, bool transpose = false) {
-  return {mem_of(t), sz(t.storage_offset() + offset), sz(ld), sz(batch_stride), transpose};
+  return {handle_of(t), sz(t.storage_offset() + offset), sz(ld), sz(batch_stride), transpose};
 }
 
-void zero(DeviceContext& dev, const Tensor& t, const char* op) {
-  const unsigned char byte = 0;
-  const std::size_t elem = itemsize(t.dtype());
-  check(clEnqueueFillBuffer(dev.queue(0), mem_of(t), &byte, 1, sz(t.storage_offset()) * elem, sz(t.numel()) * elem, 0,
-                            nullptr, nullptr),
-        "clEnqueueFillBuffer", op);
-}
 
 // out [N, OC, OH, OW] = conv2d(x, w) + bias: per block, the bias rows, then
 // for each group one GEMM batched over the block's samples:
@@ -71,7 +69,7 @@ void conv2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   Tensor& y = out[0];
   if (y.numel() == 0) return;
   NoGradGuard no_grad;  // the copies below are part of this kernel
-  DeviceContext& dev = device(y.device().index, op);
+  const DeviceRef dev = device_ref(y.device(), op);
   const Tensor w = dense(in[1]);
   const Tensor bias = in.size() > 2 ? dense(in[2]) : Tensor();
   const int64_t P = g.out_h * g.out_w, K = g.kernel_h * g.kernel_w, OC = g.out_channels;
@@ -103,7 +101,7 @@ void conv_transpose2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   Tensor& y = out[0];
   if (y.numel() == 0) return;
   NoGradGuard no_grad;
-  DeviceContext& dev = device(y.device().index, op);
+  const DeviceRef dev = device_ref(y.device(), op);
   const Tensor x = dense(in[0]), w = dense(in[1]);
   const Tensor bias = in.size() > 2 ? dense(in[2]) : Tensor();
   const int64_t P = g.out_h * g.out_w, K = g.kernel_h * g.kernel_w, C = g.in_channels, OC = g.out_channels;
@@ -138,10 +136,10 @@ void weight_grad_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   Tensor& gw = out[0];
   if (gw.numel() == 0) return;
   NoGradGuard no_grad;
-  DeviceContext& dev = device(gw.device().index, op);
+  const DeviceRef dev = device_ref(gw.device(), op);
   const int64_t P = g.out_h * g.out_w, K = g.kernel_h * g.kernel_w, OC = g.out_channels;
   const int64_t Cg = g.in_channels / g.groups, OCg = OC / g.groups, CgK = Cg * K;
-  if (g.batch == 0 || P == 0) return zero(dev, gw, op);
+  if (g.batch == 0 || P == 0) return zero_fill(gw, op);
   const int64_t B = block_size(g);
   const Tensor cols = make_empty({g.in_channels * K * B * P}, gw.dtype(), gw.device(), op);
   for (int64_t n0 = 0; n0 < g.batch; n0 += B) {
@@ -156,12 +154,12 @@ void weight_grad_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 
 }  // namespace
 
-void register_conv_kernels() {
-  if (!has_gemm()) return;
-  register_kernel(conv2d_op, DeviceType::OpenCL, conv2d_kernel);
-  register_kernel(conv_transpose2d_op, DeviceType::OpenCL, conv_transpose2d_kernel);
-  register_kernel(conv2d_weight_grad_op, DeviceType::OpenCL, weight_grad_kernel);
+void register_conv_kernels(DeviceType type) {
+  if (!find_runtime(type)->has_gemm()) return;
+  register_kernel(conv2d_op, type, conv2d_kernel);
+  register_kernel(conv_transpose2d_op, type, conv_transpose2d_kernel);
+  register_kernel(conv2d_weight_grad_op, type, weight_grad_kernel);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

@@ -9,7 +9,7 @@
 
 #include "nabla/core/tensor.h"
 
-namespace nabla::opencl {
+namespace nabla::accel {
 
 struct RowGeometry {
   int64_t outer = 1, n = 1, inner = 1;
@@ -33,4 +33,4 @@ inline std::string with_float_flag(DType t, const char* body) {
   return std::string("#define NB_T_IS_FLOAT ") + (is_floating(t) ? "1\n" : "0\n") + body;
 }
 
-}  // namespace nabla::opencl
+}  // namespace nabla::accel

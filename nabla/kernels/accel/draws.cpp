@@ -1,34 +1,34 @@
-#include "nabla/kernels/opencl/draws.h"
+// Accelerator kernels (OpenCL, CUDA) of dropout, bernoulli (tensor p) and randperm
+// (kernels/device/draws.h): the CPU's numbers for the same seed.
+#include "nabla/kernels/accel/register.h"
 
 #include <string>
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/core/random.h"
 #include "nabla/kernels/device/draws.h"
-#include "nabla/kernels/opencl/launch.h"
-#include "nabla/kernels/opencl/sort.h"
+#include "nabla/kernels/accel/runtime.h"
+#include "nabla/kernels/accel/sort.h"
 #include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla {
 extern const OpDef dropout_op, bernoulli_op, randperm_op;  // ops/dropout_ops.cpp, ops/random_ops.cpp
 
-namespace opencl {
+namespace accel {
 namespace {
 
 // Philox's uniforms are doubles (53 bits), as on the CPU.
-DeviceContext& draw_device(const char* op, DType t, int index) {
-  DeviceContext& dev = device(index, op);
+DeviceRef draw_device(const char* op, DType t, Device d) {
+  const DeviceRef dev = device_ref(d, op);
   check_dtype(op, t, dev);
-  NABLA_CHECK(dev.fp64, op, ": opencl:", index, " (", dev.name,
-              ") has no float64 (cl_khr_fp64), which the Philox "
-              "draws use");
+  NABLA_CHECK(dev.fp64(), op, ": ", dev.name(), " has no float64, which the Philox draws use");
   return dev;
 }
 
-Launch draw_launch(DeviceContext& dev, DType t, const char* kernel, const char* op) {
+Launch draw_launch(DeviceRef dev, DType t, const char* kernel, const char* op) {
   const std::string key = std::string("draws|") + std::string(dtype_name(t)) + '|' + kernel;
-  const auto make_source = [&] { return device_c_source({{"T", t}}, device_c::draws_source()); };
+  const auto make_source = [&] { return program({{"T", t}}, device_c::draws_source()); };
   return Launch(dev, key, kernel, make_source, op);
 }
 
@@ -36,7 +36,7 @@ Launch draw_launch(DeviceContext& dev, DType t, const char* kernel, const char* 
 // are reserved here, at run time, exactly as the CPU kernel reserves them.
 void dropout_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const DType t = in[0].dtype();
-  DeviceContext& dev = draw_device("dropout", t, out[0].device().index);
+  DeviceRef dev = draw_device("dropout", t, out[0].device());
   const int64_t n = in[0].numel();
   Generator& g = default_generator();
   const uint64_t seed = g.seed(), offset = g.reserve(static_cast<uint64_t>((n + 1) / 2));
@@ -56,7 +56,7 @@ void dropout_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 void bernoulli_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   NoGradGuard no_grad;
   const DType t = in[0].dtype();
-  DeviceContext& dev = draw_device("bernoulli", t, out[0].device().index);
+  DeviceRef dev = draw_device("bernoulli", t, out[0].device());
   const int64_t n = in[0].numel();
   if (n == 0) return;
   NABLA_CHECK(out[0].is_contiguous(), "bernoulli: the OpenCL kernel writes a contiguous output");
@@ -87,7 +87,7 @@ void bernoulli_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 void randperm_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
   NoGradGuard no_grad;
   const DType t = out[0].dtype();
-  DeviceContext& dev = draw_device("randperm", t, out[0].device().index);
+  DeviceRef dev = draw_device("randperm", t, out[0].device());
   const int64_t n = a.i(0);
   if (n == 0) return;
   NABLA_CHECK(out[0].is_contiguous(), "randperm: the OpenCL kernel writes a contiguous output");
@@ -102,11 +102,11 @@ void randperm_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
 
 }  // namespace
 
-void register_draw_kernels() {
-  register_kernel(dropout_op, DeviceType::OpenCL, dropout_kernel);
-  register_kernel(bernoulli_op, DeviceType::OpenCL, bernoulli_kernel);
-  register_kernel(randperm_op, DeviceType::OpenCL, randperm_kernel);
+void register_draw_kernels(DeviceType type) {
+  register_kernel(dropout_op, type, dropout_kernel);
+  register_kernel(bernoulli_op, type, bernoulli_kernel);
+  register_kernel(randperm_op, type, randperm_kernel);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

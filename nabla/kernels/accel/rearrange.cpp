@@ -1,22 +1,22 @@
-// The OpenCL kernels of flip, tril, triu (ops/rearrange_ops.cpp), cat
+// The accelerator kernels of flip, tril, triu (ops/rearrange_ops.cpp), cat
 // (ops/join_ops.cpp), pad and pad_backward (ops/pad_ops.cpp), on the device C
 // kernels of kernels/device/indexing.h. As on the CPU, cat, flip and the
 // constant pad are strided copies (flip reads a view with negative strides),
 // and every kernel here but pad_backward moves items, so it serves every
 // dtype.
-#include "nabla/kernels/opencl/rearrange.h"
+#include "nabla/kernels/accel/register.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "nabla/kernels/opencl/strided.h"
+#include "nabla/kernels/accel/strided.h"
 #include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/pad_mode.h"
 
 namespace nabla {
 extern const OpDef flip_op, tril_op, triu_op, cat_op, pad_op, pad_backward_op;
 
-namespace opencl {
+namespace accel {
 namespace {
 
 // attrs: dims (wrapped, distinct). x read from the last element of each
@@ -41,7 +41,7 @@ void triangle_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const Tensor x = contiguous_items(in[0], op);
   const int64_t n = x.numel(), nd = x.dim();
   if (n == 0) return;
-  Launch k = move_kernel(device(x.device().index, op), x.dtype(), "nb_triangle", op);
+  Launch k = move_kernel(device_ref(x.device(), op), x.dtype(), "nb_triangle", op);
   k.arg(out[0]).arg(x).arg(n).arg(x.sizes()[static_cast<std::size_t>(nd - 2)]);
   k.arg(x.sizes()[static_cast<std::size_t>(nd - 1)]).arg(a.i(0)).arg(int64_t{Lower}).run(static_cast<std::size_t>(n));
 }
@@ -92,7 +92,7 @@ void pad_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const PadMode mode = parse_mode(a.str(1));
   Shape lo, hi;
   split_pads(a.ints(0), x.dim(), mode == PadMode::Constant, lo, hi);
-  DeviceContext& dev = device(result.device().index, op);
+  const DeviceRef dev = device_ref(result.device(), op);
   if (mode == PadMode::Constant) {
     const std::size_t item = itemsize(result.dtype()), bytes = static_cast<std::size_t>(result.numel()) * item;
     if (bytes == 0) return;
@@ -101,9 +101,7 @@ void pad_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
       const T v = Scalar(a.f(2)).to<T>();
       std::memcpy(pattern, &v, sizeof v);
     });
-    check(clEnqueueFillBuffer(dev.queue(0), mem_of(result), pattern, item,
-                              static_cast<std::size_t>(result.storage_offset()) * item, bytes, 0, nullptr, nullptr),
-          "clEnqueueFillBuffer", op);
+    fill_items(result, pattern, item, op);
     Shape box;
     int64_t out_off = result.storage_offset(), in_off = x.storage_offset();
     for (std::size_t d = 0; d < lo.size(); ++d) {
@@ -140,21 +138,21 @@ void pad_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const PadGeometry g = pad_geometry(result.sizes(), lo, hi);
   const int64_t n = result.numel();
   if (n == 0) return;
-  Launch k = accumulate_kernel(device(result.device().index, op), t, "nb_pad_backward", op);
+  Launch k = accumulate_kernel(device_ref(result.device(), op), t, "nb_pad_backward", op);
   k.arg(result).arg(grad).arg(n).arg(g.h).arg(g.w).arg(g.oh).arg(g.ow).arg(g.top).arg(g.bottom).arg(g.left);
   k.arg(g.right).arg(int64_t{parse_mode(a.str(1)) == PadMode::Replicate}).run(static_cast<std::size_t>(n));
 }
 
 }  // namespace
 
-void register_rearrange_kernels() {
-  register_kernel(flip_op, DeviceType::OpenCL, flip_kernel);
-  register_kernel(tril_op, DeviceType::OpenCL, triangle_kernel<true>);
-  register_kernel(triu_op, DeviceType::OpenCL, triangle_kernel<false>);
-  register_kernel(cat_op, DeviceType::OpenCL, cat_kernel);
-  register_kernel(pad_op, DeviceType::OpenCL, pad_kernel);
-  register_kernel(pad_backward_op, DeviceType::OpenCL, pad_backward_kernel);
+void register_rearrange_kernels(DeviceType type) {
+  register_kernel(flip_op, type, flip_kernel);
+  register_kernel(tril_op, type, triangle_kernel<true>);
+  register_kernel(triu_op, type, triangle_kernel<false>);
+  register_kernel(cat_op, type, cat_kernel);
+  register_kernel(pad_op, type, pad_kernel);
+  register_kernel(pad_backward_op, type, pad_backward_kernel);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

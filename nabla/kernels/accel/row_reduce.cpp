@@ -1,28 +1,30 @@
-#include "nabla/kernels/opencl/row_reduce.h"
+// Accelerator kernels (OpenCL, CUDA) of max_dim, min_dim, cumsum, cumprod and var
+// (kernels/device/row_reduce.h).
+#include "nabla/kernels/accel/register.h"
 
 #include <string>
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/kernels/device/row_reduce.h"
-#include "nabla/kernels/opencl/launch.h"
-#include "nabla/kernels/opencl/row_geometry.h"
+#include "nabla/kernels/accel/runtime.h"
+#include "nabla/kernels/accel/row_geometry.h"
 #include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/reduction.h"
 
 namespace nabla {
 extern const OpDef max_dim_op, min_dim_op, cumsum_op, cumprod_op, var_op;  // ops/reduction_ops.cpp
 
-namespace opencl {
+namespace accel {
 namespace {
 
 // The row_reduce program for data type t (and S, the scan's input type; A,
 // var's accumulator): one program per combination that occurs.
-Launch row_launch(DeviceContext& dev, DType t, DType s, const char* kernel, const char* op) {
-  const DType acc = dev.fp64 ? kFloat64 : kFloat32;
+Launch row_launch(DeviceRef dev, DType t, DType s, const char* kernel, const char* op) {
+  const DType acc = dev.fp64() ? kFloat64 : kFloat32;
   const std::string key =
       std::string("row_reduce|") + std::string(dtype_name(t)) + '|' + std::string(dtype_name(s)) + '|' + kernel;
   const auto make_source = [&] {
-    return device_c_source({{"T", t}, {"S", s}, {"A", acc}}, with_float_flag(t, device_c::row_reduce_source()));
+    return program({{"T", t}, {"S", s}, {"A", acc}}, with_float_flag(t, device_c::row_reduce_source()));
   };
   return Launch(dev, key, kernel, make_source, op);
 }
@@ -31,7 +33,7 @@ Launch row_launch(DeviceContext& dev, DType t, DType s, const char* kernel, cons
 // the input is element g of either shape).
 void arg_reduce_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Tensor> out) {
   const char* name = op.name.data();
-  DeviceContext& dev = device(out[0].device().index, name);
+  const DeviceRef dev = device_ref(out[0].device(), name);
   const DType t = in[0].dtype();
   check_dtype(name, t, dev);
   if (in[0].numel() == 0) return;
@@ -46,7 +48,7 @@ void arg_reduce_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Ten
 // Attrs: dim. Output: x's dtype for floats, int64 for integers and bool.
 void scan_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Tensor> out) {
   const char* name = op.name.data();
-  DeviceContext& dev = device(out[0].device().index, name);
+  const DeviceRef dev = device_ref(out[0].device(), name);
   const DType t = out[0].dtype(), s = in[0].dtype();
   check_dtype(name, s, dev);
   check_dtype(name, t, dev);
@@ -66,7 +68,7 @@ void scan_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Tensor> o
 // element is one work item, reducing in the CPU's order.
 void var_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   NoGradGuard no_grad;
-  DeviceContext& dev = device(out[0].device().index, "var");
+  const DeviceRef dev = device_ref(out[0].device(), "var");
   const DType t = in[0].dtype();
   check_dtype("var", t, dev);
   const Tensor& x = in[0];
@@ -104,11 +106,11 @@ void var_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 
 }  // namespace
 
-void register_row_reduce_kernels() {
-  for (const OpDef* op : {&max_dim_op, &min_dim_op}) register_boxed_kernel(*op, DeviceType::OpenCL, arg_reduce_kernel);
-  for (const OpDef* op : {&cumsum_op, &cumprod_op}) register_boxed_kernel(*op, DeviceType::OpenCL, scan_kernel);
-  register_kernel(var_op, DeviceType::OpenCL, var_kernel);
+void register_row_reduce_kernels(DeviceType type) {
+  for (const OpDef* op : {&max_dim_op, &min_dim_op}) register_boxed_kernel(*op, type, arg_reduce_kernel);
+  for (const OpDef* op : {&cumsum_op, &cumprod_op}) register_boxed_kernel(*op, type, scan_kernel);
+  register_kernel(var_op, type, var_kernel);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

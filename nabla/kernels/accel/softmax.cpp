@@ -1,22 +1,23 @@
-#include "nabla/kernels/opencl/softmax.h"
+// Accelerator kernels (OpenCL, CUDA) of softmax and log_softmax (kernels/device/softmax.h).
+#include "nabla/kernels/accel/register.h"
 
 #include <string>
 
 #include "nabla/kernels/device/softmax.h"
-#include "nabla/kernels/opencl/launch.h"
-#include "nabla/kernels/opencl/row_geometry.h"
+#include "nabla/kernels/accel/runtime.h"
+#include "nabla/kernels/accel/row_geometry.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla {
 extern const OpDef softmax_op, log_softmax_op;  // ops/softmax_ops.cpp
 
-namespace opencl {
+namespace accel {
 namespace {
 
 // Attrs: dim (normalized; 0 for a 0-dim input). One program per dtype.
 void softmax_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Tensor> out) {
   const char* name = op.name.data();
-  DeviceContext& dev = device(out[0].device().index, name);
+  const DeviceRef dev = device_ref(out[0].device(), name);
   const DType t = in[0].dtype();
   check_dtype(name, t, dev);
   if (in[0].numel() == 0) return;
@@ -26,7 +27,7 @@ void softmax_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Tensor
   Launch k(
       dev, "softmax|" + std::string(dtype_name(t)), "nb_softmax",
       [&] {
-        return device_c_source({{"T", t}}, device_c::softmax_source());
+        return program({{"T", t}}, device_c::softmax_source());
       },
       name);
   k.arg(out[0]).arg(x).arg(r.lines()).arg(r.n).arg(r.inner);
@@ -35,9 +36,9 @@ void softmax_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Tensor
 
 }  // namespace
 
-void register_softmax_kernels() {
-  for (const OpDef* op : {&softmax_op, &log_softmax_op}) register_boxed_kernel(*op, DeviceType::OpenCL, softmax_kernel);
+void register_softmax_kernels(DeviceType type) {
+  for (const OpDef* op : {&softmax_op, &log_softmax_op}) register_boxed_kernel(*op, type, softmax_kernel);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

@@ -1,10 +1,15 @@
-#include "nabla/kernels/opencl/pool.h"
+// Accelerator kernels (OpenCL, CUDA) of the pooling ops and their backward ops (ops/pool_ops.cpp):
+// max_pool2d (+ backward, gather), avg_pool2d (+ backward) and
+// adaptive_avg_pool2d (+ backward), in device C (kernels/device/pool.h),
+// float32 and float64, with the CPU kernels' results (ties, NaN, padding,
+// ceil_mode, count_include_pad, divisor_override).
+#include "nabla/kernels/accel/register.h"
 
 #include <string>
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/kernels/device/pool.h"
-#include "nabla/kernels/opencl/launch.h"
+#include "nabla/kernels/accel/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/pool_geometry.h"
 
@@ -12,18 +17,18 @@ namespace nabla {
 extern const OpDef max_pool2d_op, max_pool2d_backward_op, max_pool2d_gather_op, avg_pool2d_op, avg_pool2d_backward_op,
     adaptive_avg_pool2d_op, adaptive_avg_pool2d_backward_op;  // ops/pool_ops.cpp
 
-namespace opencl {
+namespace accel {
 namespace {
 
 // One kernel of the pooling program (one program per dtype, shared source).
 // Inputs made dense() are held in locals until the launch is enqueued.
 Launch pool_launch(const Tensor& out, const char* kernel, const char* op) {
-  DeviceContext& dev = device(out.device().index, op);
+  const DeviceRef dev = device_ref(out.device(), op);
   const DType t = out.dtype();
-  NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on OpenCL takes float32 or float64, got ", t);
+  NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on an accelerator takes float32 or float64, got ", t);
   check_dtype(op, t, dev);
-  const auto source = [t] { return device_c_source({{"T", t}}, device_c::kPoolKernels); };
-  return Launch(dev, std::string("pool|") + kernel + "|" + c_type(t), kernel, source, op);
+  const auto source = [t] { return program({{"T", t}}, device_c::kPoolKernels); };
+  return Launch(dev, std::string("pool|") + kernel + "|" + std::string(dtype_name(t)), kernel, source, op);
 }
 
 std::size_t sz(int64_t v) { return static_cast<std::size_t>(v); }
@@ -115,15 +120,15 @@ void adaptive_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) 
 
 }  // namespace
 
-void register_pool_kernels() {
-  register_kernel(max_pool2d_op, DeviceType::OpenCL, max_pool2d_kernel);
-  register_kernel(max_pool2d_backward_op, DeviceType::OpenCL, max_backward_kernel);
-  register_kernel(max_pool2d_gather_op, DeviceType::OpenCL, max_gather_kernel);
-  register_kernel(avg_pool2d_op, DeviceType::OpenCL, avg_pool2d_kernel);
-  register_kernel(avg_pool2d_backward_op, DeviceType::OpenCL, avg_backward_kernel);
-  register_kernel(adaptive_avg_pool2d_op, DeviceType::OpenCL, adaptive_kernel);
-  register_kernel(adaptive_avg_pool2d_backward_op, DeviceType::OpenCL, adaptive_backward_kernel);
+void register_pool_kernels(DeviceType type) {
+  register_kernel(max_pool2d_op, type, max_pool2d_kernel);
+  register_kernel(max_pool2d_backward_op, type, max_backward_kernel);
+  register_kernel(max_pool2d_gather_op, type, max_gather_kernel);
+  register_kernel(avg_pool2d_op, type, avg_pool2d_kernel);
+  register_kernel(avg_pool2d_backward_op, type, avg_backward_kernel);
+  register_kernel(adaptive_avg_pool2d_op, type, adaptive_kernel);
+  register_kernel(adaptive_avg_pool2d_backward_op, type, adaptive_backward_kernel);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

@@ -1,17 +1,19 @@
-#include "nabla/kernels/opencl/loss.h"
+// Accelerator kernels (OpenCL, CUDA) of cross_entropy (class-index targets), nll_loss and
+// binary_cross_entropy (kernels/device/loss.h).
+#include "nabla/kernels/accel/register.h"
 
 #include <string>
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/kernels/device/loss.h"
-#include "nabla/kernels/opencl/launch.h"
+#include "nabla/kernels/accel/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla {
 extern const OpDef cross_entropy_op, nll_loss_op, binary_cross_entropy_op;  // ops/*_ops.cpp
 
-namespace opencl {
+namespace accel {
 namespace {
 
 enum class Reduction { None, Mean, Sum };
@@ -22,19 +24,19 @@ Reduction reduction_of(const std::string& s) {
 // The loss program's kernel `name` for data type t: one program per dtype
 // (the accumulator is double where the device has it, as on the CPU).
 struct LossProgram {
-  DeviceContext& dev;
+  DeviceRef dev;
   DType t, acc;
   const char* op;
-  LossProgram(const char* op_name, DType dtype, int index)
-      : dev(device(index, op_name)), t(dtype), acc(dev.fp64 ? kFloat64 : kFloat32), op(op_name) {
+  LossProgram(const char* op_name, DType dtype, Device d)
+      : dev(device_ref(d, op_name)), t(dtype), acc(dev.fp64() ? kFloat64 : kFloat32), op(op_name) {
     check_dtype(op, t, dev);
   }
   Launch launch(const char* kernel) const {
     const std::string key = std::string("loss|") + std::string(dtype_name(t)) + '|' + kernel;
-    const auto make_source = [&] { return device_c_source({{"T", t}, {"A", acc}}, device_c::loss_source()); };
+    const auto make_source = [&] { return program({{"T", t}, {"A", acc}}, device_c::loss_source()); };
     return Launch(dev, key, kernel, make_source, op);
   }
-  Tensor scratch(int64_t n, DType dt) const { return make_empty({n}, dt, Device(DeviceType::OpenCL, dev.index)); }
+  Tensor scratch(int64_t n, DType dt) const { return make_empty({n}, dt, dev.device()); }
 };
 
 // A one-byte device flag, 0, that kernels set on bad data. raised() reads it
@@ -92,7 +94,7 @@ void class_loss_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Ten
   NoGradGuard no_grad;
   const bool ce = &op == &cross_entropy_op;
   const char* name = op.name.data();
-  const LossProgram p(name, in[0].dtype(), out[0].device().index);
+  const LossProgram p(name, in[0].dtype(), out[0].device());
   NABLA_CHECK(out[0].numel() == 0 || out[0].is_contiguous(), name, ": the OpenCL kernel writes a contiguous output");
   const Tensor x = dense(in[0]), target = dense(in[1]);
   const Tensor weight = in.size() > 2 ? dense(in[2]) : Tensor();
@@ -122,7 +124,7 @@ void class_loss_kernel(const OpDef& op, Inputs in, const Attrs& a, std::span<Ten
 void binary_cross_entropy_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   NoGradGuard no_grad;
   const char* name = "binary_cross_entropy";
-  const LossProgram p(name, in[0].dtype(), out[0].device().index);
+  const LossProgram p(name, in[0].dtype(), out[0].device());
   NABLA_CHECK(out[0].numel() == 0 || out[0].is_contiguous(), name, ": the OpenCL kernel writes a contiguous output");
   const Tensor x = dense(in[0]), target = dense(in[1]);
   const Tensor weight = in.size() > 2 ? dense(in[2].expand(x.sizes())) : Tensor();
@@ -149,11 +151,11 @@ void binary_cross_entropy_kernel(Inputs in, const Attrs& a, std::span<Tensor> ou
 
 }  // namespace
 
-void register_loss_kernels() {
+void register_loss_kernels(DeviceType type) {
   for (const OpDef* op : {&cross_entropy_op, &nll_loss_op})
-    register_boxed_kernel(*op, DeviceType::OpenCL, class_loss_kernel);
-  register_kernel(binary_cross_entropy_op, DeviceType::OpenCL, binary_cross_entropy_kernel);
+    register_boxed_kernel(*op, type, class_loss_kernel);
+  register_kernel(binary_cross_entropy_op, type, binary_cross_entropy_kernel);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

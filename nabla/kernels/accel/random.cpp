@@ -1,16 +1,20 @@
-#include "nabla/kernels/opencl/random.h"
+// Accelerator kernels (OpenCL, CUDA) of the random ops (rand, normal, randint, bernoulli_scalar):
+// Philox4x32-10 in device C, element i a function of (seed, offset, i) by the
+// formulas of kernels/cpu/random.cpp, so a seed draws the same numbers here as
+// on the CPU (uniforms and integers bit for bit; normals to the last bits of
+// the device's log and cos).
+#include "nabla/kernels/accel/register.h"
 
 #include <string>
 
 #include "nabla/kernels/device/philox.h"
-#include "nabla/kernels/opencl/launch.h"
-#include "nabla/kernels/opencl/runtime.h"
+#include "nabla/kernels/accel/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla {
 extern const OpDef rand_op, normal_op, randint_op, bernoulli_scalar_op;  // ops/random_ops.cpp
 
-namespace opencl {
+namespace accel {
 namespace {
 
 // v for element i, per op (kernels/cpu/random.cpp's formulas); a, b: the
@@ -37,7 +41,7 @@ std::string store_expr(DType t) {
   }
 }
 
-std::string render(const OpDef& op, DType t) {
+Program render(const OpDef& op, DType t) {
   std::string s = device_c::philox_source();
   s += "NB_KERNEL nb_random(NB_GLOBAL O* out, long out_offset, long n, ulong seed, ulong offset, double a, double b, "
        "long low, ulong range) {\n"
@@ -48,7 +52,7 @@ std::string render(const OpDef& op, DType t) {
        "  const double v = ";
   s += value_expr(op);
   s += ";\n  out[out_offset + i] = " + store_expr(t) + ";\n}\n";
-  return device_c_source({{"O", t}}, s);
+  return program({{"O", t}}, s);
 }
 
 // Attrs (ops/random_ops.cpp): size, dtype, seed, offset, then per op:
@@ -59,9 +63,9 @@ void random_kernel(const OpDef& op, Inputs, const Attrs& attrs, std::span<Tensor
   const int64_t n = out.numel();
   if (n == 0) return;
   const DType t = out.dtype();
-  NABLA_CHECK(c_type(t), op.name, ": on OpenCL takes bool, uint8, int32, int64, float32 or float64, got ", t);
-  DeviceContext& dev = device(out.device().index, op.name.data());
-  NABLA_CHECK(dev.fp64, op.name, ": ", out.device(), " has no float64 (cl_khr_fp64), which the Philox draws use");
+  const DeviceRef dev = device_ref(out.device(), op.name.data());
+  check_dtype(op.name.data(), t, dev);
+  NABLA_CHECK(dev.fp64(), op.name, ": ", dev.name(), " has no float64, which the Philox draws use");
   double a = 0, b = 1;
   int64_t low = 0;
   uint64_t range = 1;
@@ -82,10 +86,10 @@ void random_kernel(const OpDef& op, Inputs, const Attrs& attrs, std::span<Tensor
 
 }  // namespace
 
-void register_random_kernels() {
+void register_random_kernels(DeviceType type) {
   for (const OpDef* op : {&rand_op, &normal_op, &randint_op, &bernoulli_scalar_op})
-    register_boxed_kernel(*op, DeviceType::OpenCL, random_kernel);
+    register_boxed_kernel(*op, type, random_kernel);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

@@ -1,4 +1,4 @@
-// The OpenCL kernels of the indexing ops (ops/indexing_ops.cpp,
+// The accelerator kernels of the indexing ops (ops/indexing_ops.cpp,
 // ops/embedding_ops.cpp): gather, scatter, scatter_value, scatter_add,
 // index_select, index_add, take, masked_select, one_hot, embedding and
 // embedding_backward, on the device C kernels of kernels/device/indexing.h.
@@ -7,25 +7,25 @@
 // embedding_backward are scatter-adds, through index views with 0 strides.
 // Accumulation is deterministic: each work item owns one line of the output
 // and adds along it in the CPU's order (kScatterKernel), so there are no
-// float atomics (OpenCL 1.2 has none) and float64 sums equal the CPU's.
+// float atomics (OpenCL 1.2 has none; CUDA runs the same kernels) and float64 sums equal the CPU's.
 //
 // Indices are checked on the device: a kernel sets a flag on an index out of
 // range, the host reads the flag back (BadIndexFlag: one synchronization per
 // op) and then raises the CPU's error, finding the offending value in a host
 // copy of the index.
-#include "nabla/kernels/opencl/indexing.h"
+#include "nabla/kernels/accel/register.h"
 
 #include <cstring>
 
 #include "nabla/core/grad_mode.h"
-#include "nabla/kernels/opencl/strided.h"
+#include "nabla/kernels/accel/strided.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla {
 extern const OpDef gather_op, scatter_op, scatter_value_op, scatter_add_op, index_select_op, index_add_op, take_op,
     masked_select_op, one_hot_op, embedding_op, embedding_backward_op;
 
-namespace opencl {
+namespace accel {
 namespace {
 
 // t's strides with dim's set to 0 (the index supplies that coordinate), or
@@ -58,8 +58,8 @@ bool run_gather(const char* op, const Tensor& out, const Tensor& index, const Sh
                 const Shape& xs, int64_t step, int64_t bound, bool wrap) {
   const StridedOperands s(op, out.sizes(), {out.strides(), is, xs});
   if (s.numel() == 0) return false;
-  DeviceContext& dev = device(out.device().index, op);
-  BadIndexFlag bad(dev, out.device(), op);
+  const DeviceRef dev = device_ref(out.device(), op);
+  BadIndexFlag bad(out.device(), op);
   Launch k = move_kernel(dev, out.dtype(), "nb_gather", op);
   k.arg(out).arg(index).arg(x).arg(bad.tensor()).arg(s.numel()).arg(step).arg(bound).arg(int64_t{wrap});
   s.add_to(k);
@@ -81,8 +81,8 @@ bool run_scatter(const char* op, const Tensor& out, const Tensor& index, const T
                  bool accumulate) {
   const StridedOperands s(op, p.lines, {p.out_strides, p.index_strides, p.src_strides});
   if (s.numel() == 0 || p.len == 0) return false;
-  DeviceContext& dev = device(out.device().index, op);
-  BadIndexFlag bad(dev, out.device(), op);
+  const DeviceRef dev = device_ref(out.device(), op);
+  BadIndexFlag bad(out.device(), op);
   Launch k = accumulate ? accumulate_kernel(dev, out.dtype(), "nb_scatter", op)
                         : move_kernel(dev, out.dtype(), "nb_scatter", op);
   k.arg(out).arg(index).arg(src).arg(bad.tensor()).arg(s.numel()).arg(p.len).arg(p.ostep).arg(p.istep).arg(p.sstep);
@@ -199,7 +199,7 @@ void masked_select_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
   if (n > 0) {
     constexpr int64_t kBlock = 1024;
     const int64_t blocks = (n + kBlock - 1) / kBlock;
-    DeviceContext& dev = device(x.device().index, op);
+    const DeviceRef dev = device_ref(x.device(), op);
     const Tensor counts = make_empty({blocks + 1}, kInt64, x.device(), op);
     move_kernel(dev, x.dtype(), "nb_mask_count", op)
         .arg(counts)
@@ -217,11 +217,8 @@ void masked_select_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
         .arg(kBlock)
         .arg(cap)
         .run(static_cast<std::size_t>(blocks));
-    cl_long t = 0;
-    check(clEnqueueReadBuffer(dev.queue(0), mem_of(counts), CL_TRUE,
-                              static_cast<std::size_t>(counts.impl()->offset + blocks) * sizeof t, sizeof t, &t, 0,
-                              nullptr, nullptr),
-          "clEnqueueReadBuffer", op);
+    int64_t t = 0;
+    read_items(counts.narrow(0, blocks, 1), &t, sizeof t, op);
     total = t;
   }
   NABLA_CHECK(total == cap, "masked_select: the mask has ", total, " true elements but the output was sized for ", cap);
@@ -236,8 +233,8 @@ void one_hot_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   for (int64_t& s : rows) s *= classes;
   const StridedOperands s(op, index.sizes(), {rows, index.strides()});
   if (s.numel() == 0) return;
-  DeviceContext& dev = device(index.device().index, op);
-  BadIndexFlag bad(dev, index.device(), op);
+  const DeviceRef dev = device_ref(index.device(), op);
+  BadIndexFlag bad(index.device(), op);
   Launch k = move_kernel(dev, kInt64, "nb_one_hot", op);
   k.arg(out[0]).arg(index).arg(bad.tensor()).arg(s.numel()).arg(classes);
   s.add_to(k);
@@ -312,19 +309,19 @@ void embedding_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out)
 
 }  // namespace
 
-void register_indexing_kernels() {
-  register_kernel(gather_op, DeviceType::OpenCL, gather_kernel);
-  register_kernel(scatter_op, DeviceType::OpenCL, scatter_kernel);
-  register_kernel(scatter_value_op, DeviceType::OpenCL, scatter_value_kernel);
-  register_kernel(scatter_add_op, DeviceType::OpenCL, scatter_add_kernel);
-  register_kernel(index_select_op, DeviceType::OpenCL, index_select_kernel);
-  register_kernel(index_add_op, DeviceType::OpenCL, index_add_kernel);
-  register_kernel(take_op, DeviceType::OpenCL, take_kernel);
-  register_kernel(masked_select_op, DeviceType::OpenCL, masked_select_kernel);
-  register_kernel(one_hot_op, DeviceType::OpenCL, one_hot_kernel);
-  register_kernel(embedding_op, DeviceType::OpenCL, embedding_kernel);
-  register_kernel(embedding_backward_op, DeviceType::OpenCL, embedding_backward_kernel);
+void register_indexing_kernels(DeviceType type) {
+  register_kernel(gather_op, type, gather_kernel);
+  register_kernel(scatter_op, type, scatter_kernel);
+  register_kernel(scatter_value_op, type, scatter_value_kernel);
+  register_kernel(scatter_add_op, type, scatter_add_kernel);
+  register_kernel(index_select_op, type, index_select_kernel);
+  register_kernel(index_add_op, type, index_add_kernel);
+  register_kernel(take_op, type, take_kernel);
+  register_kernel(masked_select_op, type, masked_select_kernel);
+  register_kernel(one_hot_op, type, one_hot_kernel);
+  register_kernel(embedding_op, type, embedding_kernel);
+  register_kernel(embedding_backward_op, type, embedding_backward_kernel);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

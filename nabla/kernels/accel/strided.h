@@ -1,4 +1,4 @@
-// What the OpenCL kernels of the index-driven ops (indexing.cpp,
+// What the accelerator kernels of the index-driven ops (indexing.cpp,
 // rearrange.cpp) share: strided operands passed as arguments, the programs of
 // kernels/device/indexing.h, contiguous copies of any dtype, and the
 // device-side index check.
@@ -10,9 +10,9 @@
 
 #include "nabla/core/tensor.h"
 #include "nabla/kernels/device/indexing.h"
-#include "nabla/kernels/opencl/launch.h"
+#include "nabla/kernels/accel/runtime.h"
 
-namespace nabla::opencl {
+namespace nabla::accel {
 
 // Operands walked over one shape, each with its own strides (0: repeated,
 // negative: backwards), as a kernel's NB_SIZES and NB_STRIDES arguments.
@@ -35,30 +35,27 @@ class StridedOperands {
 
 // The kernel `name` of the program that moves elements of `t`'s width
 // (kMoveKernels): every dtype, float16 included.
-Launch move_kernel(DeviceContext& dev, DType t, const char* name, const char* op);
+Launch move_kernel(DeviceRef dev, DType t, const char* name, const char* op);
 // The kernel `name` of the program that adds elements of dtype `t`
 // (kAccumulateKernels and the scatter loop with `+`); an Error naming `op`
-// for a dtype OpenCL C has no arithmetic for.
-Launch accumulate_kernel(DeviceContext& dev, DType t, const char* name, const char* op);
+// for a dtype the device has no arithmetic for.
+Launch accumulate_kernel(DeviceRef dev, DType t, const char* name, const char* op);
 
 // dst = src (same sizes, any strides, same dtype) on the device.
 void copy_items(const Tensor& dst, const Tensor& src, const char* op);
 // `t` as a contiguous tensor (itself when it is one), for any dtype.
 Tensor contiguous_items(const Tensor& t, const char* op);
-// t's bytes set to zero.
-void zero_fill(const Tensor& t, const char* op);
 
 // A device flag that index kernels set on an index out of range. raised()
 // reads it back: that waits for the kernels before it (a synchronization
 // per checked op: a kernel cannot throw, and the CPU raises before returning).
 class BadIndexFlag {
  public:
-  BadIndexFlag(DeviceContext& dev, Device device, const char* op);
+  BadIndexFlag(Device device, const char* op);
   const Tensor& tensor() const { return flag_; }
   bool raised();
 
  private:
-  DeviceContext& dev_;
   Tensor flag_;
   const char* op_;
 };
@@ -67,4 +64,4 @@ class BadIndexFlag {
 // [lo, hi) and its flat position; false when there is none.
 bool first_index_outside(const Tensor& index, int64_t lo, int64_t hi, int64_t& value, int64_t& position);
 
-}  // namespace nabla::opencl
+}  // namespace nabla::accel

@@ -1,22 +1,24 @@
-#include "nabla/kernels/opencl/factory.h"
+// Accelerator kernels (OpenCL, CUDA) of the factory ops: full (zeros, ones, full, fill_, zero_ and
+// scalar_tensor on the device) fills memory with one value; arange, linspace
+// and eye run the range kernels of kernels/device/indexing.h.
+#include "nabla/kernels/accel/register.h"
 
 #include <cstring>
 #include <string>
 
 #include "nabla/kernels/device/indexing.h"
-#include "nabla/kernels/opencl/launch.h"
-#include "nabla/kernels/opencl/runtime.h"
+#include "nabla/kernels/accel/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla {
 extern const OpDef full_op, arange_op, linspace_op, eye_op;  // ops/factory_ops.cpp
 
-namespace opencl {
+namespace accel {
 namespace {
 
 // attrs: size, value, dtype, device. The value converted to the dtype on the
 // host (as the CPU kernel does), then its bytes repeated by the device
-// (clEnqueueFillBuffer takes patterns of 1, 2, 4 and 8 bytes: every dtype).
+// (Runtime::fill takes patterns of 1, 2, 4 and 8 bytes: every dtype).
 void full_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
   Tensor& result = out[0];
   const std::size_t item = itemsize(result.dtype());
@@ -27,10 +29,7 @@ void full_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
     const T v = a.scalar(1).to<T>();
     std::memcpy(pattern, &v, sizeof v);
   });
-  DeviceContext& dev = device(result.device().index, "full");
-  check(clEnqueueFillBuffer(dev.queue(0), mem_of(result), pattern, item,
-                            static_cast<std::size_t>(result.impl()->offset) * item, bytes, 0, nullptr, nullptr),
-        "clEnqueueFillBuffer", "full");
+  fill_items(result, pattern, item, "full");
 }
 
 // The double value v stored as the output's type, as cpu::factory_value
@@ -67,14 +66,15 @@ constexpr const char* kMulAdd = "#define NB_MULADD(a, b, c) ((a) * (b) + (c))\n"
 // where the CPU's are: a device without float64 gets an Error rather than
 // other values.
 Launch range_kernel(const Tensor& out, const char* name, const char* op) {
-  DeviceContext& dev = device(out.device().index, op);
+  const DeviceRef dev = device_ref(out.device(), op);
   check_dtype(op, out.dtype(), dev);
-  NABLA_CHECK(dev.fp64, op, ": ", out.device(), " (", dev.name,
-              ") has no float64 (cl_khr_fp64), which the CPU's range arithmetic uses");
+  NABLA_CHECK(dev.fp64(), op, ": ", dev.name(),
+              " has no float64, which the CPU's range arithmetic uses");
   const DType t = out.dtype();
   const auto source = [&] {
-    return device_c_source({{"T", t}},
-                           "#pragma OPENCL FP_CONTRACT OFF\n" + store_macro(t) + kMulAdd + device_c::kRangeKernels);
+    Program p = program({{"T", t}}, store_macro(t) + kMulAdd + device_c::kRangeKernels);
+    p.contract = false;
+    return p;
   };
   return Launch(dev, std::string("range|") + std::string(dtype_name(t)) + '|' + name, name, source, op);
 }
@@ -115,12 +115,12 @@ void eye_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
 
 }  // namespace
 
-void register_factory_kernels() {
-  register_kernel(full_op, DeviceType::OpenCL, full_kernel);
-  register_kernel(arange_op, DeviceType::OpenCL, arange_kernel);
-  register_kernel(linspace_op, DeviceType::OpenCL, linspace_kernel);
-  register_kernel(eye_op, DeviceType::OpenCL, eye_kernel);
+void register_factory_kernels(DeviceType type) {
+  register_kernel(full_op, type, full_kernel);
+  register_kernel(arange_op, type, arange_kernel);
+  register_kernel(linspace_op, type, linspace_kernel);
+  register_kernel(eye_op, type, eye_kernel);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

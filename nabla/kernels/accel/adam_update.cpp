@@ -1,30 +1,31 @@
-#include "nabla/kernels/opencl/adam_update.h"
+// The accelerator kernel of adam_update (and so of optim::Adam/AdamW's step on an
+// accelerator): the fused update of kernels/cpu/adam_update.h in device C,
+// the same operations in the same order, with the step size and bias
+// correction read from their 0-dim device tensors (no host round trip).
+#include "nabla/kernels/accel/register.h"
 
 #include <string>
 
 #include "nabla/core/grad_mode.h"
-#include "nabla/kernels/opencl/launch.h"
-#include "nabla/kernels/opencl/runtime.h"
+#include "nabla/kernels/accel/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla {
 extern const OpDef adam_update_op;  // ops/optimizer_update_ops.cpp
 
-namespace opencl {
+namespace accel {
 namespace {
 
-// Each operation rounded to T, no contraction into FMAs: the CPU's results.
-std::string render(const char* T) {
-  std::string s = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#pragma OPENCL FP_CONTRACT OFF\n";
-  s += "typedef " + std::string(T) + " T;\n";
-  s += R"CL(
-__kernel void nb_adam(__global T* p_out, long p_out_off, __global T* m_out, long m_out_off,
-                      __global T* v_out, long v_out_off, __global const T* p_in, long p_in_off,
-                      __global const T* g, long g_off, __global const T* m_in, long m_in_off,
-                      __global const T* v_in, long v_in_off, __global const T* step_size, long ss_off,
-                      __global const T* bc2, long bc2_off, long n, T beta1, T one_minus_beta1, T beta2,
-                      T one_minus_beta2, T eps) {
-  const long i = get_global_id(0);
+// Each operation rounded to T, no contraction into FMAs (Program::
+// contract = false): the CPU's results.
+constexpr const char* kAdamKernel = R"DC(
+NB_KERNEL nb_adam(NB_GLOBAL T* p_out, long p_out_off, NB_GLOBAL T* m_out, long m_out_off,
+                  NB_GLOBAL T* v_out, long v_out_off, NB_GLOBAL const T* p_in, long p_in_off,
+                  NB_GLOBAL const T* g, long g_off, NB_GLOBAL const T* m_in, long m_in_off,
+                  NB_GLOBAL const T* v_in, long v_in_off, NB_GLOBAL const T* step_size, long ss_off,
+                  NB_GLOBAL const T* bc2, long bc2_off, long n, T beta1, T one_minus_beta1, T beta2,
+                  T one_minus_beta2, T eps) {
+  const long i = NB_INDEX;
   if (i >= n) return;
   const T gi = g[g_off + i];
   T mi = m_in[m_in_off + i] * beta1;
@@ -32,7 +33,7 @@ __kernel void nb_adam(__global T* p_out, long p_out_off, __global T* m_out, long
   const T gg = gi * gi;
   T vi = v_in[v_in_off + i] * beta2;
   vi = vi + gg * one_minus_beta2;
-  T denom = sqrt(vi) / bc2[bc2_off];
+  T denom = NB_SQRT(vi) / bc2[bc2_off];
   denom = denom + eps;
   T u = mi / denom;
   u = u * step_size[ss_off];
@@ -40,9 +41,7 @@ __kernel void nb_adam(__global T* p_out, long p_out_off, __global T* m_out, long
   m_out[m_out_off + i] = mi;
   v_out[v_out_off + i] = vi;
 }
-)CL";
-  return s;
-}
+)DC";
 
 // Inputs: param, grad, exp_avg, exp_avg_sq, step_size, bias_correction2_sqrt;
 // attrs: beta1, beta2, eps; outputs: param, exp_avg, exp_avg_sq (the inputs
@@ -54,8 +53,16 @@ void run(const char* type, Inputs in, const Attrs& a, std::span<Tensor> out) {
   for (int k = 0; k < 6; ++k) ins[k] = in[k].is_contiguous() ? in[k] : in[k].contiguous();
   const int64_t n = ins[0].numel();
   if (n == 0) return;
-  DeviceContext& dev = device(out[0].device().index, "adam_update");
-  Launch k(dev, std::string("adam_update|") + type, "nb_adam", [&] { return render(type); }, "adam_update");
+  const DeviceRef dev = device_ref(out[0].device(), "adam_update");
+  const DType t = in[0].dtype();
+  Launch k(
+      dev, std::string("adam_update|") + type, "nb_adam",
+      [&] {
+        Program p = program({{"T", t}}, kAdamKernel);
+        p.contract = false;
+        return p;
+      },
+      "adam_update");
   for (int o = 0; o < 3; ++o) k.arg(out[o]);
   for (const Tensor& t : ins) k.arg(t);
   k.arg(n);
@@ -68,14 +75,14 @@ void run(const char* type, Inputs in, const Attrs& a, std::span<Tensor> out) {
 void adam_update_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const DType t = in[0].dtype();
   if (t == kFloat32) return run<float>("float", in, a, out);
-  NABLA_CHECK(t == kFloat64, "adam_update: on OpenCL takes float32 or float64, got ", t);
-  check_dtype("adam_update", t, device(out[0].device().index, "adam_update"));
+  NABLA_CHECK(t == kFloat64, "adam_update: on an accelerator takes float32 or float64, got ", t);
+  check_dtype("adam_update", t, device_ref(out[0].device(), "adam_update"));
   run<double>("double", in, a, out);
 }
 
 }  // namespace
 
-void register_adam_update_kernel() { register_kernel(adam_update_op, DeviceType::OpenCL, adam_update_kernel); }
+void register_adam_update_kernel(DeviceType type) { register_kernel(adam_update_op, type, adam_update_kernel); }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

@@ -1,4 +1,6 @@
-#include "nabla/kernels/opencl/sort.h"
+#include "nabla/kernels/accel/sort.h"
+
+#include "nabla/kernels/accel/register.h"
 
 #include <algorithm>
 #include <string>
@@ -7,19 +9,19 @@
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/kernels/device/sort.h"
-#include "nabla/kernels/opencl/launch.h"
-#include "nabla/kernels/opencl/row_geometry.h"
+#include "nabla/kernels/accel/runtime.h"
+#include "nabla/kernels/accel/row_geometry.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla {
 extern const OpDef sort_op, topk_op;  // ops/sort_ops.cpp
 
-namespace opencl {
+namespace accel {
 namespace {
 
-std::string sort_source(DType t) { return device_c_source({{"T", t}}, with_float_flag(t, device_c::sort_source())); }
+Program sort_source(DType t) { return program({{"T", t}}, with_float_flag(t, device_c::sort_source())); }
 
-Launch sort_launch(DeviceContext& dev, DType t, const char* kernel, const char* op) {
+Launch sort_launch(DeviceRef dev, DType t, const char* kernel, const char* op) {
   const std::string key = std::string("sort|") + std::string(dtype_name(t)) + '|' + kernel;
   const auto make_source = [t] { return sort_source(t); };
   return Launch(dev, key, kernel, make_source, op);
@@ -29,8 +31,8 @@ Launch sort_launch(DeviceContext& dev, DType t, const char* kernel, const char* 
 // sorting the line (O(n log^2 n) over ceil(log2(n / 16)) + 2 launches).
 constexpr int64_t kSelectMaxK = 16;
 
-Tensor scratch(DeviceContext& dev, int64_t n, DType t) {
-  return make_empty({std::max<int64_t>(n, 1)}, t, Device(DeviceType::OpenCL, dev.index));
+Tensor scratch(DeviceRef dev, int64_t n, DType t) {
+  return make_empty({std::max<int64_t>(n, 1)}, t, dev.device());
 }
 
 // x (dense) seen as [outer, n, inner] around `dim`, sorted along it; its
@@ -38,7 +40,7 @@ Tensor scratch(DeviceContext& dev, int64_t n, DType t) {
 void sort_lines(const char* op, const Tensor& x_in, int64_t dim, SortOrder order, int64_t k, bool sorted,
                 const Tensor& values, const Tensor& indices) {
   NoGradGuard no_grad;
-  DeviceContext& dev = device(values.device().index, op);
+  const DeviceRef dev = device_ref(values.device(), op);
   const DType t = x_in.dtype();
   check_dtype(op, t, dev);
   if (x_in.numel() == 0 || k == 0) return;
@@ -85,7 +87,7 @@ void topk_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 
 }  // namespace
 
-std::pair<Tensor, Tensor> sort_rows(DeviceContext& dev, const char* op, Tensor v, Tensor idx, int64_t rows, int64_t n,
+std::pair<Tensor, Tensor> sort_rows(DeviceRef dev, const char* op, Tensor v, Tensor idx, int64_t rows, int64_t n,
                                     SortOrder order) {
   const DType t = v.dtype();
   // Runs of kRun first (ties stay in order: insertion sort is stable).
@@ -109,10 +111,10 @@ std::pair<Tensor, Tensor> sort_rows(DeviceContext& dev, const char* op, Tensor v
   return {v, idx};
 }
 
-void register_sort_kernels() {
-  register_kernel(sort_op, DeviceType::OpenCL, sort_kernel);
-  register_kernel(topk_op, DeviceType::OpenCL, topk_kernel);
+void register_sort_kernels(DeviceType type) {
+  register_kernel(sort_op, type, sort_kernel);
+  register_kernel(topk_op, type, topk_kernel);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

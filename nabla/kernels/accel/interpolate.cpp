@@ -1,17 +1,20 @@
-#include "nabla/kernels/opencl/interpolate.h"
+// Accelerator kernels (OpenCL, CUDA) of upsample_nearest2d, upsample_bilinear2d and their
+// backward ops (ops/interpolate_ops.cpp), in device C
+// (kernels/device/interpolate.h), float32 and float64.
+#include "nabla/kernels/accel/register.h"
 
 #include <string>
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/kernels/device/interpolate.h"
-#include "nabla/kernels/opencl/launch.h"
+#include "nabla/kernels/accel/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla {
 extern const OpDef upsample_nearest2d_op, upsample_nearest2d_backward_op, upsample_bilinear2d_op,
     upsample_bilinear2d_backward_op;  // ops/interpolate_ops.cpp
 
-namespace opencl {
+namespace accel {
 namespace {
 
 // The per-axis factors of the CPU's taps (kernels/cpu/interpolate.cpp's
@@ -53,8 +56,8 @@ void resample_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const int64_t planes = small.size(0) * small.size(1), H = small.size(2), W = small.size(3);
   const int64_t OH = big.size(2), OW = big.size(3);
   const DType t = out[0].dtype();
-  NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on OpenCL takes float32 or float64, got ", t);
-  DeviceContext& dev = device(out[0].device().index, op);
+  NABLA_CHECK(t == kFloat32 || t == kFloat64, op, ": on an accelerator takes float32 or float64, got ", t);
+  const DeviceRef dev = device_ref(out[0].device(), op);
   check_dtype(op, t, dev);
   auto factors = [&](int64_t i, int64_t o, double s) {
     return t == kFloat32 ? axis_factors<float>(i, o, Bilinear, align_corners, s)
@@ -62,8 +65,8 @@ void resample_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   };
   const AxisFactors fh = factors(H, OH, scale_h), fw = factors(W, OW, scale_w);
   const char* kernel = Backward ? "nb_upsample2d_backward" : "nb_upsample2d";
-  const auto source = [t] { return device_c_source({{"T", t}}, device_c::kInterpolateKernels); };
-  Launch k(dev, std::string("interpolate|") + kernel + "|" + c_type(t), kernel, source, op);
+  const auto source = [t] { return program({{"T", t}}, device_c::kInterpolateKernels); };
+  Launch k(dev, std::string("interpolate|") + kernel + "|" + std::string(dtype_name(t)), kernel, source, op);
   k.arg(out[0]).arg(x).arg(planes).arg(H).arg(W).arg(OH).arg(OW).arg(int64_t{Bilinear}).arg(int64_t{align_corners});
   k.arg(fh.step).arg(fw.step).arg_as(t, fh.scale).arg_as(t, fw.scale);
   k.run(static_cast<std::size_t>(Backward ? planes : planes * OH * OW));
@@ -71,12 +74,12 @@ void resample_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 
 }  // namespace
 
-void register_interpolate_kernels() {
-  register_kernel(upsample_nearest2d_op, DeviceType::OpenCL, resample_kernel<false, false>);
-  register_kernel(upsample_nearest2d_backward_op, DeviceType::OpenCL, resample_kernel<false, true>);
-  register_kernel(upsample_bilinear2d_op, DeviceType::OpenCL, resample_kernel<true, false>);
-  register_kernel(upsample_bilinear2d_backward_op, DeviceType::OpenCL, resample_kernel<true, true>);
+void register_interpolate_kernels(DeviceType type) {
+  register_kernel(upsample_nearest2d_op, type, resample_kernel<false, false>);
+  register_kernel(upsample_nearest2d_backward_op, type, resample_kernel<false, true>);
+  register_kernel(upsample_bilinear2d_op, type, resample_kernel<true, false>);
+  register_kernel(upsample_bilinear2d_backward_op, type, resample_kernel<true, true>);
 }
 
-}  // namespace opencl
+}  // namespace accel
 }  // namespace nabla

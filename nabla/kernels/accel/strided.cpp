@@ -1,13 +1,13 @@
-#include "nabla/kernels/opencl/strided.h"
+#include "nabla/kernels/accel/strided.h"
 
 #include "nabla/core/grad_mode.h"
 
-namespace nabla::opencl {
+namespace nabla::accel {
 namespace {
 
 constexpr int kMaxDims = device_c::kMaxDims;
 
-// The OpenCL C integer as wide as one element of `t`.
+// The device C integer as wide as one element of `t`.
 const char* item_type(DType t) {
   switch (itemsize(t)) {
     case 1:
@@ -44,7 +44,7 @@ StridedOperands::StridedOperands(const char* op, const Shape& sizes, std::initia
     }
   }
   if (numel_ == 0) return;  // nothing runs: any rank will do
-  NABLA_CHECK(kept_sizes.size() <= static_cast<std::size_t>(kMaxDims), op, ": OpenCL kernels take up to ", kMaxDims,
+  NABLA_CHECK(kept_sizes.size() <= static_cast<std::size_t>(kMaxDims), op, ": accelerator kernels take up to ", kMaxDims,
               " dims after merging contiguous ones; got shape ", sizes);
   // Right-aligned: leading dims of size 1, stride 0.
   const std::size_t lead = kMaxDims - kept_sizes.size();
@@ -65,19 +65,19 @@ void StridedOperands::add_to(Launch& k) const {
 
 // Keys name the kernel too: program_cache.h keeps one kernel per key (the
 // kernels of one program share its binary on disk, which is keyed by source).
-Launch move_kernel(DeviceContext& dev, DType t, const char* name, const char* op) {
+Launch move_kernel(DeviceRef dev, DType t, const char* name, const char* op) {
   const char* u = item_type(t);
   const auto source = [&] {
     std::string body = "typedef " + std::string(u) + " U;\n#define NB_COMBINE(d, s) (s)\n";
     body += device_c::kStridedHelpers;
     body += device_c::kScatterKernel;
     body += device_c::kMoveKernels;
-    return device_c_source({}, body);
+    return program({}, body);
   };
   return Launch(dev, std::string("index_move|") + u + '|' + name, name, source, op);
 }
 
-Launch accumulate_kernel(DeviceContext& dev, DType t, const char* name, const char* op) {
+Launch accumulate_kernel(DeviceRef dev, DType t, const char* name, const char* op) {
   check_dtype(op, t, dev);
   const auto source = [&] {
     // As the CPU's T(d + s): bool's sum is `or`, the narrow integers wrap.
@@ -86,7 +86,7 @@ Launch accumulate_kernel(DeviceContext& dev, DType t, const char* name, const ch
     body += device_c::kStridedHelpers;
     body += device_c::kScatterKernel;
     body += device_c::kAccumulateKernels;
-    return device_c_source({{"U", t}}, body);
+    return program({{"U", t}}, body);
   };
   return Launch(dev, std::string("index_accumulate|") + std::string(dtype_name(t)) + '|' + name, name, source, op);
 }
@@ -94,7 +94,7 @@ Launch accumulate_kernel(DeviceContext& dev, DType t, const char* name, const ch
 void copy_items(const Tensor& dst, const Tensor& src, const char* op) {
   const StridedOperands s(op, dst.sizes(), {dst.strides(), src.strides()});
   if (s.numel() == 0) return;
-  Launch k = move_kernel(device(dst.device().index, op), dst.dtype(), "nb_copy", op);
+  Launch k = move_kernel(device_ref(dst.device(), op), dst.dtype(), "nb_copy", op);
   k.arg(dst).arg(src).arg(s.numel());
   s.add_to(k);
   k.run(static_cast<std::size_t>(s.numel()));
@@ -107,26 +107,13 @@ Tensor contiguous_items(const Tensor& t, const char* op) {
   return out;
 }
 
-void zero_fill(const Tensor& t, const char* op) {
-  const std::size_t item = itemsize(t.dtype()), bytes = static_cast<std::size_t>(t.numel()) * item;
-  if (bytes == 0) return;
-  const cl_uchar zero = 0;
-  check(clEnqueueFillBuffer(device(t.device().index, op).queue(0), mem_of(t), &zero, 1,
-                            static_cast<std::size_t>(t.impl()->offset) * item, bytes, 0, nullptr, nullptr),
-        "clEnqueueFillBuffer", op);
-}
-
-BadIndexFlag::BadIndexFlag(DeviceContext& dev, Device device, const char* op)
-    : dev_(dev), flag_(make_empty({1}, kInt64, device, op)), op_(op) {
+BadIndexFlag::BadIndexFlag(Device device, const char* op) : flag_(make_empty({1}, kInt64, device, op)), op_(op) {
   zero_fill(flag_, op);
 }
 
 bool BadIndexFlag::raised() {
-  cl_long v = 0;
-  check(
-      clEnqueueReadBuffer(dev_.queue(0), mem_of(flag_), CL_TRUE,
-                          static_cast<std::size_t>(flag_.impl()->offset) * sizeof v, sizeof v, &v, 0, nullptr, nullptr),
-      "clEnqueueReadBuffer", op_);
+  int64_t v = 0;
+  read_items(flag_, &v, sizeof v, op_);
   return v != 0;
 }
 
@@ -142,4 +129,4 @@ bool first_index_outside(const Tensor& index, int64_t lo, int64_t hi, int64_t& v
   return false;
 }
 
-}  // namespace nabla::opencl
+}  // namespace nabla::accel

@@ -1,8 +1,0 @@
-// OpenCL kernels of softmax and log_softmax (kernels/device/softmax.h).
-#pragma once
-
-namespace nabla::opencl {
-
-void register_softmax_kernels();
-
-}  // namespace nabla::opencl
