@@ -10,6 +10,7 @@ void register_accel_kernels(DeviceType type) {
   register_adam_update_kernel(type);
   register_conv_kernels(type);
   register_draw_kernels(type);
+  register_elementwise_kernels(type);
   register_factory_kernels(type);
   register_indexing_kernels(type);
   register_interpolate_kernels(type);
@@ -17,6 +18,7 @@ void register_accel_kernels(DeviceType type) {
   register_matmul_kernels(type);
   register_pool_kernels(type);
   register_random_kernels(type);
+  register_reduce_kernels(type);
   register_rearrange_kernels(type);
   register_row_reduce_kernels(type);
   register_slice_backward_kernel(type);

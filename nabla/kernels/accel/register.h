@@ -8,6 +8,7 @@ namespace nabla::accel {
 void register_adam_update_kernel(DeviceType type);
 void register_conv_kernels(DeviceType type);
 void register_draw_kernels(DeviceType type);
+void register_elementwise_kernels(DeviceType type);
 void register_factory_kernels(DeviceType type);
 void register_indexing_kernels(DeviceType type);
 void register_interpolate_kernels(DeviceType type);
@@ -15,6 +16,7 @@ void register_loss_kernels(DeviceType type);
 void register_matmul_kernels(DeviceType type);
 void register_pool_kernels(DeviceType type);
 void register_random_kernels(DeviceType type);
+void register_reduce_kernels(DeviceType type);
 void register_rearrange_kernels(DeviceType type);
 void register_row_reduce_kernels(DeviceType type);
 void register_slice_backward_kernel(DeviceType type);

@@ -138,6 +138,11 @@ class Launch {
   Launch& arg(double v) { return value(v); }
   Launch& arg(float v) { return value(v); }
   Launch& arg_ulong(uint64_t v) { return value(v); }
+  // `size` bytes as one argument (a value of the kernel's element type).
+  Launch& arg_bytes(const void* bytes, std::size_t size) {
+    call_->value(bytes, size);
+    return *this;
+  }
   // A number as the kernel's type `t` (float, double, or an integer type).
   Launch& arg_as(DType t, double v);
   void run(std::size_t global, std::size_t local_size = 0) { call_->run(global, local_size); }

@@ -10,8 +10,6 @@
 #include "nabla/core/backend.h"
 #include "nabla/kernels/accel/runtime.h"
 #include "nabla/kernels/opencl/accel_runtime.h"
-#include "nabla/kernels/opencl/elementwise.h"
-#include "nabla/kernels/opencl/reduce.h"
 
 namespace nabla::opencl {
 namespace {
@@ -41,12 +39,8 @@ std::string platform_text(cl_platform_id p, cl_platform_info what) {
   return s;
 }
 
-// The generated kernels (elementwise ops, reductions) are OpenCL's own; the
-// rest are the accelerators' shared kernels (kernels/accel) on this
-// backend's runtime.
+// Every kernel is the accelerators' (kernels/accel), on this backend's runtime.
 void register_kernels() {
-  register_elementwise_kernels();
-  register_reduce_kernels();
   accel::register_runtime(&accel_runtime());
   accel::register_accel_kernels(DeviceType::OpenCL);
 }

@@ -1,14 +1,15 @@
-#include "nabla/kernels/opencl/reduce.h"
-
+// Reductions over dims (sum, prod, amax, amin, all, any) generated from
+// device/elementwise_exprs.h's ReduceExpr rows as device C kernels: one work
+// item per output element loops over its reduced elements, at any input
+// layout.
 #include <vector>
 
+#include "nabla/kernels/accel/register.h"
+#include "nabla/kernels/accel/runtime.h"
 #include "nabla/kernels/device/elementwise_exprs.h"
-#include "nabla/kernels/opencl/launch.h"
-#include "nabla/kernels/opencl/program_cache.h"
-#include "nabla/kernels/opencl/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 
-namespace nabla::opencl {
+namespace nabla::accel {
 namespace {
 
 // Sizes and strides of a group of dims, size-1 dims dropped and contiguous
@@ -40,17 +41,14 @@ std::string unravel(const char* var, const char* prefix, std::size_t rank, const
   return s;
 }
 
-std::string render(const device_c::ReduceExpr& e, DType in, DType acc, DType out, std::size_t keep_rank,
-                   std::size_t red_rank) {
+Program render(const device_c::ReduceExpr& e, DType in, DType acc, DType out, std::size_t keep_rank,
+               std::size_t red_rank, const Runtime& rt) {
   const bool fp = is_floating(acc);
-  std::string s;
-  if (in == kFloat64 || acc == kFloat64 || out == kFloat64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-  s += "typedef " + std::string(c_type(acc)) + " A;\n#define NB_ISNAN(x) isnan(x)\n";
-  s += "__kernel void nb_reduce(__global " + std::string(c_type(out)) + "* out, long out_off, __global const " +
-       c_type(in) + "* in, long in_off, long n_out, long n_red";
+  std::string s = "NB_KERNEL nb_reduce(NB_GLOBAL " + std::string(rt.c_type(out)) +
+                  "* out, long out_off, NB_GLOBAL const " + rt.c_type(in) + "* in, long in_off, long n_out, long n_red";
   for (std::size_t d = 0; d < keep_rank; ++d) s += ", long ksize" + std::to_string(d) + ", long kst" + std::to_string(d);
   for (std::size_t d = 0; d < red_rank; ++d) s += ", long rsize" + std::to_string(d) + ", long rst" + std::to_string(d);
-  s += ") {\n  const long gid = get_global_id(0);\n  if (gid >= n_out) return;\n  long base = in_off;\n  {\n";
+  s += ") {\n  const long gid = NB_INDEX;\n  if (gid >= n_out) return;\n  long base = in_off;\n  {\n";
   s += unravel("gid", "k", keep_rank, "base");
   s += "  }\n";
   const bool first = std::string(e.init) == "first";
@@ -61,20 +59,19 @@ std::string render(const device_c::ReduceExpr& e, DType in, DType acc, DType out
   if (out == kBool)
     s += "  out[out_off + gid] = (uchar)(acc != 0);\n}\n";
   else
-    s += "  out[out_off + gid] = (" + std::string(c_type(out)) + ")acc;\n}\n";
-  return s;
+    s += "  out[out_off + gid] = (" + std::string(rt.c_type(out)) + ")acc;\n}\n";
+  return program({{"A", acc}}, std::move(s));
 }
 
 void run_reduce(const device_c::ReduceExpr& e, Inputs inputs, const Attrs& attrs, Tensor& out) {
   const std::string_view op = e.op->name;
   const Tensor& x = inputs[0];
-  const int index = out.device().index;
-  DeviceContext& dev = device(index, op.data());
+  const DeviceRef dev = device_ref(out.device(), op.data());
   const DType in = x.dtype();
   check_dtype(op.data(), in, dev);
   check_dtype(op.data(), out.dtype(), dev);
-  NABLA_CHECK(out.is_contiguous(), op, ": the OpenCL reduction writes a contiguous output");
-  const DType acc = is_floating(in) ? (dev.fp64 ? kFloat64 : kFloat32) : kInt64;
+  NABLA_CHECK(out.is_contiguous(), op, ": the reduction kernel writes a contiguous output");
+  const DType acc = is_floating(in) ? (dev.fp64() ? kFloat64 : kFloat32) : kInt64;
   const int64_t n_out = out.numel();
   if (n_out == 0) return;
   const TensorImpl* p = x.impl();
@@ -94,42 +91,26 @@ void run_reduce(const device_c::ReduceExpr& e, Inputs inputs, const Attrs& attrs
   ((key += '|') += dtype_name(in)) += '|';
   key += dtype_name(out.dtype());
   key += '|' + std::to_string(ksizes.size()) + ',' + std::to_string(rsizes.size());
-  auto compiled = get_kernel(index, key, "nb_reduce",
-                             [&] { return render(e, in, acc, out.dtype(), ksizes.size(), rsizes.size()); });
-  std::lock_guard lock(compiled->mu);
-  cl_kernel k = compiled->kernel;
-  cl_uint arg = 0;
-  auto set = [&](std::size_t size, const void* v) { check(clSetKernelArg(k, arg++, size, v), "clSetKernelArg"); };
-  auto set_long = [&](int64_t v) {
-    const cl_long l = v;
-    set(sizeof l, &l);
-  };
-  cl_mem out_mem = mem_of(out), in_mem = mem_of(x);
-  set(sizeof out_mem, &out_mem);
-  set_long(out.impl()->offset);
-  set(sizeof in_mem, &in_mem);
-  set_long(p->offset);
-  set_long(n_out);
-  set_long(n_red);
-  for (std::size_t d = 0; d < ksizes.size(); ++d) set_long(ksizes[d]), set_long(kstrides[d]);
-  for (std::size_t d = 0; d < rsizes.size(); ++d) set_long(rsizes[d]), set_long(rstrides[d]);
-  const std::size_t global = static_cast<std::size_t>(n_out);
-  check(clEnqueueNDRangeKernel(dev.queue(0), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel", std::string(op).c_str());
+  Launch k(
+      dev, key, "nb_reduce",
+      [&] { return render(e, in, acc, out.dtype(), ksizes.size(), rsizes.size(), *dev.runtime); }, op.data());
+  k.arg(out).arg(x).arg(n_out).arg(n_red);
+  for (std::size_t d = 0; d < ksizes.size(); ++d) k.arg(ksizes[d]).arg(kstrides[d]);
+  for (std::size_t d = 0; d < rsizes.size(); ++d) k.arg(rsizes[d]).arg(rstrides[d]);
+  k.run(static_cast<std::size_t>(n_out));
 }
 
 // Every row's op runs through this one kernel, which is told its op.
 void reduce_kernel(const OpDef& op, Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs) {
   for (const device_c::ReduceExpr& row : device_c::reduce_exprs())
     if (row.op == &op) return run_reduce(row, inputs, attrs, outputs[0]);
-  fail(op.name, ": no OpenCL reduction is generated for this op");
+  fail(op.name, ": no reduction kernel is generated for this op");
 }
 
 }  // namespace
 
-void register_reduce_kernels() {
-  for (const device_c::ReduceExpr& row : device_c::reduce_exprs())
-    register_boxed_kernel(*row.op, DeviceType::OpenCL, reduce_kernel);
+void register_reduce_kernels(DeviceType type) {
+  for (const device_c::ReduceExpr& row : device_c::reduce_exprs()) register_boxed_kernel(*row.op, type, reduce_kernel);
 }
 
-}  // namespace nabla::opencl
+}  // namespace nabla::accel

@@ -1,23 +1,26 @@
-#include "nabla/kernels/opencl/elementwise.h"
-
+// Elementwise kernels generated from device/elementwise_exprs.h: an op's
+// expression rendered into a device C kernel (then OpenCL C or CUDA C by the
+// backend), compiled once per signature (op, dtypes, rank after merging dims)
+// and run on any layout: sizes, strides and offsets are kernel arguments,
+// broadcast dims have stride 0.
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <utility>
 #include <vector>
 
-#include "nabla/kernels/opencl/launch.h"
-#include "nabla/kernels/opencl/program_cache.h"
-#include "nabla/kernels/opencl/runtime.h"
+#include "nabla/kernels/accel/register.h"
+#include "nabla/kernels/accel/runtime.h"
+#include "nabla/kernels/device/elementwise_exprs.h"
 #include "nabla/ops/kernel_registry.h"
 
-namespace nabla::opencl {
+namespace nabla::accel {
 namespace {
 
 // Helpers in device C, for the kernel's compute type T (NB_FLOAT: whether T is
 // floating). Integer division by zero cannot raise on a device: it gives 0
 // (docs/devices.md); the CPU raises an Error.
-constexpr const char* kHelpers = R"CL(
+constexpr const char* kHelpers = R"DC(
 NB_FN T nb_clamp(T x, T lo, T hi) {
   if (x < lo) x = lo;
   if (x > hi) x = hi;
@@ -61,7 +64,7 @@ NB_FN T nb_ipow(T x, T y) {
   return r;
 }
 #endif
-)CL";
+)DC";
 
 constexpr int kMaxInputs = 3;
 constexpr const char* kNames[kMaxInputs] = {"x", "y", "z"};
@@ -95,29 +98,25 @@ void merge_dims(std::vector<int64_t>& sizes, std::vector<Operand>& ops) {
   for (std::size_t k = 0; k < ops.size(); ++k) ops[k].strides = std::move(st[k]);
 }
 
-// The kernel: one work item per output element; its index is unravelled over
-// the sizes (innermost first) into each operand's strided position.
-std::string render(const device_c::ElementwiseExpr& e, const char* expr, DType compute, const std::vector<Operand>& ops,
-                   std::size_t rank) {
+// The kernel, in device C: one work item per output element; its index is
+// unravelled over the sizes (innermost first) into each operand's strided
+// position. `c_type` is the backend's C type of each dtype.
+Program render(const device_c::ElementwiseExpr& e, const char* expr, DType compute, const std::vector<Operand>& ops,
+               std::size_t rank, const Runtime& rt) {
   const std::size_t n_in = ops.size() - 1;
-  bool fp64 = compute == kFloat64;
-  for (const Operand& o : ops) fp64 = fp64 || o.dtype == kFloat64;
-  std::string s;
-  if (fp64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-  s += "typedef " + std::string(c_type(compute)) + " T;\n";
-  s += std::string("#define NB_FLOAT ") + (is_floating(compute) ? "1" : "0") + "\n";
-  s += math_prelude();
+  auto c_type = [&](DType t) { return std::string(rt.c_type(t)); };
+  std::string s = std::string("#define NB_FLOAT ") + (is_floating(compute) ? "1" : "0") + "\n";
   s += kHelpers;
-  s += "__kernel void nb_elementwise(__global " + std::string(c_type(ops[0].dtype)) + "* out, long out_off";
+  s += "NB_KERNEL nb_elementwise(NB_GLOBAL " + c_type(ops[0].dtype) + "* out, long out_off";
   for (std::size_t i = 0; i < n_in; ++i)
-    s += ", __global const " + std::string(c_type(ops[i + 1].dtype)) + "* in" + std::to_string(i) + ", long in" +
+    s += ", NB_GLOBAL const " + c_type(ops[i + 1].dtype) + "* in" + std::to_string(i) + ", long in" +
          std::to_string(i) + "_off";
   for (int a = 0; a < e.num_attrs; ++a) s += ", T a" + std::to_string(a);
   s += ", long n";
   for (std::size_t d = 0; d < rank; ++d) s += ", long size" + std::to_string(d);
   for (std::size_t k = 0; k < ops.size(); ++k)
     for (std::size_t d = 0; d < rank; ++d) s += ", long st" + std::to_string(k) + "_" + std::to_string(d);
-  s += ") {\n  const long gid = get_global_id(0);\n  if (gid >= n) return;\n  long rest = gid;\n  long p0 = out_off;\n";
+  s += ") {\n  const long gid = NB_INDEX;\n  if (gid >= n) return;\n  long rest = gid;\n  long p0 = out_off;\n";
   for (std::size_t i = 0; i < n_in; ++i) s += "  long p" + std::to_string(i + 1) + " = in" + std::to_string(i) + "_off;\n";
   for (std::size_t d = rank; d-- > 0;) {
     const std::string ds = std::to_string(d);
@@ -127,14 +126,14 @@ std::string render(const device_c::ElementwiseExpr& e, const char* expr, DType c
   }
   for (std::size_t i = 0; i < n_in; ++i) {
     const std::size_t name = static_cast<std::size_t>(e.first_input) + i;
-    s += "  const " + std::string(c_type(ops[i + 1].dtype)) + " " + kNames[name] + " = in" + std::to_string(i) +
-         "[p" + std::to_string(i + 1) + "];\n";
+    s += "  const " + c_type(ops[i + 1].dtype) + " " + kNames[name] + " = in" + std::to_string(i) + "[p" +
+         std::to_string(i + 1) + "];\n";
   }
   if (ops[0].dtype == kBool)
     s += "  out[p0] = (uchar)((" + std::string(expr) + ") != 0);\n}\n";
   else
-    s += "  out[p0] = (" + std::string(c_type(ops[0].dtype)) + ")(" + expr + ");\n}\n";
-  return s;
+    s += "  out[p0] = (" + c_type(ops[0].dtype) + ")(" + expr + ");\n}\n";
+  return program({{"T", compute}}, std::move(s));
 }
 
 // Attribute k as the bytes of a T value.
@@ -158,20 +157,15 @@ void attr_bytes(const device_c::ElementwiseExpr& e, const Attrs& attrs, int k, D
   });
 }
 
-void set_arg(cl_kernel k, cl_uint& index, std::size_t size, const void* value) {
-  check(clSetKernelArg(k, index++, size, value), "clSetKernelArg");
-}
-
-}  // namespace
-
+// Runs `e` on the inputs into out (already allocated, on an accelerator, any
+// strides). An Error names the op for a dtype the device or the op lacks.
 void run_elementwise(const device_c::ElementwiseExpr& e, Inputs inputs, const Attrs& attrs, Tensor& out) {
   const std::string_view op = e.op->name;
-  const int index = out.device().index;
-  DeviceContext& dev = device(index, op.data());
+  const DeviceRef dev = device_ref(out.device(), op.data());
   const DType compute = inputs[static_cast<std::size_t>(e.compute_input)].dtype();
   const char* expr = is_floating(compute) ? e.float_expr : e.int_expr;
   check_dtype(op.data(), compute, dev);
-  NABLA_CHECK(expr, op, ": no OpenCL kernel for ", compute, " inputs");
+  NABLA_CHECK(expr, op, ": no ", dev.runtime->name(), " kernel for ", compute, " inputs");
   NABLA_CHECK(!(e.no_bool && compute == kBool), op, ": not defined for bool tensors");
   std::vector<Operand> ops;
   const TensorImpl* o = out.impl();
@@ -197,42 +191,24 @@ void run_elementwise(const device_c::ElementwiseExpr& e, Inputs inputs, const At
 
   std::string key(op);
   key += '|';
-  key += c_type(compute);
+  key += dtype_name(compute);
   for (const Operand& x : ops) (key += ',') += dtype_name(x.dtype);
   key += '|' + std::to_string(sizes.size());
-  auto compiled = get_kernel(index, key, "nb_elementwise", [&] { return render(e, expr, compute, ops, sizes.size()); });
-
-  std::lock_guard lock(compiled->mu);
-  cl_kernel k = compiled->kernel;
-  cl_uint arg = 0;
-  for (std::size_t j = 0; j < ops.size(); ++j) {
-    cl_mem buffer = mem_of(j == 0 ? out : inputs[static_cast<std::size_t>(e.first_input) + j - 1]);
-    const cl_long offset = ops[j].offset;
-    set_arg(k, arg, sizeof buffer, &buffer);
-    set_arg(k, arg, sizeof offset, &offset);
-  }
+  Launch k(
+      dev, key, "nb_elementwise", [&] { return render(e, expr, compute, ops, sizes.size(), *dev.runtime); },
+      op.data());
+  for (std::size_t j = 0; j < ops.size(); ++j) k.arg(j == 0 ? out : inputs[static_cast<std::size_t>(e.first_input) + j - 1]);
   for (int a = 0; a < e.num_attrs; ++a) {
     unsigned char bytes[8];
     attr_bytes(e, attrs, a, compute, bytes);
-    set_arg(k, arg, itemsize(compute), bytes);
+    k.arg_bytes(bytes, itemsize(compute));
   }
-  const cl_long count = n;
-  set_arg(k, arg, sizeof count, &count);
-  for (int64_t s : sizes) {
-    const cl_long v = s;
-    set_arg(k, arg, sizeof v, &v);
-  }
+  k.arg(n);
+  for (int64_t s : sizes) k.arg(s);
   for (const Operand& x : ops)
-    for (int64_t st : x.strides) {
-      const cl_long v = st;
-      set_arg(k, arg, sizeof v, &v);
-    }
-  const std::size_t global = static_cast<std::size_t>(n);
-  check(clEnqueueNDRangeKernel(dev.queue(0), k, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel", std::string(op).c_str());
+    for (int64_t st : x.strides) k.arg(st);
+  k.run(static_cast<std::size_t>(n));
 }
-
-namespace {
 
 // Every row's op runs through this one kernel, which is told its op.
 void elementwise_kernel(const OpDef& op, Inputs inputs, const Attrs& attrs, std::span<Tensor> outputs) {
@@ -241,9 +217,9 @@ void elementwise_kernel(const OpDef& op, Inputs inputs, const Attrs& attrs, std:
 
 }  // namespace
 
-void register_elementwise_kernels() {
+void register_elementwise_kernels(DeviceType type) {
   for (const device_c::ElementwiseExpr& row : device_c::elementwise_exprs())
-    register_boxed_kernel(*row.op, DeviceType::OpenCL, elementwise_kernel);
+    register_boxed_kernel(*row.op, type, elementwise_kernel);
 }
 
-}  // namespace nabla::opencl
+}  // namespace nabla::accel
