@@ -5,8 +5,8 @@
 namespace nabla::opencl {
 namespace {
 
-// device C's math primitives in OpenCL C. A CUDA renderer defines the same
-// names (NB_EXP as exp with CUDA's overloads, NB_FN as __device__ inline).
+// device C's math primitives in OpenCL C. The CUDA prelude defines the same
+// names (kernels/cuda/source.cpp).
 constexpr const char* kMathPrelude = R"CL(
 #define NB_FN inline
 #define NB_EXP(x) exp(x)
@@ -28,6 +28,7 @@ constexpr const char* kMathPrelude = R"CL(
 #define NB_CEIL(x) ceil(x)
 #define NB_RINT(x) rint(x)
 #define NB_TRUNC(x) trunc(x)
+#define NB_FMA(a, b, c) fma(a, b, c)
 #define NB_ISNAN(x) isnan(x)
 #define NB_ISINF(x) isinf(x)
 #define NB_ISFINITE(x) isfinite(x)
@@ -43,13 +44,12 @@ constexpr const char* kKernelPrelude = R"CL(
 #define NB_GROUP_ID ((long)get_group_id(0))
 #define NB_LOCAL_SIZE ((long)get_local_size(0))
 #define NB_BARRIER barrier(CLK_LOCAL_MEM_FENCE)
+#define NB_NO_CONTRACT _Pragma("OPENCL FP_CONTRACT OFF")
 #define NB_INF INFINITY
 #define NB_NAN NAN
 )CL";
 
 }  // namespace
-
-const char* math_prelude() { return kMathPrelude; }
 
 std::string device_c_source(std::initializer_list<TypeDef> types, std::string_view body) {
   // Every device nabla runs float64 on has cl_khr_fp64; the pragma is

@@ -29,10 +29,6 @@ using TypeDef = std::pair<const char*, DType>;
 // (device C's macros and the elementwise math primitives) and the typedefs.
 std::string device_c_source(std::initializer_list<TypeDef> types, std::string_view body);
 
-// The OpenCL rendering of device C's math primitives (NB_EXP, ...), which
-// the generated elementwise kernels use too.
-const char* math_prelude();
-
 // An Error naming `op` unless the device's kernels take dtype `t` (OpenCL C
 // has a type for it; float64 needs cl_khr_fp64).
 void check_dtype(const char* op, DType t, const DeviceContext& dev);

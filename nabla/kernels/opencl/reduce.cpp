@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "nabla/kernels/device/elementwise_exprs.h"
+#include "nabla/kernels/device/elementwise_source.h"
 #include "nabla/kernels/opencl/launch.h"
 #include "nabla/kernels/opencl/program_cache.h"
 #include "nabla/kernels/opencl/runtime.h"
@@ -24,45 +25,12 @@ void add_dim(std::vector<int64_t>& sizes, std::vector<int64_t>& strides, int64_t
   strides.push_back(stride);
 }
 
-// Unravels `var` over sizes `<prefix>size<d>` into the position `pos`.
-std::string unravel(const char* var, const char* prefix, std::size_t rank, const char* pos) {
-  std::string s = std::string("    long rest_") + prefix + " = " + var + ";\n";
-  for (std::size_t d = rank; d-- > 0;) {
-    const std::string sz = std::string(prefix) + "size" + std::to_string(d);
-    const std::string st = std::string(prefix) + "st" + std::to_string(d);
-    if (d == 0) {
-      s += std::string("    ") + pos + " += rest_" + prefix + " * " + st + ";\n";
-    } else {
-      s += std::string("    ") + pos + " += (rest_" + prefix + " % " + sz + ") * " + st + ";\n    rest_" + prefix +
-           " /= " + sz + ";\n";
-    }
-  }
-  return s;
-}
-
+// The kernel (device/elementwise_source.h, shared with the CUDA backend)
+// with the OpenCL prelude and A = the accumulator.
 std::string render(const device_c::ReduceExpr& e, DType in, DType acc, DType out, std::size_t keep_rank,
                    std::size_t red_rank) {
-  const bool fp = is_floating(acc);
-  std::string s;
-  if (in == kFloat64 || acc == kFloat64 || out == kFloat64) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-  s += "typedef " + std::string(c_type(acc)) + " A;\n#define NB_ISNAN(x) isnan(x)\n";
-  s += "__kernel void nb_reduce(__global " + std::string(c_type(out)) + "* out, long out_off, __global const " +
-       c_type(in) + "* in, long in_off, long n_out, long n_red";
-  for (std::size_t d = 0; d < keep_rank; ++d) s += ", long ksize" + std::to_string(d) + ", long kst" + std::to_string(d);
-  for (std::size_t d = 0; d < red_rank; ++d) s += ", long rsize" + std::to_string(d) + ", long rst" + std::to_string(d);
-  s += ") {\n  const long gid = get_global_id(0);\n  if (gid >= n_out) return;\n  long base = in_off;\n  {\n";
-  s += unravel("gid", "k", keep_rank, "base");
-  s += "  }\n";
-  const bool first = std::string(e.init) == "first";
-  s += std::string("  A acc = ") + (first ? "(A)in[base]" : "(A)(" + std::string(e.init) + ")") + ";\n";
-  s += std::string("  for (long j = ") + (first ? "1" : "0") + "; j < n_red; ++j) {\n    long p = base;\n";
-  s += unravel("j", "r", red_rank, "p");
-  s += "    const A x = (A)in[p];\n    acc = " + std::string(fp ? e.float_combine : e.int_combine) + ";\n  }\n";
-  if (out == kBool)
-    s += "  out[out_off + gid] = (uchar)(acc != 0);\n}\n";
-  else
-    s += "  out[out_off + gid] = (" + std::string(c_type(out)) + ")acc;\n}\n";
-  return s;
+  return device_c_source({{"A", acc}},
+                         device_c::reduce_kernel_body(e, in, is_floating(acc), out, keep_rank, red_rank));
 }
 
 void run_reduce(const device_c::ReduceExpr& e, Inputs inputs, const Attrs& attrs, Tensor& out) {
