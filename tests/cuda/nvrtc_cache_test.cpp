@@ -95,6 +95,27 @@ TEST(Nvrtc, NoFusedMultiplyAddUnlessTheSourceAsksForOne) {
   EXPECT_NE(ptx.find("add.rn.f32"), std::string::npos) << ptx;
 }
 
+// No kernel body uses work-group memory yet; the macros must compile anyway.
+TEST(Nvrtc, WorkGroupMemoryAndBarriersCompile) {
+  const std::string body = R"(NB_KERNEL nb_group_sum(NB_GLOBAL T* out, NB_GLOBAL const T* x, long n) {
+  NB_LOCAL T part[256];
+  const long i = NB_INDEX, me = NB_LOCAL_ID;
+  part[me] = i < n ? x[i] : (T)0;
+  NB_BARRIER;
+  for (long w = NB_LOCAL_SIZE / 2; w > 0; w /= 2) {
+    if (me < w) part[me] += part[me + w];
+    NB_BARRIER;
+  }
+  if (me == 0) out[NB_GROUP_ID] = part[0];
+})";
+  std::string log;
+  const std::string ptx =
+      cuda::nvrtc_compile(cuda_device_c_source({{"T", kFloat64}}, body), "group_sum", "compute_90", &log);
+  EXPECT_EQ(log, "");
+  EXPECT_NE(ptx.find(".shared"), std::string::npos);
+  EXPECT_NE(ptx.find("bar.sync"), std::string::npos);
+}
+
 TEST(Nvrtc, ACompileErrorNamesTheKernelsTheArchitectureAndQuotesTheLog) {
   const std::string broken = cuda_device_c_source({{"T", kFloat32}}, "NB_KERNEL nb_broken(NB_GLOBAL T* y) {\n"
                                                                      "  y[NB_INDEX] = undeclared_thing + 1;\n}\n");

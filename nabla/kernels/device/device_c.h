@@ -10,7 +10,9 @@
 //   NB_GLOBAL          a pointer to device memory: __global / (nothing)
 //   NB_INDEX           this work item's index in a 1-D launch, as a long
 //   NB_FN              a helper function:         inline / __device__ inline
-//   NB_LOCAL           work-group shared memory:  __local / __shared__
+//   NB_LOCAL           work-group shared memory:  __local / __shared__ (only for
+//                      fixed-size arrays declared in a kernel: CUDA has no
+//                      shared-memory pointer argument like OpenCL's __local one)
 //   NB_LOCAL_ID, NB_GROUP_ID, NB_LOCAL_SIZE       the work item in its group (long)
 //   NB_BARRIER         a work-group barrier over shared memory
 //   NB_NO_CONTRACT     (a line of its own) no a * b + c fused into an FMA in this
