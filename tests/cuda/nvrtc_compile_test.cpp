@@ -53,13 +53,17 @@ constexpr DType kFloats[] = {kFloat32, kFloat64};
 struct Variant {
   std::string name;  // family and typedefs, for messages
   std::string source;
+  // A float32 kernel with no double operand or accumulator: its PTX must do
+  // no double arithmetic (a stray double literal or overload costs 2-64x
+  // on most GPUs, and OpenCL devices without cl_khr_fp64 reject it).
+  bool single_precision = false;
 };
 
 // One source per distinct text: bool and uint8 are both unsigned char.
 class Variants {
  public:
-  void add(std::string name, std::string source) {
-    if (seen_.insert(source).second) list_.push_back({std::move(name), std::move(source)});
+  void add(std::string name, std::string source, bool single_precision = false) {
+    if (seen_.insert(source).second) list_.push_back({std::move(name), std::move(source), single_precision});
   }
   const std::vector<Variant>& list() const { return list_; }
 
@@ -74,8 +78,13 @@ std::string label(const char* family, std::initializer_list<TypeDef> types) {
   return s;
 }
 
-void add(Variants& v, const char* family, std::initializer_list<TypeDef> types, const std::string& body) {
-  v.add(label(family, types), cuda_device_c_source(types, body));
+// single precision: every typedef float32 (or integer), and the family
+// draws no doubles of its own.
+void add(Variants& v, const char* family, std::initializer_list<TypeDef> types, const std::string& body,
+         bool family_single = false) {
+  bool single = family_single;
+  for (const auto& [name, t] : types) single = single && t != kFloat64;
+  v.add(label(family, types), cuda_device_c_source(types, body), single);
 }
 
 // kernels/opencl/row_geometry.h's with_float_flag.
@@ -85,17 +94,17 @@ std::string with_float_flag(DType t, const char* body) {
 
 void add_hand_written(Variants& v) {
   for (DType t : kFloats) {
-    add(v, "conv", {{"T", t}}, device_c::kConvKernels);
-    add(v, "pool", {{"T", t}}, device_c::kPoolKernels);
-    add(v, "interpolate", {{"T", t}}, device_c::kInterpolateKernels);
-    add(v, "softmax", {{"T", t}}, device_c::softmax_source());
-    add(v, "adam_update", {{"T", t}}, device_c::kAdamUpdate);
+    add(v, "conv", {{"T", t}}, device_c::kConvKernels, true);
+    add(v, "pool", {{"T", t}}, device_c::kPoolKernels, true);
+    add(v, "interpolate", {{"T", t}}, device_c::kInterpolateKernels, true);
+    add(v, "softmax", {{"T", t}}, device_c::softmax_source(), true);
+    add(v, "adam_update", {{"T", t}}, device_c::kAdamUpdate, true);
     // A: double where the device has it (every CUDA GPU), else float.
-    for (DType acc : kFloats) add(v, "loss", {{"T", t}, {"A", acc}}, device_c::loss_source());
+    for (DType acc : kFloats) add(v, "loss", {{"T", t}, {"A", acc}}, device_c::loss_source(), true);
   }
   for (DType t : kAll) {
     add(v, "draws", {{"T", t}}, device_c::draws_source());
-    add(v, "sort", {{"T", t}}, with_float_flag(t, device_c::sort_source()));
+    add(v, "sort", {{"T", t}}, with_float_flag(t, device_c::sort_source()), true);
     // arg-reductions and var: T = S = the data; scans: T = the output (int64
     // for integer and bool inputs), S = the input.
     add(v, "row_reduce", {{"T", t}, {"S", t}, {"A", kFloat64}}, with_float_flag(t, device_c::row_reduce_source()));
@@ -104,7 +113,8 @@ void add_hand_written(Variants& v) {
           with_float_flag(kInt64, device_c::row_reduce_source()));
   }
   for (DType t : kFloats)
-    add(v, "row_reduce", {{"T", t}, {"S", t}, {"A", kFloat32}}, with_float_flag(t, device_c::row_reduce_source()));
+    add(v, "row_reduce", {{"T", t}, {"S", t}, {"A", kFloat32}}, with_float_flag(t, device_c::row_reduce_source()),
+        true);
 
   // kernels/opencl/strided.cpp: the move program per item width (its own
   // typedef U), the accumulate program per dtype.
@@ -176,7 +186,14 @@ void add_elementwise(Variants& v, const device_c::ElementwiseExpr& e, DType comp
   std::string name = std::string("elementwise ") + std::string(e.op->name) + " T=" + std::string(dtype_name(compute));
   for (DType t : ops) (name += ',') += dtype_name(t);
   name += " rank " + std::to_string(rank);
-  v.add(name, cuda_device_c_source({{"T", compute}}, device_c::elementwise_kernel_body(e, compute, ops, rank)));
+  // CUDA's own sinf, cosf and tanf reduce huge arguments in double (their
+  // slow path, taken only past |x| ~ 1e5): those rows are exempt.
+  const std::string expr = is_floating(compute) ? e.float_expr : e.int_expr;
+  const bool trig = expr.find("NB_SIN(") != std::string::npos || expr.find("NB_COS(") != std::string::npos ||
+                    expr.find("NB_TAN(") != std::string::npos;
+  const bool single = !trig && compute != kFloat64 && std::find(ops.begin(), ops.end(), kFloat64) == ops.end();
+  v.add(name, cuda_device_c_source({{"T", compute}}, device_c::elementwise_kernel_body(e, compute, ops, rank)),
+        single);
 }
 
 // Per row and compute type: inputs of the compute type (where's condition
@@ -216,8 +233,10 @@ void add_generated(Variants& v) {
             const std::string name = "reduce " + std::string(e.op->name) + " in=" + std::string(dtype_name(in)) +
                                      " A=" + std::string(dtype_name(acc)) + " out=" + std::string(dtype_name(out)) +
                                      " ranks " + std::to_string(keep) + "," + std::to_string(red);
-            v.add(name, cuda_device_c_source({{"A", acc}}, device_c::reduce_kernel_body(e, in, is_floating(acc), out,
-                                                                                          keep, red)));
+            v.add(name,
+                  cuda_device_c_source({{"A", acc}},
+                                       device_c::reduce_kernel_body(e, in, is_floating(acc), out, keep, red)),
+                  acc != kFloat64 && in != kFloat64 && out != kFloat64);
           }
     }
 }
@@ -241,7 +260,9 @@ Outcome compile_all(const std::vector<Variant>& variants, const std::string& arc
         std::string log;
         const std::string image = cuda::nvrtc_compile(v.source, "compile_test", arch, &log);
         if (!log.empty()) problem = "warnings:\n" + log;
-        else if (image.find(".entry") == std::string::npos && !cuda::is_cubin_arch(arch)) problem = "no kernel in the PTX";
+        else if (image.find(".entry") == std::string::npos) problem = "no kernel in the PTX";
+        else if (v.single_precision && image.find(".f64") != std::string::npos)
+          problem = "double arithmetic in a single-precision kernel";
       } catch (const std::exception& e) {
         problem = e.what();
       }
