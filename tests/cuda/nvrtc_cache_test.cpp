@@ -9,6 +9,9 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
+#include <vector>
+
 #include <unistd.h>
 
 #include "nabla/core/error.h"
@@ -290,6 +293,30 @@ TEST(CudaProgramCache, WithoutADirectoryImagesStayInMemory) {
   cache.get(softmax_source(kFloat32), "softmax", cuda::NvrtcTarget());
   EXPECT_EQ(cache.stats().compiled, 1);
   EXPECT_EQ(cache.stats().memory_hits, 1);
+}
+
+// Threads asking at once (as ops on several host threads will): every one
+// gets the image, and each program is in memory once afterwards.
+TEST(CudaProgramCache, ThreadsShareOneCache) {
+  TempDir dir;
+  cuda::ProgramCache cache(dir.path().string());
+  const std::string sources[] = {softmax_source(kFloat32), softmax_source(kFloat64)};
+  std::string images[8];
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i)
+    threads.emplace_back([&, i] { images[i] = *cache.get(sources[i % 2], "softmax", cuda::NvrtcTarget()); });
+  for (std::thread& t : threads) t.join();
+  for (int i = 2; i < 8; ++i) EXPECT_EQ(images[i], images[i % 2]);
+  EXPECT_NE(images[0], images[1]);
+  const cuda::ProgramCacheStats s = cache.stats();
+  EXPECT_EQ(s.compiled + s.loaded_from_disk + s.memory_hits, 8);
+  EXPECT_GE(s.compiled, 2);
+  cache.get(sources[0], "softmax", cuda::NvrtcTarget());
+  EXPECT_EQ(cache.stats().memory_hits, s.memory_hits + 1);
+  // The files the racing threads wrote are whole.
+  cuda::ProgramCache next(dir.path().string());
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(*next.get(sources[i], "softmax", cuda::NvrtcTarget()), images[i]);
+  EXPECT_EQ(next.stats().loaded_from_disk, 2);
 }
 
 TEST(CudaProgramCache, TheDirectoryComesFromTheEnvironment) {

@@ -121,7 +121,10 @@ std::shared_ptr<const std::string> ProgramCache::get(const std::string& source, 
   const bool from_disk = image != nullptr;
   if (!from_disk) {
     image = std::make_shared<const std::string>(nvrtc_compile(source, name, target));
-    if (!path.empty()) write_image(path, key, *image);
+    if (!path.empty()) {
+      std::lock_guard write_lock(write_mu_);
+      write_image(path, key, *image);
+    }
   }
   const double seconds = seconds_since(t0);
   std::lock_guard lock(mu_);

@@ -65,6 +65,9 @@ class ProgramCache {
   std::string dir_;
   std::string version_;  // NVRTC's, read once
   mutable std::mutex mu_;
+  // AtomicFile's temporary file is per process (path.tmp.<pid>): two threads
+  // writing one program's file take turns.
+  std::mutex write_mu_;
   std::unordered_map<std::string, std::shared_ptr<const std::string>> images_;  // by key
   ProgramCacheStats stats_;
 };
