@@ -4,6 +4,7 @@
 // object (a new process) and rejects damaged files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -160,6 +161,19 @@ TEST(Nvrtc, AnInvalidArchitectureIsAClearError) {
     }
   }
   for (const char* arch : {"compute_75", "sm_80", "sm_90a", "compute_100"}) EXPECT_TRUE(cuda::is_valid_arch(arch)) << arch;
+}
+
+TEST(Nvrtc, TheTargetOfAGpuIsItsCubinElseTheNewestPtx) {
+  const std::vector<int> archs = cuda::nvrtc_supported_archs();
+  ASSERT_FALSE(archs.empty());
+  EXPECT_TRUE(std::is_sorted(archs.begin(), archs.end()));
+  EXPECT_NE(std::find(archs.begin(), archs.end(), 90), archs.end()) << "NVRTC without the H100's sm_90";
+  EXPECT_EQ(cuda::arch_for_device(9, 0), "sm_90");
+  EXPECT_EQ(cuda::arch_for_device(99, 9), "compute_" + std::to_string(archs.back()));  // a GPU newer than NVRTC
+  EXPECT_THROW(cuda::arch_for_device(3, 5), Error);  // Kepler
+  // Each one compiles.
+  for (const std::string arch : {cuda::arch_for_device(9, 0), cuda::arch_for_device(99, 9)})
+    EXPECT_FALSE(cuda::nvrtc_compile(softmax_source(kFloat32), "softmax", arch).empty()) << arch;
 }
 
 TEST(Nvrtc, AnArchitectureNvrtcDoesNotSupportIsAnError) {

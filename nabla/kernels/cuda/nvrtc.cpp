@@ -2,6 +2,7 @@
 
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 #include <string_view>
@@ -71,6 +72,25 @@ std::vector<std::string> nvrtc_options(const NvrtcTarget& target) {
                                       "--fmad=false"};
   if (target.line_info) options.push_back("--generate-line-info");
   return options;
+}
+
+std::vector<int> nvrtc_supported_archs() {
+  int n = 0;
+  check(nvrtcGetNumSupportedArchs(&n), "nvrtcGetNumSupportedArchs", "(architecture query)");
+  std::vector<int> archs(static_cast<std::size_t>(n));
+  if (n > 0) check(nvrtcGetSupportedArchs(archs.data()), "nvrtcGetSupportedArchs", "(architecture query)");
+  std::sort(archs.begin(), archs.end());
+  return archs;
+}
+
+std::string arch_for_device(int major, int minor) {
+  const std::vector<int> archs = nvrtc_supported_archs();
+  const int wanted = major * 10 + minor;
+  NABLA_CHECK(!archs.empty() && wanted >= archs.front(), "cuda: a GPU of compute capability ", major, ".", minor,
+              " is older than every architecture NVRTC ", nvrtc_version(), " compiles for (the oldest: sm_",
+              archs.empty() ? 0 : archs.front(), ")");
+  if (std::find(archs.begin(), archs.end(), wanted) != archs.end()) return "sm_" + std::to_string(wanted);
+  return "compute_" + std::to_string(archs.back());
 }
 
 std::string nvrtc_version() {

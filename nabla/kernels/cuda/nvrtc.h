@@ -29,6 +29,15 @@ bool is_cubin_arch(const std::string& arch);
 // operation, and the same on every GPU.
 std::vector<std::string> nvrtc_options(const NvrtcTarget& target);
 
+// The architectures this NVRTC compiles for, ascending (75, 80, ..., 120 for
+// NVRTC 13: sm_75 is Turing).
+std::vector<int> nvrtc_supported_archs();
+// The target for a GPU of compute capability major.minor: a cubin for it
+// ("sm_90") when NVRTC knows it, else PTX for the newest architecture NVRTC
+// knows ("compute_120"), which the driver compiles for the newer GPU; an
+// Error for a GPU older than every architecture NVRTC supports.
+std::string arch_for_device(int major, int minor);
+
 // NVRTC's version, "13.0" (part of the program cache's key: another compiler
 // may emit other code).
 std::string nvrtc_version();
