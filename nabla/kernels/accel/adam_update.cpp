@@ -8,6 +8,7 @@
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/kernels/accel/runtime.h"
+#include "nabla/kernels/device/adam_update.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla {
@@ -16,53 +17,19 @@ extern const OpDef adam_update_op;  // ops/optimizer_update_ops.cpp
 namespace accel {
 namespace {
 
-// Each operation rounded to T, no contraction into FMAs (Program::
-// contract = false): the CPU's results.
-constexpr const char* kAdamKernel = R"DC(
-NB_KERNEL nb_adam(NB_GLOBAL T* p_out, long p_out_off, NB_GLOBAL T* m_out, long m_out_off,
-                  NB_GLOBAL T* v_out, long v_out_off, NB_GLOBAL const T* p_in, long p_in_off,
-                  NB_GLOBAL const T* g, long g_off, NB_GLOBAL const T* m_in, long m_in_off,
-                  NB_GLOBAL const T* v_in, long v_in_off, NB_GLOBAL const T* step_size, long ss_off,
-                  NB_GLOBAL const T* bc2, long bc2_off, long n, T beta1, T one_minus_beta1, T beta2,
-                  T one_minus_beta2, T eps) {
-  const long i = NB_INDEX;
-  if (i >= n) return;
-  const T gi = g[g_off + i];
-  T mi = m_in[m_in_off + i] * beta1;
-  mi = mi + gi * one_minus_beta1;
-  const T gg = gi * gi;
-  T vi = v_in[v_in_off + i] * beta2;
-  vi = vi + gg * one_minus_beta2;
-  T denom = NB_SQRT(vi) / bc2[bc2_off];
-  denom = denom + eps;
-  T u = mi / denom;
-  u = u * step_size[ss_off];
-  p_out[p_out_off + i] = p_in[p_in_off + i] - u;
-  m_out[m_out_off + i] = mi;
-  v_out[v_out_off + i] = vi;
-}
-)DC";
-
 // Inputs: param, grad, exp_avg, exp_avg_sq, step_size, bias_correction2_sqrt;
 // attrs: beta1, beta2, eps; outputs: param, exp_avg, exp_avg_sq (the inputs
 // themselves for adam_update_).
 template <class T>
-void run(const char* type, Inputs in, const Attrs& a, std::span<Tensor> out) {
+void run(DType t, Inputs in, const Attrs& a, std::span<Tensor> out) {
   NoGradGuard no_grad;  // contiguous copies below are part of this kernel
   Tensor ins[6];
   for (int k = 0; k < 6; ++k) ins[k] = in[k].is_contiguous() ? in[k] : in[k].contiguous();
   const int64_t n = ins[0].numel();
   if (n == 0) return;
   const DeviceRef dev = device_ref(out[0].device(), "adam_update");
-  const DType t = in[0].dtype();
-  Launch k(
-      dev, std::string("adam_update|") + type, "nb_adam",
-      [&] {
-        Program p = program({{"T", t}}, kAdamKernel);
-        p.contract = false;
-        return p;
-      },
-      "adam_update");
+  const auto source = [t] { return program({{"T", t}}, device_c::kAdamUpdate); };
+  Launch k(dev, std::string("adam_update|") + std::string(dtype_name(t)), "nb_adam", source, "adam_update");
   for (int o = 0; o < 3; ++o) k.arg(out[o]);
   for (const Tensor& t : ins) k.arg(t);
   k.arg(n);
@@ -74,10 +41,10 @@ void run(const char* type, Inputs in, const Attrs& a, std::span<Tensor> out) {
 
 void adam_update_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const DType t = in[0].dtype();
-  if (t == kFloat32) return run<float>("float", in, a, out);
+  if (t == kFloat32) return run<float>(t, in, a, out);
   NABLA_CHECK(t == kFloat64, "adam_update: on an accelerator takes float32 or float64, got ", t);
   check_dtype("adam_update", t, device_ref(out[0].device(), "adam_update"));
-  run<double>("double", in, a, out);
+  run<double>(t, in, a, out);
 }
 
 }  // namespace

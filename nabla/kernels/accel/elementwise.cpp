@@ -12,62 +12,11 @@
 #include "nabla/kernels/accel/register.h"
 #include "nabla/kernels/accel/runtime.h"
 #include "nabla/kernels/device/elementwise_exprs.h"
+#include "nabla/kernels/device/elementwise_source.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla::accel {
 namespace {
-
-// Helpers in device C, for the kernel's compute type T (NB_FLOAT: whether T is
-// floating). Integer division by zero cannot raise on a device: it gives 0
-// (docs/devices.md); the CPU raises an Error.
-constexpr const char* kHelpers = R"DC(
-NB_FN T nb_clamp(T x, T lo, T hi) {
-  if (x < lo) x = lo;
-  if (x > hi) x = hi;
-  return x;
-}
-#if NB_FLOAT
-NB_FN T nb_floordiv(T x, T y) {
-  if (y == (T)0) return x / y;
-  T mod = NB_FMOD(x, y);
-  T div = (x - mod) / y;
-  if (mod != (T)0 && (y < (T)0) != (mod < (T)0)) div -= (T)1;
-  if (div == (T)0) return NB_COPYSIGN((T)0, x / y);
-  T fl = NB_FLOOR(div);
-  return div - fl > (T)0.5 ? fl + (T)1 : fl;
-}
-NB_FN T nb_remainder(T x, T y) {
-  T r = NB_FMOD(x, y);
-  return (r != (T)0 && ((r < (T)0) != (y < (T)0))) ? r + y : r;
-}
-#else
-NB_FN T nb_idiv(T x, T y) {
-  if (y == (T)0) return (T)0;
-  if ((T)-1 < (T)0 && y == (T)-1) return (T)(-x);
-  return (T)(x / y);
-}
-NB_FN T nb_ifloordiv(T x, T y) {
-  T q = nb_idiv(x, y);
-  T r = (T)(x - q * y);
-  return (y != (T)0 && r != (T)0 && ((x < (T)0) != (y < (T)0))) ? (T)(q - 1) : q;
-}
-NB_FN T nb_iremainder(T x, T y) {
-  if (y == (T)0) return (T)0;
-  T r = (T)(x - nb_idiv(x, y) * y);
-  return (r != (T)0 && ((r < (T)0) != (y < (T)0))) ? (T)(r + y) : r;
-}
-NB_FN T nb_ipow(T x, T y) {
-  if (y < (T)0) return x == (T)1 ? (T)1 : x == (T)-1 ? (((T)(-y) % 2) ? (T)-1 : (T)1) : (T)0;
-  T r = (T)1;
-  for (T base = x, e = y; e > (T)0; e >>= 1, base = (T)(base * base))
-    if (e & 1) r = (T)(r * base);
-  return r;
-}
-#endif
-)DC";
-
-constexpr int kMaxInputs = 3;
-constexpr const char* kNames[kMaxInputs] = {"x", "y", "z"};
 
 // One operand's layout over the output's (merged) dims.
 struct Operand {
@@ -98,42 +47,12 @@ void merge_dims(std::vector<int64_t>& sizes, std::vector<Operand>& ops) {
   for (std::size_t k = 0; k < ops.size(); ++k) ops[k].strides = std::move(st[k]);
 }
 
-// The kernel, in device C: one work item per output element; its index is
-// unravelled over the sizes (innermost first) into each operand's strided
-// position. `c_type` is the backend's C type of each dtype.
-Program render(const device_c::ElementwiseExpr& e, const char* expr, DType compute, const std::vector<Operand>& ops,
-               std::size_t rank, const Runtime& rt) {
-  const std::size_t n_in = ops.size() - 1;
-  auto c_type = [&](DType t) { return std::string(rt.c_type(t)); };
-  std::string s = std::string("#define NB_FLOAT ") + (is_floating(compute) ? "1" : "0") + "\n";
-  s += kHelpers;
-  s += "NB_KERNEL nb_elementwise(NB_GLOBAL " + c_type(ops[0].dtype) + "* out, long out_off";
-  for (std::size_t i = 0; i < n_in; ++i)
-    s += ", NB_GLOBAL const " + c_type(ops[i + 1].dtype) + "* in" + std::to_string(i) + ", long in" +
-         std::to_string(i) + "_off";
-  for (int a = 0; a < e.num_attrs; ++a) s += ", T a" + std::to_string(a);
-  s += ", long n";
-  for (std::size_t d = 0; d < rank; ++d) s += ", long size" + std::to_string(d);
-  for (std::size_t k = 0; k < ops.size(); ++k)
-    for (std::size_t d = 0; d < rank; ++d) s += ", long st" + std::to_string(k) + "_" + std::to_string(d);
-  s += ") {\n  const long gid = NB_INDEX;\n  if (gid >= n) return;\n  long rest = gid;\n  long p0 = out_off;\n";
-  for (std::size_t i = 0; i < n_in; ++i) s += "  long p" + std::to_string(i + 1) + " = in" + std::to_string(i) + "_off;\n";
-  for (std::size_t d = rank; d-- > 0;) {
-    const std::string ds = std::to_string(d);
-    s += d == 0 ? "  {\n    const long c = rest;\n" : "  {\n    const long c = rest % size" + ds + ";\n    rest /= size" + ds + ";\n";
-    for (std::size_t k = 0; k < ops.size(); ++k) s += "    p" + std::to_string(k) + " += c * st" + std::to_string(k) + "_" + ds + ";\n";
-    s += "  }\n";
-  }
-  for (std::size_t i = 0; i < n_in; ++i) {
-    const std::size_t name = static_cast<std::size_t>(e.first_input) + i;
-    s += "  const " + c_type(ops[i + 1].dtype) + " " + kNames[name] + " = in" + std::to_string(i) + "[p" +
-         std::to_string(i + 1) + "];\n";
-  }
-  if (ops[0].dtype == kBool)
-    s += "  out[p0] = (uchar)((" + std::string(expr) + ") != 0);\n}\n";
-  else
-    s += "  out[p0] = (" + c_type(ops[0].dtype) + ")(" + expr + ");\n}\n";
-  return program({{"T", compute}}, std::move(s));
+// The kernel (device/elementwise_source.h, shared by every backend and by
+// the NVRTC compile test) with T = the compute type.
+Program render(const device_c::ElementwiseExpr& e, DType compute, const std::vector<Operand>& ops, std::size_t rank) {
+  std::vector<DType> dtypes;
+  for (const Operand& o : ops) dtypes.push_back(o.dtype);
+  return program({{"T", compute}}, device_c::elementwise_kernel_body(e, compute, dtypes, rank));
 }
 
 // Attribute k as the bytes of a T value.
@@ -195,7 +114,7 @@ void run_elementwise(const device_c::ElementwiseExpr& e, Inputs inputs, const At
   for (const Operand& x : ops) (key += ',') += dtype_name(x.dtype);
   key += '|' + std::to_string(sizes.size());
   Launch k(
-      dev, key, "nb_elementwise", [&] { return render(e, expr, compute, ops, sizes.size(), *dev.runtime); },
+      dev, key, "nb_elementwise", [&] { return render(e, compute, ops, sizes.size()); },
       op.data());
   for (std::size_t j = 0; j < ops.size(); ++j) k.arg(j == 0 ? out : inputs[static_cast<std::size_t>(e.first_input) + j - 1]);
   for (int a = 0; a < e.num_attrs; ++a) {

@@ -56,7 +56,7 @@ std::string store_macro(DType t) {
 // or ranges whose exact values sit on an integer (arange(-3.3, 100, 1.7) at
 // 29) would truncate differently.
 #if defined(__FMA__) && (defined(__GNUC__) || defined(__clang__))
-constexpr const char* kMulAdd = "#define NB_MULADD(a, b, c) fma(a, b, c)\n";
+constexpr const char* kMulAdd = "#define NB_MULADD(a, b, c) NB_FMA(a, b, c)\n";
 #else
 constexpr const char* kMulAdd = "#define NB_MULADD(a, b, c) ((a) * (b) + (c))\n";
 #endif
@@ -72,9 +72,7 @@ Launch range_kernel(const Tensor& out, const char* name, const char* op) {
               " has no float64, which the CPU's range arithmetic uses");
   const DType t = out.dtype();
   const auto source = [&] {
-    Program p = program({{"T", t}}, store_macro(t) + kMulAdd + device_c::kRangeKernels);
-    p.contract = false;
-    return p;
+    return program({{"T", t}}, "NB_NO_CONTRACT\n" + store_macro(t) + kMulAdd + device_c::kRangeKernels);
   };
   return Launch(dev, std::string("range|") + std::string(dtype_name(t)) + '|' + name, name, source, op);
 }

@@ -7,6 +7,7 @@
 #include "nabla/kernels/accel/register.h"
 #include "nabla/kernels/accel/runtime.h"
 #include "nabla/kernels/device/elementwise_exprs.h"
+#include "nabla/kernels/device/elementwise_source.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla::accel {
@@ -25,42 +26,11 @@ void add_dim(std::vector<int64_t>& sizes, std::vector<int64_t>& strides, int64_t
   strides.push_back(stride);
 }
 
-// Unravels `var` over sizes `<prefix>size<d>` into the position `pos`.
-std::string unravel(const char* var, const char* prefix, std::size_t rank, const char* pos) {
-  std::string s = std::string("    long rest_") + prefix + " = " + var + ";\n";
-  for (std::size_t d = rank; d-- > 0;) {
-    const std::string sz = std::string(prefix) + "size" + std::to_string(d);
-    const std::string st = std::string(prefix) + "st" + std::to_string(d);
-    if (d == 0) {
-      s += std::string("    ") + pos + " += rest_" + prefix + " * " + st + ";\n";
-    } else {
-      s += std::string("    ") + pos + " += (rest_" + prefix + " % " + sz + ") * " + st + ";\n    rest_" + prefix +
-           " /= " + sz + ";\n";
-    }
-  }
-  return s;
-}
-
+// The kernel (device/elementwise_source.h, shared by every backend and by
+// the NVRTC compile test) with A = the accumulator.
 Program render(const device_c::ReduceExpr& e, DType in, DType acc, DType out, std::size_t keep_rank,
-               std::size_t red_rank, const Runtime& rt) {
-  const bool fp = is_floating(acc);
-  std::string s = "NB_KERNEL nb_reduce(NB_GLOBAL " + std::string(rt.c_type(out)) +
-                  "* out, long out_off, NB_GLOBAL const " + rt.c_type(in) + "* in, long in_off, long n_out, long n_red";
-  for (std::size_t d = 0; d < keep_rank; ++d) s += ", long ksize" + std::to_string(d) + ", long kst" + std::to_string(d);
-  for (std::size_t d = 0; d < red_rank; ++d) s += ", long rsize" + std::to_string(d) + ", long rst" + std::to_string(d);
-  s += ") {\n  const long gid = NB_INDEX;\n  if (gid >= n_out) return;\n  long base = in_off;\n  {\n";
-  s += unravel("gid", "k", keep_rank, "base");
-  s += "  }\n";
-  const bool first = std::string(e.init) == "first";
-  s += std::string("  A acc = ") + (first ? "(A)in[base]" : "(A)(" + std::string(e.init) + ")") + ";\n";
-  s += std::string("  for (long j = ") + (first ? "1" : "0") + "; j < n_red; ++j) {\n    long p = base;\n";
-  s += unravel("j", "r", red_rank, "p");
-  s += "    const A x = (A)in[p];\n    acc = " + std::string(fp ? e.float_combine : e.int_combine) + ";\n  }\n";
-  if (out == kBool)
-    s += "  out[out_off + gid] = (uchar)(acc != 0);\n}\n";
-  else
-    s += "  out[out_off + gid] = (" + std::string(rt.c_type(out)) + ")acc;\n}\n";
-  return program({{"A", acc}}, std::move(s));
+               std::size_t red_rank) {
+  return program({{"A", acc}}, device_c::reduce_kernel_body(e, in, is_floating(acc), out, keep_rank, red_rank));
 }
 
 void run_reduce(const device_c::ReduceExpr& e, Inputs inputs, const Attrs& attrs, Tensor& out) {
@@ -93,7 +63,7 @@ void run_reduce(const device_c::ReduceExpr& e, Inputs inputs, const Attrs& attrs
   key += '|' + std::to_string(ksizes.size()) + ',' + std::to_string(rsizes.size());
   Launch k(
       dev, key, "nb_reduce",
-      [&] { return render(e, in, acc, out.dtype(), ksizes.size(), rsizes.size(), *dev.runtime); }, op.data());
+      [&] { return render(e, in, acc, out.dtype(), ksizes.size(), rsizes.size()); }, op.data());
   k.arg(out).arg(x).arg(n_out).arg(n_red);
   for (std::size_t d = 0; d < ksizes.size(); ++d) k.arg(ksizes[d]).arg(kstrides[d]);
   for (std::size_t d = 0; d < rsizes.size(); ++d) k.arg(rsizes[d]).arg(rstrides[d]);

@@ -33,9 +33,6 @@ using TypeDef = std::pair<const char*, DType>;
 struct Program {
   std::vector<TypeDef> types;
   std::string body;
-  // false: each operation rounded on its own, never fused into an FMA (the
-  // CPU's order, where a kernel must give the CPU's bits: adam_update).
-  bool contract = true;
 };
 inline Program program(std::initializer_list<TypeDef> types, std::string body) {
   return Program{std::vector<TypeDef>(types), std::move(body)};
@@ -76,9 +73,6 @@ class Runtime {
   virtual bool has_float64(int index) = 0;
   // An Error naming `op` unless device `index`'s kernels take dtype `t`.
   virtual void check_dtype(const char* op, DType t, int index) = 0;
-  // The C type of a dtype's elements in kernel sources (bool as a 0/1 uchar);
-  // null for the dtypes the kernels do not take.
-  virtual const char* c_type(DType t) const = 0;
 
   // The kernel `kernel_name` of the program for `key` (the caller's
   // signature of the program: dtypes and variant), built from make_program()

@@ -91,9 +91,9 @@ constexpr ElementwiseExpr kExprs[] = {
 constexpr ReduceExpr kReductions[] = {
     {.op = &sum_op, .init = "0", .float_combine = "acc + x", .int_combine = "acc + x"},
     {.op = &prod_op, .init = "1", .float_combine = "acc * x", .int_combine = "acc * x"},
-    {.op = &amax_op, .init = "first", .float_combine = "NB_ISNAN(x) || NB_ISNAN(acc) ? NAN : (x > acc ? x : acc)",
+    {.op = &amax_op, .init = "first", .float_combine = "NB_ISNAN(x) || NB_ISNAN(acc) ? (A)NB_NAN : (x > acc ? x : acc)",
      .int_combine = "x > acc ? x : acc"},
-    {.op = &amin_op, .init = "first", .float_combine = "NB_ISNAN(x) || NB_ISNAN(acc) ? NAN : (x < acc ? x : acc)",
+    {.op = &amin_op, .init = "first", .float_combine = "NB_ISNAN(x) || NB_ISNAN(acc) ? (A)NB_NAN : (x < acc ? x : acc)",
      .int_combine = "x < acc ? x : acc"},
     {.op = &all_op, .init = "1", .float_combine = "acc && x != 0", .int_combine = "acc && x != 0"},
     {.op = &any_op, .init = "0", .float_combine = "acc || x != 0", .int_combine = "acc || x != 0"},

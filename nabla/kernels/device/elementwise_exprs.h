@@ -1,10 +1,10 @@
 // The math of each elementwise op, written once, in "device C": a C
 // expression over the operands x, y, z (inputs in order), the compute type T,
 // the attributes a0, a1 (passed as T values) and the NB_* primitives of a
-// prelude. A backend renders an expression into a kernel with its own prelude
-// (OpenCL C now: kernels/opencl/elementwise.cpp; CUDA C next, with the same
-// table). Helper functions the expressions call (nb_floordiv, ...) are device
-// C too and live in the prelude, written with NB_FN.
+// prelude. device/elementwise_source.h renders a row into a device C kernel,
+// which each backend compiles with its own prelude (OpenCL C, CUDA C++).
+// Helper functions the expressions call (nb_floordiv, ...) are device C too,
+// written with NB_FN, and come with the rendered kernel.
 //
 // One row per op of the table, keyed by its OpDef. The CPU keeps its own
 // vectorized functors (ops/*.cpp): the op-table suite checks both against one

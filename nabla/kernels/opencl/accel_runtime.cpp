@@ -56,7 +56,6 @@ class OpenCLRuntime final : public accel::Runtime {
   void check_dtype(const char* op, DType t, int index) override {
     opencl::check_dtype(op, t, device(index, op));
   }
-  const char* c_type(DType t) const override { return opencl::c_type(t); }
 
   std::unique_ptr<accel::KernelCall> launch(int index, const std::string& key, const char* kernel_name,
                                             const std::function<accel::Program()>& make_program,

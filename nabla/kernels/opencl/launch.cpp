@@ -4,8 +4,8 @@
 namespace nabla::opencl {
 namespace {
 
-// device C's math primitives in OpenCL C. A CUDA renderer defines the same
-// names (NB_EXP as exp with CUDA's overloads, NB_FN as __device__ inline).
+// device C's math primitives in OpenCL C. The CUDA prelude defines the same
+// names (kernels/cuda/source.cpp).
 constexpr const char* kMathPrelude = R"CL(
 #define NB_FN inline
 #define NB_EXP(x) exp(x)
@@ -27,6 +27,7 @@ constexpr const char* kMathPrelude = R"CL(
 #define NB_CEIL(x) ceil(x)
 #define NB_RINT(x) rint(x)
 #define NB_TRUNC(x) trunc(x)
+#define NB_FMA(a, b, c) fma(a, b, c)
 #define NB_ISNAN(x) isnan(x)
 #define NB_ISINF(x) isinf(x)
 #define NB_ISFINITE(x) isfinite(x)
@@ -42,19 +43,17 @@ constexpr const char* kKernelPrelude = R"CL(
 #define NB_GROUP_ID ((long)get_group_id(0))
 #define NB_LOCAL_SIZE ((long)get_local_size(0))
 #define NB_BARRIER barrier(CLK_LOCAL_MEM_FENCE)
+#define NB_NO_CONTRACT _Pragma("OPENCL FP_CONTRACT OFF")
 #define NB_INF INFINITY
 #define NB_NAN NAN
 )CL";
 
 }  // namespace
 
-const char* math_prelude() { return kMathPrelude; }
-
 std::string device_c_source(const accel::Program& program) {
   // Every device nabla runs float64 on has cl_khr_fp64; the pragma is
   // harmless in programs that use no double (PoCL, NVIDIA and AMD accept it).
   std::string s = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-  if (!program.contract) s += "#pragma OPENCL FP_CONTRACT OFF\n";
   s += kKernelPrelude;
   s += kMathPrelude;
   for (const auto& [name, dtype] : program.types) s += "typedef " + std::string(c_type(dtype)) + " " + name + ";\n";

@@ -15,10 +15,6 @@ namespace nabla::opencl {
 // primitives), the typedefs and the body.
 std::string device_c_source(const accel::Program& program);
 
-// The OpenCL rendering of device C's math primitives (NB_EXP, ...), which
-// the generated elementwise kernels use too.
-const char* math_prelude();
-
 // An Error naming `op` unless the device's kernels take dtype `t` (OpenCL C
 // has a type for it; float64 needs cl_khr_fp64).
 void check_dtype(const char* op, DType t, const DeviceContext& dev);
