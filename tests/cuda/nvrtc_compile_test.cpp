@@ -6,9 +6,9 @@
 // the variant and NVRTC's log; so does a warning (a clean log is part of
 // the contract: warnings hide the next error).
 //
-// The host-side additions to some bodies (NB_T_IS_FLOAT, NB_COMBINE,
-// NB_STORE, the random ops' value expressions) mirror kernels/opencl/*.cpp,
-// where they live until the host code moves into kernels/device.
+// Where the host code completes a body (NB_COMBINE, NB_STORE, the random
+// ops' value expressions), the test compiles the host code's own program
+// (kernels/accel/programs.h); NB_T_IS_FLOAT is accel's with_float_flag.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "nabla/kernels/accel/programs.h"
+#include "nabla/kernels/accel/row_geometry.h"
 #include "nabla/kernels/cuda/nvrtc.h"
 #include "nabla/kernels/cuda/source.h"
 #include "nabla/kernels/device/adam_update.h"
@@ -38,7 +40,7 @@
 #include "nabla/kernels/device/sort.h"
 
 namespace nabla {
-extern const OpDef cast_op, copy_op, where_op;
+extern const OpDef cast_op, copy_op, where_op, rand_op, normal_op, randint_op, bernoulli_scalar_op;
 }
 
 namespace nabla::testing {
@@ -87,9 +89,11 @@ void add(Variants& v, const char* family, std::initializer_list<TypeDef> types, 
   v.add(label(family, types), cuda_device_c_source(types, body), single);
 }
 
-// kernels/opencl/row_geometry.h's with_float_flag.
-std::string with_float_flag(DType t, const char* body) {
-  return std::string("#define NB_T_IS_FLOAT ") + (is_floating(t) ? "1\n" : "0\n") + body;
+// A program of kernels/accel/programs.h.
+void add(Variants& v, const char* family, const accel::Program& p) {
+  std::string name = family;
+  for (const auto& [n, t] : p.types) name += std::string(" ") + n + "=" + std::string(dtype_name(t));
+  v.add(name, cuda_device_c_source(std::span<const TypeDef>(p.types), p.body));
 }
 
 void add_hand_written(Variants& v) {
@@ -104,70 +108,28 @@ void add_hand_written(Variants& v) {
   }
   for (DType t : kAll) {
     add(v, "draws", {{"T", t}}, device_c::draws_source());
-    add(v, "sort", {{"T", t}}, with_float_flag(t, device_c::sort_source()), true);
+    add(v, "sort", {{"T", t}}, accel::with_float_flag(t, device_c::sort_source()), true);
     // arg-reductions and var: T = S = the data; scans: T = the output (int64
     // for integer and bool inputs), S = the input.
-    add(v, "row_reduce", {{"T", t}, {"S", t}, {"A", kFloat64}}, with_float_flag(t, device_c::row_reduce_source()));
+    add(v, "row_reduce", {{"T", t}, {"S", t}, {"A", kFloat64}}, accel::with_float_flag(t, device_c::row_reduce_source()));
     if (!is_floating(t))
       add(v, "row_reduce", {{"T", kInt64}, {"S", t}, {"A", kFloat64}},
-          with_float_flag(kInt64, device_c::row_reduce_source()));
+          accel::with_float_flag(kInt64, device_c::row_reduce_source()));
   }
   for (DType t : kFloats)
-    add(v, "row_reduce", {{"T", t}, {"S", t}, {"A", kFloat32}}, with_float_flag(t, device_c::row_reduce_source()),
+    add(v, "row_reduce", {{"T", t}, {"S", t}, {"A", kFloat32}}, accel::with_float_flag(t, device_c::row_reduce_source()),
         true);
 
-  // kernels/opencl/strided.cpp: the move program per item width (its own
-  // typedef U), the accumulate program per dtype.
-  for (const char* u : {"uchar", "ushort", "uint", "ulong"}) {
-    std::string body = "typedef " + std::string(u) + " U;\n#define NB_COMBINE(d, s) (s)\n";
-    body += device_c::kStridedHelpers;
-    body += device_c::kScatterKernel;
-    body += device_c::kMoveKernels;
-    v.add(std::string("index_move U=") + u, cuda_device_c_source({}, body));
-  }
+  // The programs the host code completes (kernels/accel/programs.h): the
+  // very sources the kernels launch.
+  for (DType t : {kBool, kUInt8, kInt32, kInt64, kFloat16, kFloat32, kFloat64})
+    add(v, "index_move", accel::move_program(t));  // one program per item width
   for (DType t : kAll) {
-    std::string body = t == kBool ? "#define NB_ADD(a, b) (U)((a) | (b))\n" : "#define NB_ADD(a, b) (U)((a) + (b))\n";
-    body += "#define NB_COMBINE(d, s) NB_ADD(d, s)\n";
-    body += device_c::kStridedHelpers;
-    body += device_c::kScatterKernel;
-    body += device_c::kAccumulateKernels;
-    add(v, "index_accumulate", {{"U", t}}, body);
+    add(v, "index_accumulate", accel::accumulate_program(t));
+    add(v, "range", accel::range_program(t));
+    for (const OpDef* op : {&rand_op, &normal_op, &randint_op, &bernoulli_scalar_op})
+      add(v, (std::string("random ") + std::string(op->name)).c_str(), accel::random_program(*op, t));
   }
-
-  // kernels/opencl/factory.cpp: the range program per dtype, its NB_STORE
-  // and NB_MULADD (fused where the CPU's build fuses).
-  for (DType t : kAll) {
-    const char* store = t == kBool                        ? "#define NB_STORE(v) (T)((v) != 0.0)\n"
-                        : t == kUInt8                     ? "#define NB_STORE(v) (T)(int)(v)\n"
-                        : is_floating(t)                  ? "#define NB_STORE(v) (T)(float)(v)\n"
-                                                          : "#define NB_STORE(v) (T)(v)\n";
-    for (const char* muladd : {"#define NB_MULADD(a, b, c) NB_FMA(a, b, c)\n", "#define NB_MULADD(a, b, c) ((a) * (b) + (c))\n"})
-      add(v, "range", {{"T", t}}, std::string("NB_NO_CONTRACT\n") + store + muladd + device_c::kRangeKernels);
-  }
-
-  // kernels/opencl/random.cpp: rand, normal, randint and bernoulli_scalar,
-  // each stored as every dtype.
-  const char* values[] = {
-      "nb_uniform(i, seed, offset)",
-      "a + b * NB_SQRT(-2.0 * NB_LOG(1.0 - nb_unit(w[0], w[1]))) * NB_COS(6.283185307179586 * nb_unit(w[2], w[3]))",
-      "(double)(low + (long)(((((ulong)w[0]) << 32) | w[1]) % range))",
-      "((double)(float)nb_uniform(i, seed, offset) < a) ? 1.0 : 0.0"};
-  for (const char* value : values)
-    for (DType t : kAll) {
-      const char* store = t == kBool      ? "(uchar)(v != 0.0)"
-                          : t == kUInt8   ? "(uchar)v"
-                          : t == kInt32   ? "(int)v"
-                          : t == kInt64   ? "(long)v"
-                          : t == kFloat32 ? "(float)v"
-                                          : "(double)(float)v";
-      std::string s = device_c::philox_source();
-      s += "NB_KERNEL nb_random(NB_GLOBAL O* out, long out_offset, long n, ulong seed, ulong offset, double a, "
-           "double b, long low, ulong range) {\n  const long i = NB_INDEX;\n  if (i >= n) return;\n  uint w[4];\n"
-           "  nb_philox(offset + (ulong)i, seed, w);\n  const double v = ";
-      s += value;
-      s += ";\n  out[out_offset + i] = " + std::string(store) + ";\n}\n";
-      add(v, "random", {{"O", t}}, s);
-    }
 }
 
 // The compute types a row takes (as kernels/opencl/elementwise.cpp checks).

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "nabla/kernels/device/indexing.h"
+#include "nabla/kernels/accel/programs.h"
 #include "nabla/kernels/accel/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 
@@ -61,6 +62,14 @@ constexpr const char* kMulAdd = "#define NB_MULADD(a, b, c) NB_FMA(a, b, c)\n";
 constexpr const char* kMulAdd = "#define NB_MULADD(a, b, c) ((a) * (b) + (c))\n";
 #endif
 
+}  // namespace
+
+Program range_program(DType t) {
+  return program({{"T", t}}, "NB_NO_CONTRACT\n" + store_macro(t) + kMulAdd + device_c::kRangeKernels);
+}
+
+namespace {
+
 // The kernel `name` of the range program (kRangeKernels) for the output's
 // dtype. Ranges are computed in double, as on the CPU, contracted exactly
 // where the CPU's are: a device without float64 gets an Error rather than
@@ -71,10 +80,8 @@ Launch range_kernel(const Tensor& out, const char* name, const char* op) {
   NABLA_CHECK(dev.fp64(), op, ": ", dev.name(),
               " has no float64, which the CPU's range arithmetic uses");
   const DType t = out.dtype();
-  const auto source = [&] {
-    return program({{"T", t}}, "NB_NO_CONTRACT\n" + store_macro(t) + kMulAdd + device_c::kRangeKernels);
-  };
-  return Launch(dev, std::string("range|") + std::string(dtype_name(t)) + '|' + name, name, source, op);
+  return Launch(dev, std::string("range|") + std::string(dtype_name(t)) + '|' + name, name,
+                [t] { return range_program(t); }, op);
 }
 
 // attrs: start, step, size, dtype, device.

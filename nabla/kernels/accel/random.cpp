@@ -8,6 +8,7 @@
 #include <string>
 
 #include "nabla/kernels/device/philox.h"
+#include "nabla/kernels/accel/programs.h"
 #include "nabla/kernels/accel/runtime.h"
 #include "nabla/ops/kernel_registry.h"
 
@@ -41,7 +42,9 @@ std::string store_expr(DType t) {
   }
 }
 
-Program render(const OpDef& op, DType t) {
+}  // namespace
+
+Program random_program(const OpDef& op, DType t) {
   std::string s = device_c::philox_source();
   s += "NB_KERNEL nb_random(NB_GLOBAL O* out, long out_offset, long n, ulong seed, ulong offset, double a, double b, "
        "long low, ulong range) {\n"
@@ -54,6 +57,8 @@ Program render(const OpDef& op, DType t) {
   s += ";\n  out[out_offset + i] = " + store_expr(t) + ";\n}\n";
   return program({{"O", t}}, s);
 }
+
+namespace {
 
 // Attrs (ops/random_ops.cpp): size, dtype, seed, offset, then per op:
 // normal: mean (none: 0), std (none: 1); randint: low, high;
@@ -79,7 +84,7 @@ void random_kernel(const OpDef& op, Inputs, const Attrs& attrs, std::span<Tensor
     a = attrs.f(4);
   }
   std::string key = "random|" + std::string(op.name) + '|' + std::string(dtype_name(t));
-  Launch k(dev, key, "nb_random", [&] { return render(op, t); }, op.name.data());
+  Launch k(dev, key, "nb_random", [&] { return random_program(op, t); }, op.name.data());
   k.arg(out).arg(n).arg_ulong(static_cast<uint64_t>(attrs.i(2))).arg_ulong(static_cast<uint64_t>(attrs.i(3)));
   k.arg(a).arg(b).arg(low).arg_ulong(range).run(static_cast<std::size_t>(n));
 }

@@ -1,5 +1,7 @@
 #include "nabla/kernels/accel/strided.h"
 
+#include "nabla/kernels/accel/programs.h"
+
 #include "nabla/core/grad_mode.h"
 
 namespace nabla::accel {
@@ -63,32 +65,35 @@ void StridedOperands::add_to(Launch& k) const {
     for (int64_t s : st) k.arg(s);
 }
 
+Program move_program(DType t) {
+  std::string body = "typedef " + std::string(item_type(t)) + " U;\n#define NB_COMBINE(d, s) (s)\n";
+  body += device_c::kStridedHelpers;
+  body += device_c::kScatterKernel;
+  body += device_c::kMoveKernels;
+  return program({}, body);
+}
+
+Program accumulate_program(DType t) {
+  // As the CPU's T(d + s): bool's sum is `or`, the narrow integers wrap.
+  std::string body = t == kBool ? "#define NB_ADD(a, b) (U)((a) | (b))\n" : "#define NB_ADD(a, b) (U)((a) + (b))\n";
+  body += "#define NB_COMBINE(d, s) NB_ADD(d, s)\n";
+  body += device_c::kStridedHelpers;
+  body += device_c::kScatterKernel;
+  body += device_c::kAccumulateKernels;
+  return program({{"U", t}}, body);
+}
+
 // Keys name the kernel too: program_cache.h keeps one kernel per key (the
 // kernels of one program share its binary on disk, which is keyed by source).
 Launch move_kernel(DeviceRef dev, DType t, const char* name, const char* op) {
-  const char* u = item_type(t);
-  const auto source = [&] {
-    std::string body = "typedef " + std::string(u) + " U;\n#define NB_COMBINE(d, s) (s)\n";
-    body += device_c::kStridedHelpers;
-    body += device_c::kScatterKernel;
-    body += device_c::kMoveKernels;
-    return program({}, body);
-  };
-  return Launch(dev, std::string("index_move|") + u + '|' + name, name, source, op);
+  return Launch(dev, std::string("index_move|") + item_type(t) + '|' + name, name, [t] { return move_program(t); },
+                op);
 }
 
 Launch accumulate_kernel(DeviceRef dev, DType t, const char* name, const char* op) {
   check_dtype(op, t, dev);
-  const auto source = [&] {
-    // As the CPU's T(d + s): bool's sum is `or`, the narrow integers wrap.
-    std::string body = t == kBool ? "#define NB_ADD(a, b) (U)((a) | (b))\n" : "#define NB_ADD(a, b) (U)((a) + (b))\n";
-    body += "#define NB_COMBINE(d, s) NB_ADD(d, s)\n";
-    body += device_c::kStridedHelpers;
-    body += device_c::kScatterKernel;
-    body += device_c::kAccumulateKernels;
-    return program({{"U", t}}, body);
-  };
-  return Launch(dev, std::string("index_accumulate|") + std::string(dtype_name(t)) + '|' + name, name, source, op);
+  return Launch(dev, std::string("index_accumulate|") + std::string(dtype_name(t)) + '|' + name, name,
+                [t] { return accumulate_program(t); }, op);
 }
 
 void copy_items(const Tensor& dst, const Tensor& src, const char* op) {
