@@ -65,7 +65,8 @@ class CudaBackend final : public Backend {
     DeviceContext& d = device(index);
     return {Device(DeviceType::CUDA, static_cast<int16_t>(index)),
             d.name + " (compute capability " + std::to_string(d.compute_major) + "." +
-                std::to_string(d.compute_minor) + ")",
+                std::to_string(d.compute_minor) + ", driver for CUDA " + std::to_string(d.driver_version / 1000) + "." +
+                std::to_string(d.driver_version % 1000 / 10) + ")",
             d.total_memory};
   }
   Allocator* allocator(int index) override { return device(index, "allocate").allocator; }

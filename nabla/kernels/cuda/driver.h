@@ -46,6 +46,7 @@ namespace nabla::cuda {
   X(cuMemcpyHtoDAsync)                                                                                            \
   X(cuMemcpyDtoHAsync)                                                                                            \
   X(cuMemcpyDtoDAsync)                                                                                            \
+  /* for launching kernels (next): */                                                                            \
   X(cuModuleLoadData)                                                                                             \
   X(cuModuleGetFunction)                                                                                          \
   X(cuModuleUnload)                                                                                               \

@@ -35,6 +35,7 @@ std::unique_ptr<DeviceContext> open_device(const Driver& drv, int index) {
   // The primary context, as the CUDA runtime API, cuBLAS and cuDNN use it:
   // one per device, retained for the life of the process.
   check(drv.cuDevicePrimaryCtxRetain(&d->context, d->device), "cuDevicePrimaryCtxRetain", device_text(*d));
+  check(drv.cuDriverGetVersion(&d->driver_version), "cuDriverGetVersion");
   d->allocator = new DeviceAllocator(*d);  // never destroyed, like the device
   d->add_stream();                         // stream 0: ops
   return d;

@@ -22,6 +22,7 @@ struct DeviceContext {
   std::string name;
   int64_t total_memory = 0;     // bytes
   int compute_major = 0, compute_minor = 0;
+  int driver_version = 0;       // cuDriverGetVersion: 13000 for CUDA 13.0
   DeviceAllocator* allocator = nullptr;
 
   // Makes the primary context current on the calling thread: every driver
