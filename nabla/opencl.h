@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "nabla/core/memory_stats.h"
+
 namespace nabla::opencl {
 
 // Whether nabla was built with the OpenCL backend (PyTorch's
@@ -21,14 +23,7 @@ std::string unavailable_reason();
 
 // The caching allocator of one device (DESIGN.md, "Backends"): a training
 // step in steady state asks the driver for no new buffer.
-struct MemoryStats {
-  int64_t driver_allocations = 0;   // buffers created with clCreateBuffer so far
-  int64_t driver_frees = 0;         // buffers released back to the driver
-  int64_t bytes_reserved = 0;       // held from the driver now (in use or cached)
-  int64_t bytes_in_use = 0;         // handed out to tensors now
-  int64_t peak_bytes_reserved = 0;
-  int64_t failed_allocations = 0;   // driver refusals (each retried once after emptying the cache)
-};
+using MemoryStats = DeviceMemoryStats;  // driver_allocations count clCreateBuffer calls
 MemoryStats memory_stats(int device = 0);
 // Returns the cached (free) buffers of every device to the driver.
 void empty_cache();

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "nabla/core/cuda_library.h"
 #include "nabla/core/error.h"
 #include "nabla/core/tensor.h"
 
@@ -54,10 +55,27 @@ void register_backend(Backend* backend) {
   backends()[static_cast<int>(backend->type())] = backend;
 }
 
-Backend* find_backend(DeviceType type) {
+namespace detail {
+Backend* registered_backend(DeviceType type) {
   std::lock_guard lock(registry_mutex());
   return backends()[static_cast<int>(type)];
 }
+}  // namespace detail
+
+Backend* find_backend(DeviceType type) {
+  // The CUDA backend is a library of its own, loaded (once) at first use: its
+  // static initializer registers it (core/cuda_library.h).
+  if (type == DeviceType::CUDA) cuda::detail::load_library();
+  return detail::registered_backend(type);
+}
+
+namespace {
+// Why a device type has no backend, for errors.
+std::string missing_backend_reason(DeviceType type) {
+  if (type == DeviceType::CUDA) return cuda::unavailable_reason();
+  return std::string("this build of nabla has no ") + DeviceTypeName(type) + " backend";
+}
+}  // namespace
 
 std::vector<DeviceInfo> devices() {
   std::vector<DeviceInfo> all;
@@ -87,8 +105,8 @@ Backend& backend_for(Device device, const char* api) {
   }
   Backend* b = find_backend(device.type);
   if (!b)
-    fail(api, ": device ", device, " is not available: this build of nabla has no ", DeviceTypeName(device.type),
-         " backend; the devices present are ", available_devices_text());
+    fail(api, ": device ", device, " is not available: ", missing_backend_reason(device.type),
+         "; the devices present are ", available_devices_text());
   const int n = b->device_count();
   if (n == 0)
     fail(api, ": device ", device, " is not available: ", b->unavailable_reason(), "; the devices present are ",

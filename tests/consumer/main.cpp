@@ -14,6 +14,9 @@ int main() {
   std::cout << w.grad() << "\n" << model << "\n";
   // run.sh checks that the installed library finds its installed weights.
   std::cout << "pretrained: " << nabla::zoo::pretrained_path("fashion_cnn") << "\n";
+  // run.sh checks that the installed libnabla loads the installed libnabla_cuda.
+  std::cout << "cuda: built " << nabla::cuda::is_built() << ", available " << nabla::cuda::is_available() << ": "
+            << nabla::cuda::unavailable_reason() << "\n";
   try {
     nabla::testing::assert_close(w.grad(), nabla::full({3}, 2.0));
   } catch (const nabla::Error& e) {

@@ -16,3 +16,9 @@ echo "$out"
 # zoo's shipped weights are installed, and found there by the installed library.
 grep -qx "pretrained: $work/prefix/share/nabla/models/fashion_cnn.safetensors" <<< "$out" ||
   { echo "run.sh: the installed nabla did not find its pretrained weights under $work/prefix/share" >&2; exit 1; }
+# A CUDA build installs libnabla_cuda.so beside libnabla.so, where it is found and loaded.
+if grep -q "^cuda: built 1" <<< "$out"; then
+  [ -f "$work/prefix/lib/libnabla_cuda.so" ] || { echo "run.sh: libnabla_cuda.so was not installed" >&2; exit 1; }
+  ! grep -q "could not be loaded" <<< "$out" ||
+    { echo "run.sh: the installed nabla could not load its installed libnabla_cuda.so" >&2; exit 1; }
+fi

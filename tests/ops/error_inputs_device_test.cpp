@@ -8,8 +8,8 @@ namespace nabla::testing {
 namespace {
 
 NABLA_ERROR_INPUTS({
-    {"to_device", "Tensor::to", "a device type this build has no backend for",
-     [] { zeros({2}).to(Device("cuda:0")); }, {"cuda:0", "no cuda backend", "devices present are cpu"}},
+    {"to_device", "Tensor::to", "a device type with no device here (cuda: see tests/cuda for the reason)",
+     [] { zeros({2}).to(Device("cuda:0")); }, {"cuda:0", "is not available", "devices present are cpu"}},
     {"to_device", "Tensor::to", "a device index past the devices present",
      [] { zeros({2}).to(opaque_device(7)); }, {"opaque:7", "does not exist", "2 opaque devices", "opaque:1"}},
     {"to_device", "Tensor::to", "a cpu index other than 0", [] { zeros({2}).to(Device(DeviceType::CPU, 1)); },

@@ -1,43 +1,30 @@
-// Device memory for one OpenCL device: cl_mem buffers cached by size class,
-// so that a training step in steady state creates no buffer (counted in
-// MemoryStats). When the driver refuses a buffer (or the device's memory would
-// be exceeded), the cache is emptied and the request retried once; then an
-// OutOfMemoryError says what was asked for and what the device has.
+// Device memory for one OpenCL device: cl_mem buffers from the shared caching
+// allocator (core/caching_device_allocator.h), so that a training step in
+// steady state creates no buffer. The device's memory is counted there too
+// because drivers create buffers lazily (PoCL among them): a buffer past the
+// device's memory would fail later, in a kernel, instead of at allocation.
 #pragma once
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <unordered_map>
+#include <string>
 
-#include "nabla/core/allocator.h"
+#include "nabla/core/caching_device_allocator.h"
 #include "nabla/kernels/opencl/cl_check.h"
 #include "nabla/opencl.h"
 
 namespace nabla::opencl {
 
-class CachingAllocator final : public Allocator {
+class CachingAllocator final : public CachingDeviceAllocator {
  public:
   CachingAllocator(cl_context context, std::string device_text, int64_t global_memory, int64_t max_allocation)
-      : context_(context), device_text_(std::move(device_text)), global_memory_(global_memory),
-        max_allocation_(max_allocation) {}
-  void* allocate(std::size_t nbytes) override;  // a cl_mem
-  void deallocate(void* buffer, std::size_t nbytes) noexcept override;
-  void empty_cache();
-  MemoryStats stats();
-  // The size class a request is served from (>= nbytes; 512 bytes at least).
-  static std::size_t size_class(std::size_t nbytes);
+      : CachingDeviceAllocator(std::move(device_text), global_memory, max_allocation, "CL_DEVICE_MAX_MEM_ALLOC_SIZE"),
+        context_(context) {}
 
  private:
-  cl_mem create(std::size_t bytes, cl_int* err);
-  void release_cached_locked();
+  void* driver_allocate(std::size_t bytes) override;  // a cl_mem
+  // clReleaseMemObject waits for the commands that use the buffer.
+  void driver_free(void* buffer) noexcept override { clReleaseMemObject(static_cast<cl_mem>(buffer)); }
 
   cl_context context_;
-  std::string device_text_;  // "opencl:0 (pthread-...)" for messages
-  int64_t global_memory_, max_allocation_;
-  std::mutex mu_;
-  std::multimap<std::size_t, cl_mem> free_;          // cached: size class -> buffer
-  std::unordered_map<cl_mem, std::size_t> in_use_;  // handed out: buffer -> size class
-  MemoryStats stats_;
 };
 
 }  // namespace nabla::opencl

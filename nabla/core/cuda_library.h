@@ -1,0 +1,38 @@
+// Loading the CUDA backend (internal): libnabla.so never links CUDA; the
+// backend is libnabla_cuda.so, opened with dlopen at the first
+// find_backend(DeviceType::CUDA) or nabla::cuda:: call. Its static
+// initializers register its Backend (core/backend.h) and its Runtime below;
+// they must not call find_backend(DeviceType::CUDA) (the load is under way).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "nabla/core/device.h"
+#include "nabla/cuda.h"
+
+namespace nabla::cuda::detail {
+
+// What nabla/cuda.h needs from libnabla_cuda beyond the Backend interface.
+struct Runtime {
+  MemoryStats (*memory_stats)(int device) = nullptr;  // an Error for an index that is not a device
+  void (*empty_cache)() = nullptr;
+};
+// Called by libnabla_cuda's static initializer.
+void register_runtime(const Runtime& runtime);
+
+// Loads libnabla_cuda.so once (thread-safe): $NABLA_CUDA_LIBRARY when set,
+// else libnabla_cuda.so beside libnabla.so. False when the backend is not
+// built or could not be loaded; load_error() then says why (remembered: the
+// load is not retried).
+bool load_library();
+const std::string& load_error();
+
+}  // namespace nabla::cuda::detail
+
+namespace nabla {
+class Backend;
+namespace detail {
+// find_backend without loading anything (core/backend.cpp): what is registered now.
+Backend* registered_backend(DeviceType type);
+}  // namespace detail
+}  // namespace nabla
