@@ -7,12 +7,10 @@
 //   threads a block unless the kernel asks for its own group size;
 // - fills: cuMemsetD8/D16/D32Async, and a small kernel for 8-byte patterns;
 // - reads: cuMemcpyDtoHAsync, then the stream synchronized;
-// - GEMM: cuBLAS (row-major operands passed as the column-major transposes
+// - GEMM: cuBLAS (loaded at the first GEMM: cublas.h; row-major operands passed as the column-major transposes
 //   they are, C^T = B^T A^T), TF32 off (CUBLAS_DEFAULT_MATH) as in PyTorch:
 //   float32 results are float32 products and sums, not 10-bit-mantissa ones.
 #include "nabla/kernels/cuda/accel_runtime.h"
-
-#include <cublas_v2.h>
 
 #include <cstring>
 #include <map>
@@ -21,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "nabla/kernels/cuda/cublas.h"
 #include "nabla/kernels/cuda/nvrtc.h"
 #include "nabla/kernels/cuda/program_cache.h"
 #include "nabla/kernels/cuda/runtime.h"
@@ -87,11 +86,6 @@ class CudaKernelCall final : public accel::KernelCall {
   const char* op_;
   std::vector<Slot> slots_;
 };
-
-void check_cublas(cublasStatus_t s, const char* call, const char* op) {
-  NABLA_CHECK(s == CUBLAS_STATUS_SUCCESS, op, ": cuBLAS ", call, " failed with ", cublasGetStatusName(s), " (",
-              cublasGetStatusString(s), ")");
-}
 
 class CudaRuntime final : public accel::Runtime {
  public:
@@ -166,6 +160,7 @@ class CudaRuntime final : public accel::Runtime {
     DeviceContext& dev = device(index, op);
     dev.make_current();
     cublasHandle_t h = blas(dev, op);
+    const Cublas& blas_fn = cublas(op);
     // Row-major X [r, c] with leading dimension ld is column-major X^T: so
     // C^T [n, m] = op(B)^T [n, k] @ op(A)^T [k, m], B first.
     const cublasOperation_t tb = b.transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -180,9 +175,9 @@ class CudaRuntime final : public accel::Runtime {
       const auto* Bp = reinterpret_cast<const float*>(ptr(b));
       auto* C = reinterpret_cast<float*>(ptr(c));
       if (batch == 1)
-        return check_cublas(cublasSgemm(h, tb, ta, N, M, K, &alpha, Bp, ldb, A, lda, &beta_f, C, ldc), "cublasSgemm",
+        return check_cublas(blas_fn.cublasSgemm(h, tb, ta, N, M, K, &alpha, Bp, ldb, A, lda, &beta_f, C, ldc), "cublasSgemm",
                             op);
-      return check_cublas(cublasSgemmStridedBatched(h, tb, ta, N, M, K, &alpha, Bp, ldb,
+      return check_cublas(blas_fn.cublasSgemmStridedBatched(h, tb, ta, N, M, K, &alpha, Bp, ldb,
                                                     static_cast<long long>(b.batch_stride), A, lda,
                                                     static_cast<long long>(a.batch_stride), &beta_f, C, ldc,
                                                     static_cast<long long>(c.batch_stride), B),
@@ -193,8 +188,8 @@ class CudaRuntime final : public accel::Runtime {
     const auto* Bp = reinterpret_cast<const double*>(ptr(b));
     auto* C = reinterpret_cast<double*>(ptr(c));
     if (batch == 1)
-      return check_cublas(cublasDgemm(h, tb, ta, N, M, K, &alpha, Bp, ldb, A, lda, &beta, C, ldc), "cublasDgemm", op);
-    check_cublas(cublasDgemmStridedBatched(h, tb, ta, N, M, K, &alpha, Bp, ldb, static_cast<long long>(b.batch_stride),
+      return check_cublas(blas_fn.cublasDgemm(h, tb, ta, N, M, K, &alpha, Bp, ldb, A, lda, &beta, C, ldc), "cublasDgemm", op);
+    check_cublas(blas_fn.cublasDgemmStridedBatched(h, tb, ta, N, M, K, &alpha, Bp, ldb, static_cast<long long>(b.batch_stride),
                                            A, lda, static_cast<long long>(a.batch_stride), &beta, C, ldc,
                                            static_cast<long long>(c.batch_stride), B),
                  "cublasDgemmStridedBatched", op);
@@ -237,9 +232,10 @@ NB_KERNEL nb_fill8(NB_GLOBAL ulong* p, long first, long n, ulong v) {
     std::lock_guard lock(mu_);
     cublasHandle_t& h = blas_[dev.index];
     if (h != nullptr) return h;
-    check_cublas(cublasCreate(&h), "cublasCreate", op);
-    check_cublas(cublasSetStream(h, dev.stream(0)), "cublasSetStream", op);
-    check_cublas(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode", op);
+    const Cublas& fn = cublas(op);
+    check_cublas(fn.cublasCreate(&h), "cublasCreate", op);
+    check_cublas(fn.cublasSetStream(h, dev.stream(0)), "cublasSetStream", op);
+    check_cublas(fn.cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode", op);
     return h;
   }
 
