@@ -12,9 +12,10 @@
 // For the device it also counts the buffers its caching allocator asked the
 // driver for during the timed steps (steady state: 0).
 //
-// Usage: device_step_bench [--device cuda:0] [--steps 50] [--warmup 5] [--require 1]
+// Usage: device_step_bench [--device cuda:0] [--steps 50] [--warmup 5] [--require 1] [--check 1]
 // Without the device it prints one line saying why and exits 0 (1 with
-// --require 1, which scripts/test_gpu.sh uses on the GPU machine). Exits 1
+// --require 1, which scripts/test_gpu.sh uses on the GPU machine). --check 1
+// only prints whether the device is usable (exit 0) or why not (exit 1). Exits 1
 // when the device's seed MLP losses differ from the CPU's (the same data and
 // weights go to both, so only float rounding may separate them).
 #include <algorithm>
@@ -44,10 +45,11 @@ struct Args {
   std::string device = "cuda:0";
   int steps = 50, warmup = 5;
   bool require = false;
+  bool check = false;  // only say whether the device is usable (exit 0) or why not (exit 1)
 };
 
 [[noreturn]] void usage(const char* prog) {
-  std::fprintf(stderr, "usage: %s [--device cuda:0] [--steps 50] [--warmup 5] [--require 1]\n", prog);
+  std::fprintf(stderr, "usage: %s [--device cuda:0] [--steps 50] [--warmup 5] [--require 1] [--check 1]\n", prog);
   std::exit(2);
 }
 
@@ -64,6 +66,8 @@ Args parse(int argc, char** argv) {
       a.warmup = std::atoi(value);
     else if (!std::strcmp(argv[i], "--require"))
       a.require = std::atoi(value) != 0;
+    else if (!std::strcmp(argv[i], "--check"))
+      a.check = std::atoi(value) != 0;
     else
       usage(argv[0]);
   }
@@ -177,11 +181,15 @@ int run(const Args& a) {
   }
   if (const std::string why = why_unusable(device); !why.empty()) {
     std::printf("device_step_bench: no %s here, nothing timed: %s\n", device.str().c_str(), why.c_str());
-    return a.require ? 1 : 0;
+    return a.require || a.check ? 1 : 0;
   }
   std::string device_name = device.str();
   for (const DeviceInfo& info : devices())
     if (info.device == device) device_name = info.name;
+  if (a.check) {
+    std::printf("device %s is usable: %s\n", device.str().c_str(), device_name.c_str());
+    return 0;
+  }
   std::printf("device %s (%s); CPU threads: %d; %d warm-up and %d timed steps each\n\n", device.str().c_str(),
               device_name.c_str(), get_num_threads(), a.warmup, a.steps);
 
