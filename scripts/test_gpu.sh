@@ -36,12 +36,13 @@ die() { echo "test_gpu.sh: $*" >&2; exit 1; }
 # runtime (Ubuntu 24.04's is newer than Debian 12's that nabla is built with)
 # and the NVIDIA driver and CUDA libraries (its /usr/local/cuda, the driver's
 # folders and the pip nvidia packages: they must match its driver).
-is_system_lib() {
+is_system_lib() {  # soname [resolved path]
+  case "${2:-}" in /usr/local/cuda*) return 0 ;; esac
   case "$1" in
     linux-vdso.so.* | ld-linux*.so.* | libc.so.* | libm.so.* | libmvec.so.* | libpthread.so.* | libdl.so.* | \
       librt.so.* | libresolv.so.* | libutil.so.* | libstdc++.so.* | libgcc_s.so.*) return 0 ;;
     libcuda.so.* | libcudart.so.* | libcublas.so.* | libcublasLt.so.* | libnvrtc.so.* | libnvrtc-builtins.so.* | \
-      libcudnn*.so.* | libnvJitLink.so.* | libnccl.so.* | libnvidia-*.so.*) return 0 ;;
+      libcudnn*.so.* | libnvJitLink.so.* | libnccl.so.* | libnvidia-*.so.* | libcu*.so.* | libnvToolsExt.so.*) return 0 ;;
   esac
   return 1
 }
@@ -103,7 +104,7 @@ pack() {
   echo "== libraries (ldd)"
   local missing=0 soname path
   while read -r soname path; do
-    if is_system_lib "$soname"; then continue; fi
+    if is_system_lib "$soname" "$path"; then continue; fi
     if [ "$path" = "not" ]; then
       echo "  NOT FOUND here: $soname"
       missing=1
@@ -115,7 +116,7 @@ pack() {
     awk '$2 == "=>" {print $1, $3}' | sort -u)
   [ $missing = 0 ] || die "pack: libraries not found (above)"
   [ -e "$pkg/lib/libnabla.so.0" ] || die "pack: libnabla.so.0 was not among the programs' libraries"
-  strip --strip-unneeded "$pkg"/bin/* "$pkg"/lib/*.so* 2>/dev/null || true
+  find "$pkg/bin" "$pkg/lib" -type f -exec strip --strip-unneeded {} + 2>/dev/null || true
 
   {
     echo "nabla GPU pack (scripts/test_gpu.sh pack)"
