@@ -172,7 +172,7 @@ run() {
   exec > >(tee -a "$logdir/gpu_log.txt") 2>&1
   local tee_pid=$!
   # shellcheck disable=SC2064  # tee's pid and the folder, now
-  trap "rm -rf '$dir/$PACK_NAME'; exec >&- 2>&-; wait $tee_pid" EXIT
+  trap "rm -rf '$dir/$PACK_NAME' '$dir/home'; rmdir '$dir' 2>/dev/null; exec >&- 2>&-; wait $tee_pid" EXIT
   echo "== scripts/test_gpu.sh run on $(hostname), $(date -u '+%Y-%m-%d %H:%M:%S UTC'); device $device"
   tar -C "$dir" -xJf "$ARCHIVE" || die "run: cannot unpack $ARCHIVE"
   local pkg=$dir/$PACK_NAME
@@ -193,7 +193,7 @@ run() {
     break
   done
   export LD_LIBRARY_PATH=$libpath
-  export HOME=${HOME:-$dir}  # the OpenCL program cache lives under it
+  export HOME=${HOME:-$dir/home}  # the kernel caches live under it (env -i leaves it unset)
   echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 
   echo "== GPU"
