@@ -1,0 +1,244 @@
+// Training steps on an accelerator against the CPU, in one run (issue 17,
+// item 4; scripts/test_gpu.sh runs it on the GPU machine):
+//
+//   seed MLP   the lecture's raw-autograd step: x [64, 1000] mm w1 -> clamp(0)
+//              mm w2 -> (. - y)^2 summed, backward, SGD by hand (lr 1e-6)
+//   CNN        zoo::fashion_cnn() on a batch of 64 synthetic 1x28x28 images,
+//              cross entropy, Adam (lr 1e-3), through train::TrainStep
+//
+// each eager and compiled (nabla::compile; TrainStep with Jit::On). Every
+// step is waited for with synchronize(device), so a step's time includes its
+// device work; the table gives the median of the timed steps after warm-up.
+// For the device it also counts the buffers its caching allocator asked the
+// driver for during the timed steps (steady state: 0).
+//
+// Usage: device_step_bench [--device cuda:0] [--steps 50] [--warmup 5] [--require 1] [--check 1]
+// Without the device it prints one line saying why and exits 0 (1 with
+// --require 1, which scripts/test_gpu.sh uses on the GPU machine). --check 1
+// only prints whether the device is usable (exit 0) or why not (exit 1). Exits 1
+// when the device's seed MLP losses differ from the CPU's (the same data and
+// weights go to both, so only float rounding may separate them).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nabla/nabla.h"
+#include "nabla/train/train_step.h"
+#if __has_include("nabla/cuda.h")
+#include "nabla/cuda.h"
+#define NABLA_BENCH_HAS_CUDA_H 1
+#endif
+
+using namespace nabla;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Args {
+  std::string device = "cuda:0";
+  int steps = 50, warmup = 5;
+  bool require = false;
+  bool check = false;  // only say whether the device is usable (exit 0) or why not (exit 1)
+};
+
+[[noreturn]] void usage(const char* prog) {
+  std::fprintf(stderr, "usage: %s [--device cuda:0] [--steps 50] [--warmup 5] [--require 1] [--check 1]\n", prog);
+  std::exit(2);
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 >= argc) usage(argv[0]);
+    const char* value = argv[i + 1];
+    if (!std::strcmp(argv[i], "--device"))
+      a.device = value;
+    else if (!std::strcmp(argv[i], "--steps"))
+      a.steps = std::atoi(value);
+    else if (!std::strcmp(argv[i], "--warmup"))
+      a.warmup = std::atoi(value);
+    else if (!std::strcmp(argv[i], "--require"))
+      a.require = std::atoi(value) != 0;
+    else if (!std::strcmp(argv[i], "--check"))
+      a.check = std::atoi(value) != 0;
+    else
+      usage(argv[0]);
+  }
+  if (a.steps < 1 || a.warmup < 1) {
+    std::fprintf(stderr, "--steps and --warmup must be at least 1 (got %d and %d)\n", a.steps, a.warmup);
+    std::exit(2);
+  }
+  return a;
+}
+
+// Buffers the device's caching allocator has asked its driver for so far;
+// nullopt for a device whose backend keeps no such count here.
+std::optional<int64_t> driver_allocations(Device device) {
+  if (device.type == DeviceType::OpenCL) return opencl::memory_stats(device.index).driver_allocations;
+#ifdef NABLA_BENCH_HAS_CUDA_H
+  if (device.type == DeviceType::CUDA) return cuda::memory_stats(device.index).driver_allocations;
+#endif
+  return std::nullopt;
+}
+
+// One training step, set up on a device: run() enqueues a step and returns
+// its loss (not read, so nothing waits for it).
+using StepFn = std::function<Tensor()>;
+
+// The seed's raw-autograd step (bench/opencl_bench.cpp, examples/seed_autograd):
+// the same data and initial weights on every device. The update is
+// optim::SGD's (no momentum: w -= lr * w.grad(), the seed's hand-written
+// rule) because compile() must see the gradients reset (zero_grad) to trace a
+// step; eager and compiled run the same code.
+StepFn seed_mlp_step(Device device, bool compiled) {
+  const int64_t N = 64, D_in = 1000, H = 100, D_out = 10;
+  manual_seed(0);
+  Tensor x = randn({N, D_in}).to(device), y = randn({N, D_out}).to(device);
+  Tensor w1 = randn({D_in, H}).to(device).requires_grad_();
+  Tensor w2 = randn({H, D_out}).to(device).requires_grad_();
+  auto sgd = std::make_shared<optim::SGD>(std::vector<Tensor>{w1, w2}, optim::Options{{"lr", 1e-6}});
+  // The step on inputs (x, y): compile() traces it with them as placeholders.
+  auto step = [w1, w2, sgd](const Tensor& x, const Tensor& y) {
+    sgd->zero_grad();
+    Tensor loss = (x.mm(w1).clamp(0).mm(w2) - y).pow(2).sum();
+    loss.backward();
+    sgd->step();
+    return loss;
+  };
+  if (!compiled) return [step, x, y] { return step(x, y); };
+  CompiledFunction f = compile([step](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+    return {step(in[0], in[1])};
+  });
+  return [f, x, y] { return f({x, y})[0]; };
+}
+
+// The Fashion-MNIST CNN's step (bench/cnn_step_bench.cpp's program) through
+// train::TrainStep, as Trainer::fit() runs it.
+StepFn cnn_step(Device device, bool compiled) {
+  manual_seed(0);
+  std::shared_ptr<nn::Module> model = zoo::fashion_cnn();
+  model->to(device);
+  auto opt = std::make_shared<optim::Adam>(model->parameters(), optim::Options{{"lr", 1e-3}});
+  Tensor x = randn({64, 1, 28, 28}).to(device);
+  Tensor target = randint(0, 10, {64}).to(device);
+  auto step = std::make_shared<train::TrainStep>(*model, *opt, train::make_loss("cross_entropy"),
+                                                 compiled ? train::Jit::On : train::Jit::Off, 0,
+                                                 "device_step_bench");
+  return [model, opt, step, x, target] { return (*step)(x, target).loss; };
+}
+
+struct Timing {
+  double median_ms = 0;
+  double first_loss = 0;
+  std::optional<int64_t> driver_allocations;  // during the timed steps
+};
+
+Timing time_steps(Device device, const StepFn& step, const Args& a) {
+  Timing t;
+  t.first_loss = step().item<double>();  // also the first warm-up step (kernels compiled, a trace made)
+  for (int i = 1; i < a.warmup; ++i) step();
+  synchronize(device);
+  const std::optional<int64_t> before = driver_allocations(device);
+  std::vector<double> ms;
+  for (int i = 0; i < a.steps; ++i) {
+    const auto start = Clock::now();
+    step();
+    synchronize(device);
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  if (before) t.driver_allocations = *driver_allocations(device) - *before;
+  std::sort(ms.begin(), ms.end());
+  t.median_ms = ms[ms.size() / 2];
+  return t;
+}
+
+// Why `device` cannot hold a tensor here, or "" when it can: the error of the
+// first allocation on it names the missing driver, device or backend.
+std::string why_unusable(Device device) {
+  try {
+    Tensor probe = zeros({1}, TensorOptions().device(device));
+    synchronize(device);
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+int run(const Args& a) {
+  Device device;
+  try {
+    device = Device(a.device);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "device_step_bench: --device %s: %s\n", a.device.c_str(), e.what());
+    return 2;
+  }
+  if (const std::string why = why_unusable(device); !why.empty()) {
+    std::printf("device_step_bench: no %s here, nothing timed: %s\n", device.str().c_str(), why.c_str());
+    return a.require || a.check ? 1 : 0;
+  }
+  std::string device_name = device.str();
+  for (const DeviceInfo& info : devices())
+    if (info.device == device) device_name = info.name;
+  if (a.check) {
+    std::printf("device %s is usable: %s\n", device.str().c_str(), device_name.c_str());
+    return 0;
+  }
+  std::printf("device %s (%s); CPU threads: %d; %d warm-up and %d timed steps each\n\n", device.str().c_str(),
+              device_name.c_str(), get_num_threads(), a.warmup, a.steps);
+
+  struct Row {
+    const char* name;
+    std::function<StepFn(Device, bool)> make;
+    bool compiled;
+    bool losses_must_agree;  // the CNN's dropout masks may be drawn differently on a device
+  };
+  const std::vector<Row> rows = {
+      {"seed MLP, eager", seed_mlp_step, false, true},
+      {"seed MLP, compiled", seed_mlp_step, true, true},
+      {"CNN, eager", cnn_step, false, false},
+      {"CNN, compiled", cnn_step, true, false},
+  };
+  std::printf("| step | cpu ms | %s ms | speedup | first loss cpu / %s | %s driver allocations in timed steps |\n",
+              device.str().c_str(), device.str().c_str(), device.str().c_str());
+  std::printf("| --- | ---: | ---: | ---: | --- | ---: |\n");
+  int failures = 0;
+  for (const Row& r : rows) {
+    const Timing cpu = time_steps(kCPU, r.make(kCPU, r.compiled), a);
+    const Timing dev = time_steps(device, r.make(device, r.compiled), a);
+    const std::string allocs = dev.driver_allocations ? std::to_string(*dev.driver_allocations) : "n/a";
+    std::printf("| %s | %.3f | %.3f | %.2fx | %.6g / %.6g | %s |\n", r.name, cpu.median_ms, dev.median_ms,
+                cpu.median_ms / dev.median_ms, cpu.first_loss, dev.first_loss, allocs.c_str());
+    const double rel = std::abs(cpu.first_loss - dev.first_loss) / std::max(1.0, std::abs(cpu.first_loss));
+    if (r.losses_must_agree && !(rel <= 1e-3)) {
+      std::fprintf(stderr, "%s: the first loss on %s (%.8g) differs from the CPU's (%.8g) by %.2g relative\n", r.name,
+                   device.str().c_str(), dev.first_loss, cpu.first_loss, rel);
+      ++failures;
+    }
+    if (dev.driver_allocations && *dev.driver_allocations != 0) {
+      std::fprintf(stderr, "%s: %lld driver allocations on %s in steady state (expected 0)\n", r.name,
+                   static_cast<long long>(*dev.driver_allocations), device.str().c_str());
+      ++failures;
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines in order with stderr's, also through a pipe
+  const Args a = parse(argc, argv);
+  try {
+    return run(a);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "device_step_bench: %s\n", e.what());
+    return 1;
+  }
+}
