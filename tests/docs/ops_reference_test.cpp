@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "nabla/cuda.h"
 #include "source_scan.h"
 #include "support/op_info.h"
 
@@ -72,9 +73,11 @@ std::string read_file(const std::string& path) {
 
 TEST(OpsReference, DocsOpsMdIsCurrent) {
   // The page lists the devices each op has kernels on, for the build CI
-  // makes (with the OpenCL backend).
+  // makes (with the OpenCL and CUDA backends).
   if (!opencl::is_built())
     GTEST_SKIP() << "docs/ops.md describes a build with the OpenCL backend; this one has none (NABLA_OPENCL=OFF)";
+  if (!cuda::is_built())
+    GTEST_SKIP() << "docs/ops.md describes a build with the CUDA backend; this one has none (NABLA_CUDA=OFF)";
   const std::string path = std::string(NABLA_SOURCE_DIR) + "/docs/ops.md";
   const std::string page = docs::ops_reference(NABLA_SOURCE_DIR, probe_dtypes()) + "\n";
   if (std::getenv("NABLA_WRITE_DOCS_OPS")) {
