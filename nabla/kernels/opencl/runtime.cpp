@@ -9,6 +9,7 @@
 
 #include "nabla/core/backend.h"
 #include "nabla/kernels/accel/runtime.h"
+#include "nabla/kernels/device/elementwise_source.h"
 #include "nabla/kernels/opencl/accel_runtime.h"
 
 namespace nabla::opencl {
@@ -326,16 +327,6 @@ void empty_cache() {
   for (auto& d : enumerate().list) d->allocator->empty_cache();
 }
 
-const char* c_type(DType t) {
-  switch (t) {
-    case kBool:
-    case kUInt8: return "uchar";
-    case kInt32: return "int";
-    case kInt64: return "long";
-    case kFloat32: return "float";
-    case kFloat64: return "double";
-    default: return nullptr;
-  }
-}
+const char* c_type(DType t) { return device_c::type_name(t); }
 
 }  // namespace nabla::opencl
