@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "nabla/distributed/distributed.h"
 #include "nabla/ops/factory.h"
@@ -123,6 +124,22 @@ TEST(ProcessGroup, AsyncHandlesCompleteInAnyWaitOrder) {
   for (double e : a.to_vector<double>()) EXPECT_EQ(e, pg.size());
   for (int k = 0; k < pg.size(); ++k) EXPECT_EQ(gathered.at<int64_t>({k, 2}), k);
   pg.barrier();
+}
+
+TEST(ProcessGroup, CollectivesFromAnotherThread) {
+  // init() asks for MPI_THREAD_MULTIPLE (Debian's OpenMPI gives it): a data
+  // loader or backward-hook thread may then call collectives.
+  if (!multithreaded()) GTEST_SKIP() << "this MPI gave less than MPI_THREAD_MULTIPLE";
+  ProcessGroup pg = ProcessGroup::world();
+  Tensor x = full({5}, 2.0, kFloat64);
+  std::thread worker([&] { pg.all_reduce(x, ReduceOp::Max); });
+  worker.join();
+  for (double e : x.to_vector<double>()) EXPECT_EQ(e, 2.0);
+  Tensor y = full({5}, pg.rank() + 0.0, kFloat64);
+  Work w = pg.all_reduce_async(y);
+  std::thread waiter([&] { w.wait(); });  // waited on a thread other than the caller's
+  waiter.join();
+  for (double e : y.to_vector<double>()) EXPECT_EQ(e, pg.size() * (pg.size() - 1) / 2.0);
 }
 
 TEST(ProcessGroup, BadInputIsAClearError) {
