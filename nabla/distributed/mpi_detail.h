@@ -1,6 +1,8 @@
 // Internal to libnabla_distributed: what its files share about the MPI state.
 #pragma once
+#ifndef OMPI_SKIP_MPICXX  // CMake's MPI_CXX_SKIP_MPICXX defines it too
 #define OMPI_SKIP_MPICXX 1  // OpenMPI's deprecated C++ bindings: the C API is all nabla uses
+#endif
 #include <mpi.h>
 
 #include <functional>
