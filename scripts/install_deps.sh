@@ -9,7 +9,8 @@ packages=(cmake ninja-build g++ pkg-config libopenblas-dev libdnnl-dev libgtest-
   pocl-opencl-icd clinfo ocl-icd-opencl-dev opencl-headers libclblast-dev  # the OpenCL backend, run on PoCL (a CPU device)
   libprotobuf-dev protobuf-compiler libpng-dev  # nabla/summary: TensorBoard event files (protocol buffers, PNG images)
   python3-pip python3-numpy  # the TensorBoard reader test (tests/summary) runs TensorBoard's own EventAccumulator
-  python3-torchvision)  # tests/zoo compares nabla::zoo with torchvision's models (random weights, nothing downloaded)
+  python3-torchvision  # tests/zoo compares nabla::zoo with torchvision's models (random weights, nothing downloaded)
+  libopenmpi-dev openmpi-bin)  # nabla/distributed: process groups over MPI, tests run under mpirun
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,33 @@
+// Internal to libnabla_distributed: what its files share about the MPI state.
+#pragma once
+#ifndef OMPI_SKIP_MPICXX  // CMake's MPI_CXX_SKIP_MPICXX defines it too
+#define OMPI_SKIP_MPICXX 1  // OpenMPI's deprecated C++ bindings: the C API is all nabla uses
+#endif
+#include <mpi.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nabla/core/tensor.h"
+
+namespace nabla::distributed {
+
+// An Error naming api unless init() was called (and finalize() was not).
+void require_init(const char* api);
+// A collective timed out: the MPI state is no longer consistent, so
+// finalize() aborts instead of waiting for the missing peer.
+void mark_timed_out();
+// Throws nabla::Error with MPI's message for a failed call.
+void check_mpi(int code, const char* api, const char* call);
+
+struct WorkState {
+  MPI_Request request = MPI_REQUEST_NULL;
+  std::string name;             // the collective, for the timeout's message
+  std::vector<Tensor> keep;     // the buffers MPI reads and writes until done
+  std::vector<Tensor> written;  // outputs: their version is bumped when done
+  std::function<void()> finish;  // after completion (Mean's division); may be empty
+  bool done = false;
+};
+
+}  // namespace nabla::distributed
