@@ -45,7 +45,8 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
     if (!p.requires_grad()) continue;  // frozen: no gradient anywhere
     NABLA_CHECK(p.dtype() == kFloat32 || p.dtype() == kFloat64,
                 "DistributedDataParallel: trainable parameters must be float32 or float64 (the MPI mean's dtypes), "
-                "got ", dtype_name(p.dtype()));
+                "got ",
+                dtype_name(p.dtype()));
     const double pb = static_cast<double>(p.numel() * itemsize(p.dtype()));
     if (buckets_.empty() || buckets_.back().params.front().dtype() != p.dtype() || bytes + pb > cap_bytes) {
       if (buckets_.empty() || !buckets_.back().params.empty()) buckets_.push_back({});

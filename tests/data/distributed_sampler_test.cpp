@@ -16,7 +16,8 @@ using Shards = std::vector<std::vector<int64_t>>;
 
 Shards shards(int64_t n, int64_t replicas, bool drop_last) {
   Shards out;
-  for (int64_t r = 0; r < replicas; ++r) out.push_back(DistributedSampler(n, replicas, r, false, 0, drop_last).indices(0));
+  for (int64_t r = 0; r < replicas; ++r)
+    out.push_back(DistributedSampler(n, replicas, r, false, 0, drop_last).indices(0));
   return out;
 }
 
@@ -48,7 +49,7 @@ TEST(DistributedSampler, ShuffledShardsAreDisjointSeededAndNewEachEpoch) {
     EXPECT_EQ(distinct, n);  // every sample once, 3 of them twice (padding)
   }
   DistributedSampler s(n, R, 1, true, 7);
-  EXPECT_NE(s.indices(0), s.indices(1));                              // set_epoch reshuffles
+  EXPECT_NE(s.indices(0), s.indices(1));                                     // set_epoch reshuffles
   EXPECT_EQ(DistributedSampler(n, R, 1, true, 7).indices(1), s.indices(1));  // a function of (seed, epoch)
   EXPECT_NE(DistributedSampler(n, R, 1, true, 8).indices(0), s.indices(0));
   // drop_last with shuffle: disjoint, 25 each, 1 sample left out.
