@@ -11,7 +11,7 @@ namespace nabla::data {
 
 DistributedSampler::DistributedSampler(int64_t n, int64_t num_replicas, int64_t rank, bool shuffle, uint64_t seed,
                                        bool drop_last)
-    : n_(n), num_replicas_(num_replicas), rank_(rank), shuffle_(shuffle), seed_(seed), drop_last_(drop_last) {
+    : n_(n), num_replicas_(num_replicas), rank_(rank), shuffle_(shuffle), seed_(seed) {
   NABLA_CHECK(n >= 0, "DistributedSampler: dataset size must be non-negative, got ", n);
   NABLA_CHECK(num_replicas >= 1, "DistributedSampler: num_replicas must be at least 1, got ", num_replicas);
   NABLA_CHECK(rank >= 0 && rank < num_replicas, "DistributedSampler: rank must be in [0, num_replicas=", num_replicas,

@@ -29,8 +29,7 @@ class DistributedSampler : public Sampler {
   int64_t n_, num_replicas_, rank_;
   bool shuffle_;
   uint64_t seed_;
-  bool drop_last_;
-  int64_t per_rank_;
+  int64_t per_rank_;  // drop_last lives on in it: below n / num_replicas rounded up, the tail is dropped
 };
 
 }  // namespace nabla::data
