@@ -12,7 +12,11 @@
 // For the device it also counts the buffers its caching allocator asked the
 // driver for during the timed steps (steady state: 0).
 //
-// Usage: device_step_bench [--device cuda:0] [--steps 50] [--warmup 5] [--require 1] [--check 1]
+// With --profile N, then the compiled CNN step's slowest N nodes on the
+// device (graph::Session's profile, each node waited for: where a device
+// step's time goes).
+//
+// Usage: device_step_bench [--device cuda:0] [--steps 50] [--warmup 5] [--require 1] [--check 1] [--profile N]
 // Without the device it prints one line saying why and exits 0 (1 with
 // --require 1, which scripts/test_gpu.sh uses on the GPU machine). --check 1
 // only prints whether the device is usable (exit 0) or why not (exit 1). Exits 1
@@ -46,10 +50,11 @@ struct Args {
   int steps = 50, warmup = 5;
   bool require = false;
   bool check = false;  // only say whether the device is usable (exit 0) or why not (exit 1)
+  int profile = 0;      // print the compiled CNN step's slowest nodes on the device
 };
 
 [[noreturn]] void usage(const char* prog) {
-  std::fprintf(stderr, "usage: %s [--device cuda:0] [--steps 50] [--warmup 5] [--require 1] [--check 1]\n", prog);
+  std::fprintf(stderr, "usage: %s [--device cuda:0] [--steps 50] [--warmup 5] [--require 1] [--check 1] [--profile N]\n", prog);
   std::exit(2);
 }
 
@@ -68,6 +73,8 @@ Args parse(int argc, char** argv) {
       a.require = std::atoi(value) != 0;
     else if (!std::strcmp(argv[i], "--check"))
       a.check = std::atoi(value) != 0;
+    else if (!std::strcmp(argv[i], "--profile"))
+      a.profile = std::atoi(value);
     else
       usage(argv[0]);
   }
@@ -132,6 +139,38 @@ StepFn cnn_step(Device device, bool compiled) {
                                                  compiled ? train::Jit::On : train::Jit::Off, 0,
                                                  "device_step_bench");
   return [model, opt, step, x, target] { return (*step)(x, target).loss; };
+}
+
+// The CNN step (as cnn_step's, with Adam) compiled by hand, so that its
+// Session can be profiled: the slowest `top` nodes of `steps` runs.
+void profile_cnn(Device device, int steps, int top) {
+  manual_seed(0);
+  std::shared_ptr<nn::Module> model = zoo::fashion_cnn();
+  model->to(device);
+  auto opt = std::make_shared<optim::Adam>(model->parameters(), optim::Options{{"lr", 1e-3}});
+  Tensor x = randn({64, 1, 28, 28}).to(device);
+  Tensor target = randint(0, 10, {64}).to(device);
+  CompiledFunction f = compile([model, opt](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+    opt->zero_grad();
+    Tensor loss = cross_entropy(model->forward(in[0]), in[1]);
+    loss.backward();
+    opt->step();
+    return {loss};
+  });
+  for (int i = 0; i < 3; ++i) f({x, target});  // traced, kernels compiled
+  synchronize(device);
+  f.set_profiling(true);
+  for (int i = 0; i < steps; ++i) f({x, target});
+  synchronize(device);
+  const std::string text = f.profile_text({x, target});
+  std::printf("\ncompiled CNN step on %s, profiled (each node waited for), the slowest %d nodes:\n", device.str().c_str(),
+              top);
+  std::size_t at = 0;
+  for (int line = 0; line < top + 2 && at < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    std::printf("%s\n", text.substr(at, end - at).c_str());
+    at = end + 1;
+  }
 }
 
 struct Timing {
@@ -227,6 +266,7 @@ int run(const Args& a) {
       ++failures;
     }
   }
+  if (a.profile > 0) profile_cnn(device, a.steps, a.profile);
   return failures == 0 ? 0 : 1;
 }
 

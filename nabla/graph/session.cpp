@@ -518,6 +518,9 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       if (static_cast<std::size_t>(r.output) < vals.size()) vals[static_cast<std::size_t>(r.output)] = Tensor();
     }
     if (profiling) {
+      // On an accelerator a node's kernels run after it returns: waiting for
+      // them charges each node its device time (and serializes the run).
+      if (!device_.is_cpu()) synchronize(device_);
       const Clock::time_point now = Clock::now();
       plan.node_ns[id] += std::chrono::duration_cast<std::chrono::nanoseconds>(now - node_start).count();
       node_start = now;

@@ -47,7 +47,9 @@ struct SessionOptions {
   int max_specializations = 16;
   // Time each node of each run (two clock reads per node, tens of
   // nanoseconds): profile() and profile_text() say where a run's time goes.
-  // Also switched by Session::set_profiling.
+  // On an accelerator each node waits for its kernels (so it is charged its
+  // device time; the run is slower while profiled). Also switched by
+  // Session::set_profiling.
   bool profile = false;
   // A session on a device copies fetched values to the host (TensorFlow's
   // session.run returns host arrays); compile() keeps them on the device,

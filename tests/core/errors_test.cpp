@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "nabla/nabla.h"
+#include "support/absent_device.h"
 #include "support/opaque_backend.h"
 
 namespace nabla {
@@ -84,7 +85,9 @@ TEST(Errors, MixingDevices) {
   expect_error([&] { other + ones({2}); }, {"add", "one device", "cpu", "opaque:0"});
   expect_error([&] { other.data_ptr<float>(); }, {"opaque:0", "not host-addressable"});
   expect_error([&] { other.to(testing::opaque_device(2)); }, {"Tensor::to", "opaque:2", "does not exist", "opaque:1"});
-  expect_error([] { make_empty({2}, kFloat32, Device(DeviceType::CUDA)); }, {"cuda:0", "not available", cuda::unavailable_reason().c_str()});
+  const Device absent = testing::absent_cuda_device();  // cuda:0 without a GPU
+  const std::string absent_text = absent.str() + " " + testing::absent_cuda_words();
+  expect_error([&] { make_empty({2}, kFloat32, absent); }, {absent_text.c_str(), cuda::unavailable_reason().c_str()});
   expect_error([] { Device("tpu"); }, {"Device", "tpu", "expected"});
 }
 

@@ -199,6 +199,10 @@ void add_generated(Variants& v) {
                   cuda_device_c_source({{"A", acc}},
                                        device_c::reduce_kernel_body(e, in, is_floating(acc), out, keep, red)),
                   acc != kFloat64 && in != kFloat64 && out != kFloat64);
+            if (keep == 1 && red == 1 && out == in && acc == accs[0])  // the work-group form, once per input
+              v.add(name + " group", cuda_device_c_source({{"A", acc}}, device_c::reduce_group_kernel_body(
+                                                                            e, in, is_floating(acc), out, keep, red, 256)),
+                    acc != kFloat64 && in != kFloat64 && out != kFloat64);
           }
     }
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "nabla/nabla.h"
+#include "support/absent_device.h"
 #include "support/error_message.h"
 #include "support/opaque_backend.h"
 
@@ -66,8 +67,10 @@ TEST(DevicePrefetcher, EachBeginIsTheLoadersNextEpochAndBreakingEarlyIsFine) {
 
 TEST(DevicePrefetcher, AnAbsentDeviceIsAClearError) {
   data::DataLoader loader(dataset(), {.batch_size = 5});
-  expect_error(error_of([&] { data::DevicePrefetcher p(loader, Device("cuda:0")); }),
-               {"DevicePrefetcher", "cuda:0", "devices present are cpu"});
+  const Device absent = absent_cuda_device();
+  const std::string absent_text = absent.str() + " " + absent_cuda_words();
+  expect_error(error_of([&] { data::DevicePrefetcher p(loader, absent); }),
+               {"DevicePrefetcher", absent_text.c_str(), "devices present are cpu"});
 }
 
 }  // namespace

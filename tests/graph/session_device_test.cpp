@@ -8,6 +8,7 @@
 
 #include "nabla/nabla.h"
 #include "nabla/testing/assert_close.h"
+#include "support/absent_device.h"
 #include "support/error_message.h"
 #include "support/opaque_backend.h"
 
@@ -107,8 +108,10 @@ TEST(SessionOnDevice, SavesFromAndLoadsOntoADevice) {
 
 TEST(SessionOnDevice, AnAbsentDeviceIsAClearError) {
   TwoLayerGraph m;
-  std::string err = error_of([&] { graph::Session s(m.g, Device("cuda:0")); });
-  expect_error(err, {"graph::Session", "cuda:0", "devices present are cpu"});
+  const Device absent = absent_cuda_device();
+  std::string err = error_of([&] { graph::Session s(m.g, absent); });
+  const std::string absent_text = absent.str() + " " + absent_cuda_words();
+  expect_error(err, {"graph::Session", absent_text.c_str(), "devices present are cpu"});
   err = error_of([&] { graph::Session s(m.g, opaque_device(4)); });
   expect_error(err, {"graph::Session", "opaque:4", "does not exist"});
 }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "nabla/nabla.h"
+#include "tests/support/absent_device.h"
 #include "tests/support/error_message.h"
 
 namespace {
@@ -131,7 +132,9 @@ TEST(NnLayerModules, ToDeviceMovesOrExplains) {
   net.to(kCPU);
   EXPECT_TRUE(w.is_same(net.parameters()[0]));
   EXPECT_EQ(w.device(), kCPU);
-  std::string err = error_of([&] { net.to(Device("cuda:0")); });
+  const Device absent = nabla::testing::absent_cuda_device();
+  std::string err = error_of([&] { net.to(absent); });
+  EXPECT_NE(err.find(absent.str() + " " + nabla::testing::absent_cuda_words()), std::string::npos) << err;
   EXPECT_NE(err.find(cuda::unavailable_reason()), std::string::npos) << err;
   EXPECT_EQ(w.device(), kCPU);  // nothing changed
   EXPECT_EQ(net(ones({4, 2})).sizes(), Shape({4, 3}));

@@ -1,7 +1,11 @@
 // Reductions over dims (sum, prod, amax, amin, all, any) generated from
-// device/elementwise_exprs.h's ReduceExpr rows as device C kernels: one work
-// item per output element loops over its reduced elements, at any input
-// layout.
+// device/elementwise_exprs.h's ReduceExpr rows as device C kernels, at any
+// input layout: one work item per output element loops over its reduced
+// elements, or, for long reductions (a batch norm's or a bias gradient's sum
+// over [N, H, W]: a few outputs of 10^4..10^6 elements each), one work-group
+// per output element shares the loop and combines in a tree (on a GPU one
+// item per output would leave nearly all of it idle: measured on an H200,
+// ms per such sum).
 #include <vector>
 
 #include "nabla/kernels/accel/register.h"
@@ -26,11 +30,17 @@ void add_dim(std::vector<int64_t>& sizes, std::vector<int64_t>& strides, int64_t
   strides.push_back(stride);
 }
 
+// Reductions of at least kGroupFrom elements per output run as work-groups
+// of kGroup items.
+constexpr int64_t kGroup = 256, kGroupFrom = 4 * kGroup;
+
 // The kernel (device/elementwise_source.h, shared by every backend and by
-// the NVRTC compile test) with A = the accumulator.
+// the NVRTC compile test) with A = the accumulator; group 0: nb_reduce.
 Program render(const device_c::ReduceExpr& e, DType in, DType acc, DType out, std::size_t keep_rank,
-               std::size_t red_rank) {
-  return program({{"A", acc}}, device_c::reduce_kernel_body(e, in, is_floating(acc), out, keep_rank, red_rank));
+               std::size_t red_rank, std::size_t group) {
+  const bool fl = is_floating(acc);
+  return program({{"A", acc}}, group == 0 ? device_c::reduce_kernel_body(e, in, fl, out, keep_rank, red_rank)
+                                          : device_c::reduce_group_kernel_body(e, in, fl, out, keep_rank, red_rank, group));
 }
 
 void run_reduce(const device_c::ReduceExpr& e, Inputs inputs, const Attrs& attrs, Tensor& out) {
@@ -61,13 +71,18 @@ void run_reduce(const device_c::ReduceExpr& e, Inputs inputs, const Attrs& attrs
   ((key += '|') += dtype_name(in)) += '|';
   key += dtype_name(out.dtype());
   key += '|' + std::to_string(ksizes.size()) + ',' + std::to_string(rsizes.size());
+  const std::size_t group = n_red >= kGroupFrom ? static_cast<std::size_t>(kGroup) : 0;
+  if (group != 0) key += "|group" + std::to_string(group);
   Launch k(
-      dev, key, "nb_reduce",
-      [&] { return render(e, in, acc, out.dtype(), ksizes.size(), rsizes.size()); }, op.data());
+      dev, key, group != 0 ? "nb_reduce_group" : "nb_reduce",
+      [&] { return render(e, in, acc, out.dtype(), ksizes.size(), rsizes.size(), group); }, op.data());
   k.arg(out).arg(x).arg(n_out).arg(n_red);
   for (std::size_t d = 0; d < ksizes.size(); ++d) k.arg(ksizes[d]).arg(kstrides[d]);
   for (std::size_t d = 0; d < rsizes.size(); ++d) k.arg(rsizes[d]).arg(rstrides[d]);
-  k.run(static_cast<std::size_t>(n_out));
+  if (group != 0)
+    k.run(static_cast<std::size_t>(n_out) * group, group);
+  else
+    k.run(static_cast<std::size_t>(n_out));
 }
 
 // Every row's op runs through this one kernel, which is told its op.

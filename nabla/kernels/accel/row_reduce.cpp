@@ -99,9 +99,16 @@ void var_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
     inner = reduced_count(x.sizes(), dims);
   }
   const int64_t n = reduced_count(x.sizes(), dims);
-  Launch k = row_launch(dev, t, t, "nb_var", "var");
+  // Long rows: one work-group per output (kVarGroup is the source's NB_VAR_GROUP).
+  constexpr std::size_t kVarGroup = 256;
+  const bool grouped = n >= 4 * static_cast<int64_t>(kVarGroup);
+  Launch k = row_launch(dev, t, t, grouped ? "nb_var_group" : "nb_var", "var");
   k.arg(out[0]).arg(layout).arg(outer).arg(rows).arg(inner).arg_as(t, static_cast<double>(n));
-  k.arg_as(t, var_denominator(x.sizes(), a)).run(static_cast<std::size_t>(rows));
+  k.arg_as(t, var_denominator(x.sizes(), a));
+  if (grouped)
+    k.run(static_cast<std::size_t>(rows) * kVarGroup, kVarGroup);
+  else
+    k.run(static_cast<std::size_t>(rows));
 }
 
 }  // namespace

@@ -180,4 +180,47 @@ std::string reduce_kernel_body(const ReduceExpr& e, DType in, bool acc_floating,
   return s;
 }
 
+
+// One work-group of `group` items per output: item l starts at element l (so
+// "first" needs n_red >= group, which the host guarantees) and strides by
+// the group over the reduced elements, then the group combines its partial
+// accumulators in a tree in shared memory (a fixed order: the result does
+// not depend on timing). Every combine expression is associative over
+// partial results (sum, product, max/min with NaN, all, any).
+std::string reduce_group_kernel_body(const ReduceExpr& e, DType in, bool acc_floating, DType out, std::size_t keep_rank,
+                                     std::size_t red_rank, std::size_t group) {
+  NABLA_CHECK(group >= 2 && (group & (group - 1)) == 0, e.op->name, ": a reduction group of ", group,
+              " items (expected a power of two)");
+  const std::string g = std::to_string(group);
+  const char* combine = acc_floating ? e.float_combine : e.int_combine;
+  std::string s = "NB_KERNEL nb_reduce_group(NB_GLOBAL " + std::string(checked_type(out)) +
+                  "* out, long out_off, NB_GLOBAL const " + checked_type(in) + "* in, long in_off, long n_out, long n_red";
+  for (std::size_t d = 0; d < keep_rank; ++d) s += ", long ksize" + std::to_string(d) + ", long kst" + std::to_string(d);
+  for (std::size_t d = 0; d < red_rank; ++d) s += ", long rsize" + std::to_string(d) + ", long rst" + std::to_string(d);
+  s += ") {\n  NB_LOCAL A part[" + g + "];\n  const long gid = NB_GROUP_ID, lid = NB_LOCAL_ID;\n  long base = in_off;\n  {\n";
+  s += unravel("gid", "k", keep_rank, "base");
+  s += "  }\n";
+  const bool first = std::string(e.init) == "first";
+  if (first) {
+    s += "  A acc;\n  {\n    long p = base;\n";
+    s += unravel("lid", "r", red_rank, "p");
+    s += "    acc = (A)in[p];\n  }\n";
+  } else {
+    s += "  A acc = (A)(" + std::string(e.init) + ");\n";
+  }
+  s += std::string("  for (long j = lid") + (first ? " + " + g : "") + "; j < n_red; j += " + g + ") {\n    long p = base;\n";
+  s += unravel("j", "r", red_rank, "p");
+  s += "    const A x = (A)in[p];\n    acc = " + std::string(combine) + ";\n  }\n";
+  s += "  part[lid] = acc;\n  NB_BARRIER;\n";
+  s += "  for (long width = " + std::to_string(group / 2) + "; width > 0; width /= 2) {\n";
+  s += "    if (lid < width) {\n      const A x = part[lid + width];\n      acc = part[lid];\n      part[lid] = " +
+       std::string(combine) + ";\n    }\n    NB_BARRIER;\n  }\n";
+  s += "  if (lid != 0) return;\n  acc = part[0];\n";
+  if (out == kBool)
+    s += "  out[out_off + gid] = (uchar)(acc != 0);\n}\n";
+  else
+    s += "  out[out_off + gid] = (" + std::string(checked_type(out)) + ")acc;\n}\n";
+  return s;
+}
+
 }  // namespace nabla::device_c

@@ -13,6 +13,8 @@
 // nb_reduce: one work item per output element (the output contiguous):
 //   out, out_off, in, in_off, n_out, n_red, then ksize<d>, kst<d> per kept
 //   dim, then rsize<d>, rst<d> per reduced dim.
+// nb_reduce_group: the same arguments, one work-group per output element
+//   (long reductions: on a GPU one item per output leaves most of it idle).
 #pragma once
 #include <cstddef>
 #include <span>
@@ -39,5 +41,11 @@ std::string elementwise_kernel_body(const ElementwiseExpr& e, DType compute, std
 // expression applies.
 std::string reduce_kernel_body(const ReduceExpr& e, DType in, bool acc_floating, DType out, std::size_t keep_rank,
                                std::size_t red_rank);
+
+// The body of nb_reduce_group, nb_reduce's form for long reductions: the
+// same arguments, launched with one work-group of `group` items (a power of
+// two) per output element; needs n_red >= group (for max/min's first element).
+std::string reduce_group_kernel_body(const ReduceExpr& e, DType in, bool acc_floating, DType out, std::size_t keep_rank,
+                                     std::size_t red_rank, std::size_t group);
 
 }  // namespace nabla::device_c

@@ -63,6 +63,40 @@ NB_KERNEL nb_var(NB_GLOBAL T* out, long out_off, NB_GLOBAL const T* x, long x_of
     }
   out[out_off + r] = (T)squares / denom;
 }
+
+// nb_var for long rows (a batch norm's [N, C, H * W] per channel): one
+// work-group of NB_VAR_GROUP items per output r, each item striding over
+// the (outer, inner) elements, the partial sums combined in a tree; the mean
+// reaches every item through shared memory.
+#define NB_VAR_GROUP 256
+NB_KERNEL nb_var_group(NB_GLOBAL T* out, long out_off, NB_GLOBAL const T* x, long x_off, long outer, long rows,
+                       long inner, T count, T denom) {
+  NB_LOCAL A part[NB_VAR_GROUP];
+  const long r = NB_GROUP_ID, lid = NB_LOCAL_ID, n = outer * inner;
+  NB_GLOBAL const T* base = x + x_off + r * inner;
+  A acc = 0;
+  for (long j = lid; j < n; j += NB_VAR_GROUP) acc += (A)base[(j / inner) * rows * inner + j % inner];
+  part[lid] = acc;
+  NB_BARRIER;
+  for (long width = NB_VAR_GROUP / 2; width > 0; width /= 2) {
+    if (lid < width) part[lid] += part[lid + width];
+    NB_BARRIER;
+  }
+  const T mean = (T)part[0] / count;
+  NB_BARRIER;  // every item has read part[0] before it is overwritten
+  acc = 0;
+  for (long j = lid; j < n; j += NB_VAR_GROUP) {
+    const T d = base[(j / inner) * rows * inner + j % inner] - mean;
+    acc += (A)(d * d);
+  }
+  part[lid] = acc;
+  NB_BARRIER;
+  for (long width = NB_VAR_GROUP / 2; width > 0; width /= 2) {
+    if (lid < width) part[lid] += part[lid + width];
+    NB_BARRIER;
+  }
+  if (lid == 0) out[out_off + r] = (T)part[0] / denom;
+}
 )DC";
 
 }  // namespace
