@@ -2,8 +2,10 @@
 #include "nabla/distributed/data_parallel.h"
 
 #include <cstring>
+#include <unordered_set>
 
 #include "nabla/autograd/hooks.h"
+#include "nabla/autograd/node.h"
 #include "nabla/core/error.h"
 #include "nabla/core/grad_mode.h"
 #include "nabla/ops/factory.h"
@@ -31,14 +33,19 @@ struct DistributedDataParallel::Reducer {
     std::vector<Tensor> params;  // one dtype
     Tensor flat;                 // their gradients, end to end
     std::vector<bool> ready;     // per param: final in this backward
+    std::vector<bool> unused;    // per param: find_unused_parameters found no path to it
+    std::vector<const autograd::Node*> accumulators;  // per param: its AccumulateGrad node
     size_t pending = 0;          // params not ready yet
     Work work;                   // started: its all_reduce
     bool started = false;
   };
-  Reducer(ProcessGroup g, bool overlap) : group(g), overlap(overlap) {}
+  Reducer(ProcessGroup g, const DataParallelOptions& o)
+      : group(g), overlap(o.overlap), find_unused(o.overlap && o.find_unused_parameters) {}
   ProcessGroup group;
   std::vector<Bucket> buckets;
   bool overlap;
+  bool find_unused;
+  std::unordered_set<const autograd::Node*> reached;  // find_unused: by the forwards since the last round
   bool sync_enabled = true;
   bool in_round = false;           // buckets of this backward are being reduced; the end is queued
   bool reduced_since_sync = false;  // a round finished since the last sync_gradients()
@@ -52,15 +59,49 @@ struct DistributedDataParallel::Reducer {
       autograd::queue_callback([self] {
         if (auto r = self.lock()) r->finish_round();
       });
+      if (find_unused) mark_unreached_ready();
     }
     Bucket& k = buckets[b];
-    if (k.started || k.ready[i]) return;
-    k.ready[i] = true;
-    --k.pending;
+    if (k.unused[i]) {
+      // Counted as ready already: right while its bucket waits (the gradient
+      // is copied when it starts), wrong once it has left.
+      NABLA_CHECK(!k.started, "DistributedDataParallel(find_unused_parameters): a parameter of bucket ", b,
+                  " got a gradient although no forward's graph reached it, and its bucket was already being "
+                  "reduced; backward must start from what this DDP's forward computed (ddp(x), not "
+                  "ddp.module()(x))");
+    } else if (!k.started && !k.ready[i]) {
+      k.ready[i] = true;
+      --k.pending;
+    }
     while (next < buckets.size() && buckets[next].pending == 0) start(next++);
     // MPI progresses a non-blocking collective only inside MPI calls (no
     // progress thread): poll the ones in flight from each hook.
     for (size_t s = 0; s < next; ++s) buckets[s].work.is_completed();
+  }
+
+  // find_unused_parameters, at the first hook of a backward: the parameters
+  // no forward since the last round reached get no gradient in it.
+  void mark_unreached_ready() {
+    for (Bucket& k : buckets)
+      for (size_t i = 0; i < k.params.size(); ++i)
+        if (!reached.count(k.accumulators[i]) && !k.ready[i]) {
+          k.ready[i] = k.unused[i] = true;
+          --k.pending;
+        }
+    reached.clear();
+  }
+
+  // find_unused_parameters, in forward: the nodes reachable from its output.
+  void walk(const Tensor& out) {
+    std::vector<const autograd::Node*> stack;
+    if (auto e = autograd::gradient_edge(out); e.valid() && reached.insert(e.node.get()).second)
+      stack.push_back(e.node.get());
+    while (!stack.empty()) {
+      const autograd::Node* n = stack.back();
+      stack.pop_back();
+      for (const autograd::Edge& e : n->next_edges)
+        if (e.node && reached.insert(e.node.get()).second) stack.push_back(e.node.get());
+    }
   }
 
   void start(size_t b) {
@@ -105,8 +146,10 @@ struct DistributedDataParallel::Reducer {
       k.work = Work();
       k.started = false;
       k.ready.assign(k.params.size(), false);
+      k.unused.assign(k.params.size(), false);
       k.pending = k.params.size();
     }
+    reached.clear();
     next = 0;
     in_round = false;
     reduced_since_sync = true;
@@ -115,7 +158,12 @@ struct DistributedDataParallel::Reducer {
 
 DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> module, double bucket_cap_mb,
                                                  ProcessGroup group, bool overlap)
-    : module_(std::move(module)), group_(group), reducer_(std::make_shared<Reducer>(group, overlap)) {
+    : DistributedDataParallel(std::move(module), DataParallelOptions{bucket_cap_mb, overlap, false}, group) {}
+
+DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> module,
+                                                 const DataParallelOptions& options, ProcessGroup group)
+    : module_(std::move(module)), group_(group), reducer_(std::make_shared<Reducer>(group, options)) {
+  const double bucket_cap_mb = options.bucket_cap_mb;
   NABLA_CHECK(module_ != nullptr, "DistributedDataParallel: module is null");
   NABLA_CHECK(bucket_cap_mb > 0, "DistributedDataParallel: bucket_cap_mb must be positive, got ", bucket_cap_mb);
   // Every replica starts from rank 0's state. The writes are in-place data
@@ -156,9 +204,11 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
     for (const auto& p : k.params) n += p.numel();
     k.flat = zeros({n}, k.params.front().dtype());
     k.ready.assign(k.params.size(), false);
+    k.unused.assign(k.params.size(), false);
     k.pending = k.params.size();
+    for (const Tensor& p : k.params) k.accumulators.push_back(autograd::gradient_edge(p).node.get());
   }
-  if (!overlap) return;
+  if (!options.overlap) return;
   // The hooks hold the reducer weakly: a model that outlives its DDP keeps
   // hooks that do nothing.
   std::weak_ptr<Reducer> weak = reducer_;
@@ -170,6 +220,13 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
 }
 
 bool DistributedDataParallel::overlap() const { return reducer_->overlap; }
+
+Tensor DistributedDataParallel::forward(const Tensor& x) {
+  Tensor out = module_->forward(x);
+  Reducer& r = *reducer_;
+  if (r.find_unused && r.sync_enabled && GradMode::is_enabled()) r.walk(out);
+  return out;
+}
 
 DistributedDataParallel::NoSync::NoSync(DistributedDataParallel& d) : ddp_(&d), was_(d.reducer_->sync_enabled) {
   d.reducer_->sync_enabled = false;

@@ -30,14 +30,26 @@
 
 namespace nabla::distributed {
 
+struct DataParallelOptions {
+  double bucket_cap_mb = 25.0;  // PyTorch's default
+  // Reduce buckets during backward (true) or in sync_gradients() after it.
+  bool overlap = true;
+  // PyTorch's find_unused_parameters: forward walks the autograd graph from
+  // its output, and the parameters it does not reach count as ready (zero
+  // gradient) when backward starts, so their buckets need not wait for the
+  // end of backward. Costs a walk of the graph per forward.
+  bool find_unused_parameters = false;
+};
+
 class DistributedDataParallel {
  public:
   // module's parameters and buffers: contiguous CPU tensors (the MPI backend's reach).
-  // overlap: reduce buckets during backward (true) or in sync_gradients() after it.
   explicit DistributedDataParallel(std::shared_ptr<nn::Module> module, double bucket_cap_mb = 25.0,
                                    ProcessGroup group = ProcessGroup::world(), bool overlap = true);
+  DistributedDataParallel(std::shared_ptr<nn::Module> module, const DataParallelOptions& options,
+                          ProcessGroup group = ProcessGroup::world());
 
-  Tensor forward(const Tensor& x) { return module_->forward(x); }
+  Tensor forward(const Tensor& x);
   Tensor operator()(const Tensor& x) { return forward(x); }
   nn::Module& module() { return *module_; }
   const ProcessGroup& process_group() const { return group_; }

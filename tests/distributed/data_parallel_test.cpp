@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -180,6 +181,51 @@ TEST(DistributedDataParallel, AParameterUnusedInOneRanksBackwardIsReducedAsZeroT
     EXPECT_DOUBLE_EQ(net->b->bias.grad().to_vector<double>()[0], users / W);
     EXPECT_DOUBLE_EQ(net->a->bias.grad().to_vector<double>()[0], 1.0);
   }
+}
+
+// How many collectives a backward has started by the time its last
+// parameter's hook runs, on this rank.
+int64_t started_during_backward(DistributedDataParallel& ddp, TwoBranches& net) {
+  ProcessGroup pg = ProcessGroup::world();
+  int64_t most = 0;
+  const uint64_t calls0 = pg.collectives();
+  for (const Tensor& p : {net.a->weight, net.a->bias})  // after DDP's hooks
+    autograd::register_post_accumulate_grad_hook(
+        p, [&](const Tensor&) { most = std::max(most, static_cast<int64_t>(pg.collectives() - calls0)); });
+  ddp.module().zero_grad();
+  ddp(ones({1, 3}, kFloat64)).sum().backward();
+  ddp.sync_gradients();
+  return most;
+}
+
+TEST(DistributedDataParallel, FindUnusedParametersStartsTheirBucketsDuringBackward) {
+  ProcessGroup pg = ProcessGroup::world();
+  for (bool find : {false, true}) {
+    manual_seed(7);
+    auto net = std::make_shared<TwoBranches>();
+    net->to(kFloat64);
+    net->use_b = pg.rank() != 1;
+    DistributedDataParallel ddp(net, {.bucket_cap_mb = 1e-5, .find_unused_parameters = find});
+    // Buckets b.bias, b.weight, a.bias, a.weight. Without the search, rank 1
+    // waits for b's gradients to the end of backward (they never come), and
+    // a's buckets wait behind b's; with it, b's count as ready at once.
+    const int64_t started = started_during_backward(ddp, *net);
+    EXPECT_EQ(started, find || pg.rank() != 1 ? 4 : 0) << "find_unused_parameters " << find;
+    const double users = pg.size() > 1 ? pg.size() - 1 : 1;
+    EXPECT_DOUBLE_EQ(net->b->bias.grad().to_vector<double>()[0], users / pg.size());
+  }
+}
+
+TEST(DistributedDataParallel, FindUnusedParametersNeedsTheBackwardOfItsForward) {
+  ProcessGroup pg = ProcessGroup::world();
+  if (pg.size() != 1) GTEST_SKIP() << "the error leaves all-reduces unwaited: alone only";
+  manual_seed(8);
+  auto net = std::make_shared<TwoBranches>();
+  DistributedDataParallel ddp(net, {.bucket_cap_mb = 1e-5, .find_unused_parameters = true});
+  // The module called directly: DDP's forward saw no graph, so every
+  // parameter counts as unused, and the second gradient finds its bucket gone.
+  testing::expect_error(testing::error_of([&] { ddp.module()(ones({1, 3})).sum().backward(); }),
+                        {"find_unused_parameters", "ddp(x)"});
 }
 
 TEST(DistributedDataParallel, BucketsFollowTheCapInReverseOrder) {
