@@ -15,7 +15,8 @@
 // (b) Bytes this rank handed to collectives per step (ProcessGroup::
 //     bytes_sent()) against the gradients' size.
 // (c) zoo::fashion_cnn on synthetic [--cnn-batch, 1, 28, 28] per rank, DDP
-//     with its defaults (25 MB buckets, overlap), SGD: samples/s of the job.
+//     with its defaults (25 MB buckets, overlap), SGD: samples/s of the job,
+//     and under no_sync() (the same compute without communication).
 // Threads per rank: --threads (default 1: one core per rank).
 #include <algorithm>
 #include <chrono>
@@ -191,17 +192,25 @@ void cnn_samples_per_second(const Args& a, ProcessGroup& pg) {
   Trainer t(zoo::fashion_cnn(), 25.0, true, x, y);
   double ignored = 0;
   for (int s = 0; s < a.warmup; ++s) t.step(&ignored);
-  std::vector<double> step_ms;
+  std::vector<double> step_ms, local_ms;  // DDP; the same steps under no_sync (compute alone)
   for (int round = 0; round < a.rounds; ++round) {
-    pg.barrier();
-    const auto t0 = Clock::now();
-    for (int s = 0; s < a.steps; ++s) t.step(&ignored);
-    step_ms.push_back(max_over_ranks(pg, ms_since(t0)) / a.steps);
+    for (int v = 0; v < 2; ++v) {
+      pg.barrier();
+      const auto t0 = Clock::now();
+      {
+        std::optional<DistributedDataParallel::NoSync> local;
+        if (v == 1) local.emplace(t.ddp);
+        for (int s = 0; s < a.steps; ++s) t.step(&ignored);
+      }
+      (v == 0 ? step_ms : local_ms).push_back(max_over_ranks(pg, ms_since(t0)) / a.steps);
+    }
   }
   if (r != 0) return;
-  const double ms = median(step_ms);
-  std::printf("(c) fashion_cnn, %d images per rank, %d rank(s), %d thread(s) each: %.2f ms/step, %.1f samples/s\n",
-              a.cnn_batch, W, a.threads, ms, 1000.0 * W * a.cnn_batch / ms);
+  const double ms = median(step_ms), local = median(local_ms);
+  std::printf("(c) fashion_cnn (%llu bytes of gradients, %zu bucket(s)), %d images per rank, %d rank(s), %d thread(s) "
+              "each: %.2f ms/step, %.1f samples/s (no_sync: %.2f ms/step, %.1f samples/s)\n",
+              static_cast<unsigned long long>(gradient_bytes(t.ddp)), t.ddp.bucket_sizes().size(), a.cnn_batch, W,
+              a.threads, ms, 1000.0 * W * a.cnn_batch / ms, local, 1000.0 * W * a.cnn_batch / local);
 }
 
 }  // namespace

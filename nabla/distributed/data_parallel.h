@@ -20,7 +20,9 @@
 //
 // A parameter with no gradient on a rank (unused in its forward) counts as a
 // zero gradient there, so every rank makes the same MPI calls and none hangs;
-// after the reduction every bucketed parameter has a gradient.
+// after the reduction every bucketed parameter has a gradient. Its bucket
+// waits for the end of backward unless find_unused_parameters finds it in
+// forward (DataParallelOptions).
 #pragma once
 #include <memory>
 #include <vector>
