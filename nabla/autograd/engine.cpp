@@ -1,14 +1,19 @@
 // Note [Backward order]: nodes run in decreasing sequence number among those
 // whose every consumer has run. A node is created after the nodes of its
-// inputs, so this is a topological order. Gradients for one input are summed
+// inputs, so this is a topological order. Leaves' AccumulateGrad nodes have
+// the largest number (node.cpp): they run as soon as they are ready. Gradients for one input are summed
 // in its node's buffer before the node runs; gradients reaching an input of a
 // different shape (broadcast) are summed back to its shape (sum_to).
 #include "nabla/autograd/engine.h"
 
+#include <functional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
+#include "nabla/autograd/hooks.h"
 #include "nabla/autograd/node.h"
 #include "nabla/core/grad_mode.h"
 #include "nabla/core/trace_context.h"
@@ -28,6 +33,31 @@ class GraphRoot final : public Node {
   std::string name() const override { return "GraphRoot"; }
  private:
   TensorList grads_;
+};
+
+// The callbacks queued (autograd::queue_callback) during the backward pass
+// this thread is running; null outside one. A hook may run a backward of its
+// own: that one gets its own list (CallbackScope saves and restores).
+thread_local std::vector<std::function<void()>>* t_callbacks = nullptr;
+
+class CallbackScope {
+ public:
+  CallbackScope() : outer_(std::exchange(t_callbacks, &mine_)) {}
+  ~CallbackScope() { t_callbacks = outer_; }
+  CallbackScope(const CallbackScope&) = delete;
+  CallbackScope& operator=(const CallbackScope&) = delete;
+  // After the graph: each callback, including those queued by callbacks.
+  void run_queued() {
+    for (std::size_t i = 0; i < mine_.size(); ++i) {
+      std::function<void()> f = std::move(mine_[i]);
+      f();
+    }
+    mine_.clear();
+  }
+
+ private:
+  std::vector<std::function<void()>> mine_;
+  std::vector<std::function<void()>>* outer_;
 };
 
 struct Capture {
@@ -123,6 +153,7 @@ TensorList run(const TensorList& outputs, const TensorList& grad_outputs, bool k
     }
   }
 
+  CallbackScope callbacks;
   TensorList results(captures.size());
   std::unordered_map<Node*, TensorList> buffers;
   auto cmp = [](const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) {
@@ -164,10 +195,39 @@ TensorList run(const TensorList& outputs, const TensorList& grad_outputs, bool k
       if (--deps[e.node.get()] == 0) ready.push(e.node);
     }
   }
+  callbacks.run_queued();
   return results;
 }
 
 }  // namespace
+
+namespace autograd {
+
+void register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulateGradHook hook) {
+  NABLA_CHECK(leaf.defined(), "register_post_accumulate_grad_hook: the tensor is undefined (a default-constructed "
+              "Tensor)");
+  NABLA_CHECK(leaf.requires_grad(), "register_post_accumulate_grad_hook: cannot register a hook on a tensor that "
+              "doesn't require grad");
+  NABLA_CHECK(leaf.is_leaf(), "register_post_accumulate_grad_hook: post accumulate grad hooks can only be "
+              "registered on leaf tensors; this one was made by ", leaf.grad_fn()->name());
+  NABLA_CHECK(hook != nullptr, "register_post_accumulate_grad_hook: the hook is empty");
+  Edge e = gradient_edge(leaf);  // creates the leaf's AccumulateGrad node, which its autograd state keeps
+  e.node->pre_hooks.push_back({kPostAccumulateSlot, [hook = std::move(hook)](const Tensor& grad) {
+                                 hook(grad);
+                                 return Tensor();
+                               }});
+}
+
+void queue_callback(std::function<void()> callback) {
+  NABLA_CHECK(t_callbacks != nullptr, "autograd::queue_callback: no backward pass is running in this thread; "
+              "queue callbacks from a hook during backward()");
+  NABLA_CHECK(callback != nullptr, "autograd::queue_callback: the callback is empty");
+  t_callbacks->push_back(std::move(callback));
+}
+
+bool in_backward() { return t_callbacks != nullptr; }
+
+}  // namespace autograd
 
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
                 std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {

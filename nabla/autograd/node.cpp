@@ -1,5 +1,6 @@
 #include "nabla/autograd/node.h"
 
+#include "nabla/autograd/hooks.h"
 #include "nabla/core/grad_mode.h"
 #include "nabla/ops/ops.h"
 
@@ -143,6 +144,11 @@ TensorList AccumulateGrad::apply(TensorList& grads) {
   } else {
     m->grad.add_(g);
   }
+  // Post-accumulate hooks (autograd/hooks.h): the engine summed every use's
+  // gradient in this node's buffer, so .grad is final for this backward.
+  const Tensor grad = m->grad;
+  for (auto& [slot, hook] : pre_hooks)
+    if (slot == kPostAccumulateSlot) hook(grad);
   return {};
 }
 
@@ -161,6 +167,12 @@ Edge gradient_edge(const Tensor& t) {
   if (!m->requires_grad) return {};
   if (!m->grad_accumulator) {
     auto acc = std::make_shared<AccumulateGrad>(m);
+    // Runs as soon as its gradient is complete, not in creation order (the
+    // accumulator of a parameter is made long before the forward's nodes):
+    // a leaf has no inputs, so any time after its consumers is topological,
+    // and its post-accumulate hooks then fire while backward goes on (what
+    // DDP overlaps its all-reduce with). PyTorch does the same.
+    acc->sequence_nr = UINT64_MAX;
     acc->input_meta.push_back({t.sizes(), t.dtype()});
     acc->output_meta.push_back({t.sizes(), t.dtype()});
     m->grad_accumulator = acc;

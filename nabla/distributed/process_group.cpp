@@ -1,6 +1,8 @@
 // The collectives: checks of their arguments, then one MPI_I* call each.
 #include "nabla/distributed/process_group.h"
 
+#include <atomic>
+
 #include "nabla/core/error.h"
 #include "nabla/distributed/environment.h"
 #include "nabla/distributed/mpi_detail.h"
@@ -8,6 +10,16 @@
 
 namespace nabla::distributed {
 namespace {
+
+// ProcessGroup::collectives() / bytes_sent(): one group (MPI_COMM_WORLD) so far.
+std::atomic<uint64_t> g_collectives{0};
+std::atomic<uint64_t> g_bytes_sent{0};
+
+void count(const Tensor* sent) {
+  g_collectives.fetch_add(1, std::memory_order_relaxed);
+  if (sent) g_bytes_sent.fetch_add(static_cast<uint64_t>(sent->numel()) * itemsize(sent->dtype()),
+                                   std::memory_order_relaxed);
+}
 
 MPI_Datatype mpi_type(DType t) {
   switch (t) {
@@ -80,6 +92,9 @@ std::function<void()> divide_by(const Tensor& t, int n) {
 
 ProcessGroup ProcessGroup::world() { return ProcessGroup(distributed::rank(), distributed::world_size()); }
 
+uint64_t ProcessGroup::collectives() const { return g_collectives.load(std::memory_order_relaxed); }
+uint64_t ProcessGroup::bytes_sent() const { return g_bytes_sent.load(std::memory_order_relaxed); }
+
 Work ProcessGroup::all_reduce_async(const Tensor& t, ReduceOp op) {
   auto s = new_state("ProcessGroup::all_reduce");
   check_tensor("ProcessGroup::all_reduce", "the tensor", t);
@@ -91,6 +106,7 @@ Work ProcessGroup::all_reduce_async(const Tensor& t, ReduceOp op) {
   check_mpi(MPI_Iallreduce(MPI_IN_PLACE, t.raw_data(), count_of("ProcessGroup::all_reduce", t), mpi_type(t.dtype()),
                            mpi_op(op), MPI_COMM_WORLD, &s->request),
             "ProcessGroup::all_reduce", "MPI_Iallreduce");
+  count(&t);
   return Work(s);
 }
 
@@ -104,6 +120,7 @@ Work ProcessGroup::broadcast_async(const Tensor& t, int root) {
   check_mpi(MPI_Ibcast(t.raw_data(), count_of("ProcessGroup::broadcast", t), mpi_type(t.dtype()), root,
                        MPI_COMM_WORLD, &s->request),
             "ProcessGroup::broadcast", "MPI_Ibcast");
+  count(rank_ == root ? &t : nullptr);
   return Work(s);
 }
 
@@ -132,6 +149,7 @@ Work ProcessGroup::all_gather_async(const Tensor& output, const Tensor& t) {
   check_mpi(MPI_Iallgather(t.raw_data(), n, mpi_type(t.dtype()), output.raw_data(), n, mpi_type(t.dtype()),
                            MPI_COMM_WORLD, &s->request),
             "ProcessGroup::all_gather", "MPI_Iallgather");
+  count(&t);
   return Work(s);
 }
 
@@ -166,12 +184,14 @@ Work ProcessGroup::reduce_scatter_async(const Tensor& output, const Tensor& inpu
                                       count_of("ProcessGroup::reduce_scatter", output), mpi_type(input.dtype()),
                                       mpi_op(op), MPI_COMM_WORLD, &s->request),
             "ProcessGroup::reduce_scatter", "MPI_Ireduce_scatter_block");
+  count(&input);
   return Work(s);
 }
 
 Work ProcessGroup::barrier_async() {
   auto s = new_state("ProcessGroup::barrier");
   check_mpi(MPI_Ibarrier(MPI_COMM_WORLD, &s->request), "ProcessGroup::barrier", "MPI_Ibarrier");
+  count(nullptr);
   return Work(s);
 }
 

@@ -54,6 +54,15 @@ class ProcessGroup {
   void barrier() { barrier_async().wait(); }
   Work barrier_async();
 
+  // Counters of this process's collectives on the group since the program
+  // started (shared by every copy of world()): calls started, and bytes of
+  // the tensors it handed them to send: all_reduce and all_gather their
+  // input, reduce_scatter its input, broadcast the tensor on the root (0
+  // elsewhere), barrier 0. That is the payload, not MPI's traffic, which
+  // depends on its algorithm (a ring all-reduce sends about 2(n-1)/n of it).
+  uint64_t collectives() const;
+  uint64_t bytes_sent() const;
+
  private:
   ProcessGroup(int rank, int size) : rank_(rank), size_(size) {}
   int rank_ = 0;
