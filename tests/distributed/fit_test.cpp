@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
+#include <unistd.h>
 
 #include "nabla/core/random.h"
 #include "nabla/distributed/distributed.h"
@@ -103,6 +105,58 @@ TEST(FitDistributed, SameWeightsAndLogsAsOneProcessWithTheWholeBatch) {
     EXPECT_NE(printed.find("epoch 2/2"), std::string::npos) << printed;
   else
     EXPECT_EQ(printed, "");
+}
+
+// Raises at the start of one epoch on every rank (an interruption every rank
+// sees at the same point, so none is left waiting), while armed.
+class InterruptAt : public train::Callback {
+ public:
+  explicit InterruptAt(int epoch) : epoch_(epoch) {}
+  void on_epoch_begin(int epoch, const train::Logs&) override {
+    if (armed && epoch == epoch_) throw std::runtime_error("interrupted");
+  }
+  bool armed = true;
+
+ private:
+  int epoch_;
+};
+
+// BackupAndRestore in a data-parallel fit(): rank 0 writes the backup, every
+// rank resumes from it, and the resumed run ends with the weights of a run
+// that was never interrupted.
+TEST(FitDistributed, BackupAndRestoreResumesEveryRankFromRankZerosBackup) {
+  ProcessGroup pg = ProcessGroup::world();
+  Tensor pid = tensor(std::vector<double>{pg.rank() == 0 ? static_cast<double>(::getpid()) : 0.0});
+  pg.all_reduce(pid);  // rank 0's process id names the directory every rank uses
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("nabla_fit_distributed_" + std::to_string(static_cast<int64_t>(pid.item<double>())));
+  manual_seed(3);
+  Tensor x = randn({64, kIn}), y = randint(0, kOut, {64});
+  auto run = [&](uint64_t init, std::vector<train::CallbackSpec> callbacks) {
+    auto model = tiny_mlp(init);
+    train::Trainer t(model, {.optimizer = std::make_shared<optim::SGD>(model->parameters(),
+                                                                       optim::Options{{"lr", 0.2}, {"momentum", 0.9}})});
+    try {
+      t.fit(x, y, {.epochs = 3, .batch_size = 8, .callbacks = std::move(callbacks), .verbose = 0, .seed = 4,
+                   .distributed = std::make_shared<FitDataParallel>()});
+    } catch (const std::runtime_error&) {
+    }
+    return model->parameters();
+  };
+  std::vector<Tensor> whole = run(1, {});
+
+  auto interrupt = std::make_shared<InterruptAt>(2);
+  train::BackupAndRestore backup((dir / "backup").string());
+  run(1, {interrupt, backup});  // stops at epoch 2's start: the backup after epoch 1 is there
+  pg.barrier();
+  EXPECT_TRUE(std::filesystem::exists(backup.path()));
+  interrupt->armed = false;
+  // Another initialisation: the weights come from the backup, on every rank.
+  std::vector<Tensor> resumed = run(2 + static_cast<uint64_t>(pg.rank()), {interrupt, backup});
+  EXPECT_EQ(max_relative_difference(resumed, whole), 0.0);
+  pg.barrier();
+  EXPECT_FALSE(std::filesystem::exists(backup.path()));  // rank 0 deleted it at the end
+  if (pg.rank() == 0) std::filesystem::remove_all(dir);
 }
 
 TEST(FitDistributed, JitOnIsRefused) {
