@@ -24,14 +24,15 @@ int main() {
   Tensor y = argmax(matmul(x, w) + 0.3 * randn({2048, 4}), 1);
 
   auto model = std::make_shared<nn::Sequential>(nn::Linear(20, 64), nn::ReLU(), nn::Linear(64, 4));
-  train::Trainer trainer(model, {.optimizer = std::make_shared<optim::Adam>(model->parameters()),
-                                 .metrics = {"accuracy"}});
-  train::History h = trainer.fit(x, y, {.epochs = 5,
-                                        .batch_size = 32,  // per rank: 32 * N per step
-                                        .validation_split = 0.2,
-                                        .verbose = 2,
-                                        .seed = 1,
-                                        .distributed = std::make_shared<distributed::FitDataParallel>()});
+  train::Trainer trainer(model,
+                         {.optimizer = std::make_shared<optim::Adam>(model->parameters()), .metrics = {"accuracy"}});
+  train::History h = trainer.fit(x, y,
+                                 {.epochs = 5,
+                                  .batch_size = 32,  // per rank: 32 * N per step
+                                  .validation_split = 0.2,
+                                  .verbose = 2,
+                                  .seed = 1,
+                                  .distributed = std::make_shared<distributed::FitDataParallel>()});
   if (distributed::rank() == 0)
     std::printf("rank 0 of %d: val accuracy %.2f%%\n", distributed::world_size(), 100 * h["val_accuracy"].back());
   distributed::finalize();

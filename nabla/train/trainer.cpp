@@ -10,8 +10,8 @@
 #include "nabla/core/error.h"
 #include "nabla/core/grad_mode.h"
 #include "nabla/core/random.h"
-#include "nabla/data/distributed_sampler.h"
 #include "nabla/data/device_prefetcher.h"
+#include "nabla/data/distributed_sampler.h"
 #include "nabla/ops/ops.h"
 #include "nabla/train/train_step.h"
 
@@ -76,7 +76,8 @@ Logs metric_logs(const Mean& loss, const std::vector<MetricPtr>& metrics, const 
 // saw: the whole data's loss and accuracy, the same on every rank.
 Logs reduced_logs(DataParallel& dp, const Logs& local, double samples) {
   std::vector<double> v{samples};
-  for (const auto& [key, value] : local) v.push_back(samples > 0 ? value * samples : 0);  // a map: the same order everywhere
+  for (const auto& [key, value] : local)
+    v.push_back(samples > 0 ? value * samples : 0);  // a map: the same order everywhere
   dp.all_reduce_sum(v);
   Logs logs;
   std::size_t i = 1;

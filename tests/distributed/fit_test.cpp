@@ -5,12 +5,12 @@
 #include "nabla/distributed/fit.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 
 #include "nabla/core/random.h"
 #include "nabla/distributed/distributed.h"
@@ -67,9 +67,9 @@ TEST(FitDistributed, SameWeightsAndLogsAsOneProcessWithTheWholeBatch) {
 
   // The reference: one process, batch W*B, the same shuffling seed.
   auto reference = tiny_mlp(1);
-  train::Trainer ref(reference, {.optimizer = std::make_shared<optim::SGD>(reference->parameters(),
-                                                                           optim::Options{{"lr", 0.5}}),
-                                 .metrics = {"accuracy"}});
+  train::Trainer ref(reference,
+                     {.optimizer = std::make_shared<optim::SGD>(reference->parameters(), optim::Options{{"lr", 0.5}}),
+                      .metrics = {"accuracy"}});
   train::History want = ref.fit(x, y,
                                 {.epochs = 2,
                                  .batch_size = W * kPerRank,
@@ -128,17 +128,23 @@ TEST(FitDistributed, BackupAndRestoreResumesEveryRankFromRankZerosBackup) {
   ProcessGroup pg = ProcessGroup::world();
   Tensor pid = tensor(std::vector<double>{pg.rank() == 0 ? static_cast<double>(::getpid()) : 0.0});
   pg.all_reduce(pid);  // rank 0's process id names the directory every rank uses
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("nabla_fit_distributed_" + std::to_string(static_cast<int64_t>(pid.item<double>())));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("nabla_fit_distributed_" + std::to_string(static_cast<int64_t>(pid.item<double>())));
   manual_seed(3);
   Tensor x = randn({64, kIn}), y = randint(0, kOut, {64});
   auto run = [&](uint64_t init, std::vector<train::CallbackSpec> callbacks) {
     auto model = tiny_mlp(init);
-    train::Trainer t(model, {.optimizer = std::make_shared<optim::SGD>(model->parameters(),
-                                                                       optim::Options{{"lr", 0.2}, {"momentum", 0.9}})});
+    train::Trainer t(model, {.optimizer = std::make_shared<optim::SGD>(
+                                 model->parameters(), optim::Options{{"lr", 0.2}, {"momentum", 0.9}})});
     try {
-      t.fit(x, y, {.epochs = 3, .batch_size = 8, .callbacks = std::move(callbacks), .verbose = 0, .seed = 4,
-                   .distributed = std::make_shared<FitDataParallel>()});
+      t.fit(x, y,
+            {.epochs = 3,
+             .batch_size = 8,
+             .callbacks = std::move(callbacks),
+             .verbose = 0,
+             .seed = 4,
+             .distributed = std::make_shared<FitDataParallel>()});
     } catch (const std::runtime_error&) {
     }
     return model->parameters();
@@ -161,7 +167,8 @@ TEST(FitDistributed, BackupAndRestoreResumesEveryRankFromRankZerosBackup) {
 
 TEST(FitDistributed, JitOnIsRefused) {
   auto model = tiny_mlp(1);
-  train::Trainer t(model, {.optimizer = std::make_shared<optim::SGD>(model->parameters(), optim::Options{{"lr", 0.1}})});
+  train::Trainer t(model,
+                   {.optimizer = std::make_shared<optim::SGD>(model->parameters(), optim::Options{{"lr", 0.1}})});
   expect_error(error_of([&] {
                  t.fit(randn({8, kIn}), randint(0, kOut, {8}),
                        {.verbose = 0, .jit = train::Jit::On, .distributed = std::make_shared<FitDataParallel>()});

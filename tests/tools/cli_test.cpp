@@ -118,9 +118,9 @@ TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
 
 TEST(NablaCli, HelpListsEveryOption) {
   std::string h = train_help();
-  for (const char* opt :
-       {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads", "--workers",
-        "--device", "--seed", "--data", "--out", "--logdir", "--limit", "--progress", "--resume", "--distributed", "--help"})
+  for (const char* opt : {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads",
+                          "--workers", "--device", "--seed", "--data", "--out", "--logdir", "--limit", "--progress",
+                          "--resume", "--distributed", "--help"})
     EXPECT_NE(h.find(opt), std::string::npos) << opt;
 }
 

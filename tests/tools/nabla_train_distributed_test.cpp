@@ -82,8 +82,8 @@ TEST_F(NablaTrainDistributed, TwoRanksPrintAndWriteOnceAKilledRankEndsTheJobAndR
   const std::string kill_rank_1 =
       "sh -c 'if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then export NABLA_TRAIN_KILL_AT_STEP=6; fi; exec \"$0\" \"$@\"' ";
   const auto start = std::chrono::steady_clock::now();
-  ProgramRun k = nabla::testing::run_program(kMpirun + "-x NABLA_DISTRIBUTED_TIMEOUT=10 " + kill_rank_1 + kNabla +
-                                             " " + args(killed) + " 2>&1");
+  ProgramRun k = nabla::testing::run_program(kMpirun + "-x NABLA_DISTRIBUTED_TIMEOUT=10 " + kill_rank_1 + kNabla + " " +
+                                             args(killed) + " 2>&1");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "[ killed rank 1 ] the job ended after " << seconds << " s (start, one epoch, kill and teardown)\n";
   EXPECT_NE(k.code, 0) << k.out;
@@ -107,8 +107,7 @@ TEST_F(NablaTrainDistributed, TwoRanksPrintAndWriteOnceAKilledRankEndsTheJobAndR
 TEST_F(NablaTrainDistributed, WithoutMpirunItIsAWorldOfOne) {
   ProgramRun r = nabla::testing::run_program(kNabla + " " + args(dir_ / "one") + " 2>&1");
   ASSERT_EQ(r.code, 0) << r.out;
-  EXPECT_NE(r.out.find("distributed: 1 process(es), batch 16 each (16 per step), 8 steps per epoch"),
-            std::string::npos)
+  EXPECT_NE(r.out.find("distributed: 1 process(es), batch 16 each (16 per step), 8 steps per epoch"), std::string::npos)
       << r.out;
   EXPECT_EQ(io::read_training_state((dir_ / "one" / "checkpoint.safetensors").string()).step, 24);
 }

@@ -98,11 +98,9 @@ TrainResult run_train(const TrainConfig& c, std::ostream& all_out, bool terminal
                                            .collate = ds.collate,
                                            .sampler = shard,
                                            .pin_memory = !device.is_cpu()});
-  data::DataLoader test_loader(train::evaluation_shard(ds.test, rank, ranks),
-                               {.batch_size = 500,
-                                .num_workers = c.workers,
-                                .collate = ds.collate,
-                                .pin_memory = !device.is_cpu()});
+  data::DataLoader test_loader(
+      train::evaluation_shard(ds.test, rank, ranks),
+      {.batch_size = 500, .num_workers = c.workers, .collate = ds.collate, .pin_memory = !device.is_cpu()});
   std::shared_ptr<optim::LRScheduler> schedule;
   if (c.schedule == "cosine")
     schedule = std::make_shared<optim::CosineAnnealingLR>(*optimizer, c.epochs * train_loader.size());
