@@ -5,4 +5,5 @@
 #pragma once
 #include "nabla/distributed/data_parallel.h"
 #include "nabla/distributed/environment.h"
+#include "nabla/distributed/fit.h"
 #include "nabla/distributed/process_group.h"

@@ -200,7 +200,7 @@ void BackupAndRestore::on_epoch_end(int epoch, const Logs& logs) {
 }
 
 void BackupAndRestore::on_train_end(const Logs&) {
-  if (!o_.delete_checkpoint) return;
+  if (!o_.delete_checkpoint || trainer().rank() != 0) return;  // distributed: rank 0's file
   std::error_code ec;
   fs::remove(path_, ec);
   NABLA_CHECK(!ec, kApi, ": cannot delete the backup '", path_, "' after training: ", ec.message());
@@ -209,6 +209,10 @@ void BackupAndRestore::on_train_end(const Logs&) {
 
 void BackupAndRestore::save(int epoch, int64_t batch, uint64_t loader_epoch, const Logs* ended) {
   Trainer& t = trainer();
+  // A data-parallel fit(): rank 0 writes, every rank reads the file back when
+  // resuming; fit()'s all-reduce after the callbacks orders the write before
+  // anything the other ranks do next.
+  if (t.rank() != 0) return;
   io::TrainingState s;
   s.epoch = epoch;
   s.step = steps_done_;

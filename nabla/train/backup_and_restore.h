@@ -22,7 +22,9 @@
 // When fit() starts and a backup is there, it is checked (a file that is not
 // a backup, is damaged, or does not fit the model or optimizer raises
 // nabla::Error naming BackupAndRestore and the file) and the run resumes from
-// it. The backup is deleted when fit() ends normally (delete_checkpoint) and
+// it. In a data-parallel fit() (FitOptions::distributed) rank 0 writes the
+// backup and every rank resumes from it (its generator and, mid-epoch, its
+// running metric values are rank 0's). The backup is deleted when fit() ends normally (delete_checkpoint) and
 // kept when fit() raises, as in Keras.
 //
 // "The same code": the same model, optimizer, data, FitOptions and callbacks

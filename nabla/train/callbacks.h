@@ -55,6 +55,10 @@ class Callback {
   // True for a callback that saves the others' state (BackupAndRestore):
   // fit() calls it after the others at every hook, so it sees what they left.
   virtual bool runs_last() const { return false; }
+  // True for a callback whose only effect is output (a display, files): in a
+  // data-parallel fit() (FitOptions::distributed) only rank 0 calls its hooks,
+  // so one process prints and writes. The others run on every rank.
+  virtual bool rank_zero_only() const { return false; }
 
   void set_trainer(Trainer* trainer) { trainer_ = trainer; }
   Trainer& trainer() const;  // nabla::Error when called outside fit()
@@ -78,6 +82,7 @@ class ProgressBarCallback : public Callback {
  public:
   explicit ProgressBarCallback(int verbose = 1, std::ostream* out = nullptr, int terminal = -1);
   void on_train_begin(const Logs& logs) override;
+  bool rank_zero_only() const override { return true; }
   void on_epoch_begin(int epoch, const Logs& logs) override;
   void on_train_batch_end(int64_t batch, const Logs& logs) override;
   void on_epoch_end(int epoch, const Logs& logs) override;
@@ -106,6 +111,7 @@ class ModelCheckpoint : public Callback {
  public:
   explicit ModelCheckpoint(std::string path, CheckpointOptions options = {});
   void on_train_begin(const Logs& logs) override;
+  bool rank_zero_only() const override { return true; }
   void on_epoch_end(int epoch, const Logs& logs) override;
   nn::StateDict state_dict() const override;
   void load_state_dict(const nn::StateDict& state) override;
@@ -193,6 +199,7 @@ class CSVLogger : public Callback {
  public:
   explicit CSVLogger(std::string path, char separator = ',', bool append = false);
   void on_train_begin(const Logs& logs) override;
+  bool rank_zero_only() const override { return true; }
   void on_epoch_end(int epoch, const Logs& logs) override;
   void on_train_end(const Logs& logs) override;
 

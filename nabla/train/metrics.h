@@ -65,6 +65,7 @@ class Mean : public Metric {
   void update(const Tensor& output, const Tensor& target) override;
   void add(double value, double weight = 1);
   double result() const override { return weight_ > 0 ? sum_ / weight_ : 0; }
+  double total_weight() const { return weight_; }  // the weights added since reset()
   nn::StateDict state_dict() const override;
   void load_state_dict(const nn::StateDict& state) override;
 

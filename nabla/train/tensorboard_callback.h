@@ -52,6 +52,7 @@ class TensorBoard : public Callback {
   void on_epoch_begin(int epoch, const Logs& logs) override;
   void on_epoch_end(int epoch, const Logs& logs) override;
   void on_train_end(const Logs& logs) override;
+  bool rank_zero_only() const override { return true; }
   const std::string& log_dir() const { return log_dir_; }
 
  private:

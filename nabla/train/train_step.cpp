@@ -37,6 +37,7 @@ StepResult TrainStep::eager(const Tensor& x, const Tensor& y) {
   Tensor loss = checked_loss(output, y);
   optimizer_.zero_grad();
   loss.backward();
+  if (parallel_ != nullptr) parallel_->sync_gradients();
   optimizer_.step();
   ++eager_steps_;
   return {loss.detach(), output.detach()};
@@ -74,7 +75,7 @@ StepResult TrainStep::compiled_call(const Tensor& x, const Tensor& y) {
 }
 
 StepResult TrainStep::operator()(const Tensor& x, const Tensor& y) {
-  if (!compiled_) return eager(x, y);
+  if (!compiled_ || parallel_ != nullptr) return eager(x, y);
   if (fixed_by_trace() != traced_with_) make_compiled();  // a mode or requires_grad changed: trace afresh
   const std::string key = shape_key(x, y);
   const bool known = shapes_.contains(key);

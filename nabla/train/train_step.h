@@ -51,6 +51,10 @@ class TrainStep {
   // One step on the batch (x, y), which is on the model's device.
   StepResult operator()(const Tensor& x, const Tensor& y);
 
+  // Called after backward and before the optimizer step (a data-parallel
+  // fit(): gradients averaged over ranks); the step then runs eagerly.
+  void set_gradient_sync(DataParallel* parallel) { parallel_ = parallel; }
+
   // The step runs compiled (Auto: until the first batch it could not trace).
   bool compiled() const { return compiled_.has_value(); }
   // Why Auto runs eagerly ("" while compiled, and under Off).
@@ -73,6 +77,7 @@ class TrainStep {
   Jit jit_;
   int verbose_;
   const char* api_;
+  DataParallel* parallel_ = nullptr;
   std::optional<CompiledFunction> compiled_;
   std::vector<bool> traced_with_;  // fixed_by_trace() when compiled_ was made
   std::set<std::string> shapes_;   // the batches' shapes compiled_ traced

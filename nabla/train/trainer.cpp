@@ -11,6 +11,7 @@
 #include "nabla/core/grad_mode.h"
 #include "nabla/core/random.h"
 #include "nabla/data/device_prefetcher.h"
+#include "nabla/data/distributed_sampler.h"
 #include "nabla/ops/ops.h"
 #include "nabla/train/train_step.h"
 
@@ -40,7 +41,7 @@ struct Batches {
 };
 
 Batches batches(const Data& d, int64_t batch_size, bool shuffle, uint64_t seed, const data::CollateFn& collate,
-                int workers, const char* api) {
+                int workers, const char* api, data::SamplerPtr sampler = nullptr) {
   Batches b;
   if (d.is_loader()) {
     NABLA_CHECK(batch_size == 0 && !collate && workers == 0, api,
@@ -57,7 +58,8 @@ Batches batches(const Data& d, int64_t batch_size, bool shuffle, uint64_t seed, 
                                            .shuffle = shuffle,
                                            .seed = seed,
                                            .num_workers = workers,
-                                           .collate = collate});
+                                           .collate = collate,
+                                           .sampler = std::move(sampler)});
   b.loader = b.owned.get();
   return b;
 }
@@ -66,6 +68,49 @@ Logs metric_logs(const Mean& loss, const std::vector<MetricPtr>& metrics, const 
   Logs logs{{prefix + "loss", loss.result()}};
   for (const MetricPtr& m : metrics) logs[prefix + m->name()] = m->result();
   return logs;
+}
+
+// --- Data-parallel fit() (FitOptions::distributed, data_parallel.h).
+
+// Logs averaged over ranks, each rank's values weighted by the samples it
+// saw: the whole data's loss and accuracy, the same on every rank.
+Logs reduced_logs(DataParallel& dp, const Logs& local, double samples) {
+  std::vector<double> v{samples};
+  for (const auto& [key, value] : local)
+    v.push_back(samples > 0 ? value * samples : 0);  // a map: the same order everywhere
+  dp.all_reduce_sum(v);
+  Logs logs;
+  std::size_t i = 1;
+  for (const auto& [key, value] : local) logs[key] = v[0] > 0 ? v[i++] / v[0] : 0;
+  return logs;
+}
+
+// True when any rank's callbacks stopped training: all ranks stop together.
+// The all-reduce also orders what rank 0 wrote in its callbacks (checkpoints,
+// backups) before anything any rank does next.
+bool any_rank(DataParallel& dp, bool flag) {
+  std::vector<double> v{flag ? 1.0 : 0.0};
+  dp.all_reduce_sum(v);
+  return v[0] > 0;
+}
+
+// Rank 0's shuffling seed on every rank (in two exact 32-bit halves).
+uint64_t rank_zero_seed(DataParallel& dp, uint64_t seed) {
+  std::vector<double> v{0, 0};
+  if (dp.rank() == 0) v = {static_cast<double>(seed >> 32), static_cast<double>(seed & 0xffffffffu)};
+  dp.all_reduce_sum(v);
+  return (static_cast<uint64_t>(v[0]) << 32) | static_cast<uint64_t>(v[1]);
+}
+
+// A DataLoader is used as given: every rank must run the same number of
+// steps (one all-reduce each), else the job would hang.
+void check_same_batches(DataParallel& dp, int64_t batches, const char* api) {
+  std::vector<double> v{static_cast<double>(batches), static_cast<double>(batches) * static_cast<double>(batches)};
+  dp.all_reduce_sum(v);
+  NABLA_CHECK(v[0] * v[0] == v[1] * dp.world_size(), api, ": with FitOptions::distributed every rank must have ",
+              "the same number of training batches; this rank's DataLoader has ", batches, " and the mean over the ",
+              dp.world_size(), " ranks is ", v[0] / dp.world_size(),
+              " (give each rank's DataLoader a data::DistributedSampler, or pass tensors or a Dataset)");
 }
 
 }  // namespace
@@ -147,6 +192,16 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
               o.validation_split);
   NABLA_CHECK(o.validation_split == 0 || !o.validation_data, api,
               ": give validation_data or validation_split, not both");
+  DataParallel* dp = o.distributed.get();
+  if (dp) {
+    NABLA_CHECK(o.jit != Jit::On, api,
+                ": jit = Jit::On cannot be used with FitOptions::distributed (the gradients' all-reduce between "
+                "backward and the optimizer step is not a graph op); use Jit::Auto or Jit::Off");
+    NABLA_CHECK(dp->world_size() >= 1 && dp->rank() >= 0 && dp->rank() < dp->world_size(), api,
+                ": FitOptions::distributed says rank ", dp->rank(), " of ", dp->world_size(),
+                ", expected a rank in [0, world_size)");
+  }
+  const bool chief = dp == nullptr || dp->rank() == 0;  // the rank that prints and writes
 
   Data train = train_data;
   std::optional<Data> validation = o.validation_data;
@@ -169,9 +224,20 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
     auto words = Philox::at(g.seed(), g.reserve(1), 0);
     seed = (uint64_t(words[0]) << 32) | words[1];
   }
-  Batches b = batches(train, o.batch_size, o.shuffle, seed, o.collate, o.num_workers, api);
+  if (dp && !train.is_loader()) seed = rank_zero_seed(*dp, seed);
+  // Distributed: this rank's shard of the tensors or Dataset, reshuffled each epoch from (seed, epoch).
+  auto train_batches = [&](uint64_t s) {
+    data::SamplerPtr shard;
+    if (dp && !train.is_loader())
+      shard = std::make_shared<data::DistributedSampler>(train.size(), dp->world_size(), dp->rank(), o.shuffle, s);
+    return batches(train, o.batch_size, o.shuffle, s, o.collate, o.num_workers, api, shard);
+  };
+  Batches b = train_batches(seed);
   if (b.owned) b.owned->set_epoch(static_cast<uint64_t>(o.initial_epoch));
   NABLA_CHECK(b.loader->size() > 0, api, ": the training data has no samples");
+  if (dp && train.is_loader()) check_same_batches(*dp, b.loader->size(), api);
+  if (dp && validation && !validation->is_loader())  // each rank evaluates its part; the values are reduced
+    validation = Data(evaluation_shard(validation->dataset(), dp->rank(), dp->world_size()));
   EvaluateOptions eval_options{.batch_size = o.validation_batch_size > 0 ? o.validation_batch_size : o.batch_size,
                                .collate = o.collate,
                                .num_workers = o.num_workers};
@@ -187,33 +253,42 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
   for (const CallbackSpec& c : o.callbacks) callbacks.push_back(c.callback);
   std::stable_partition(callbacks.begin(), callbacks.end(), [](const CallbackPtr& c) { return !c->runs_last(); });
   for (const CallbackPtr& c : callbacks) c->set_trainer(this);
+  // The callbacks whose hooks run here: output-only ones on the chief only.
+  // All are kept in `callbacks` (a backup counts and saves them all).
+  std::vector<CallbackPtr> active;
+  for (const CallbackPtr& c : callbacks)
+    if (chief || !c->rank_zero_only()) active.push_back(c);
 
   epochs_ = o.epochs;
   steps_ = b.loader->size();
   stop_training = false;
   // Forward, loss, backward and the optimizer step: compiled or eager (train_step.h).
-  TrainStep step(*model_, *options_.optimizer, options_.loss, o.jit, o.verbose, api);
+  TrainStep step(*model_, *options_.optimizer, options_.loss, dp ? Jit::Off : o.jit, chief ? o.verbose : 0, api);
+  if (dp) {
+    dp->setup(model_);  // the replicas start equal (DDP: broadcast from rank 0)
+    step.set_gradient_sync(dp);
+  }
 
   Mean loss_mean("loss");
   History history;
   Logs logs;
-  running_ = {&history, &loss_mean, &callbacks, b.loader};
+  running_ = {&history, &loss_mean, &callbacks, b.loader, dp};
   struct EndRunning {
     Running& r;
     ~EndRunning() { r = {}; }
   } end_running{running_};
-  for (const CallbackPtr& c : callbacks) c->on_train_begin({});
+  for (const CallbackPtr& c : active) c->on_train_begin({});
 
   // --- Resuming an interrupted run (BackupAndRestore): see ResumePoint.
   std::optional<ResumePoint> resume;
-  for (const CallbackPtr& c : callbacks)
+  for (const CallbackPtr& c : active)
     if (std::optional<ResumePoint> r = c->resume_point()) {
       NABLA_CHECK(!resume, api, ": two callbacks want to resume the run; give one BackupAndRestore");
       resume = std::move(r);
     }
   if (resume) {
     if (b.owned && resume->shuffle_seed != seed) {  // the same data order as the interrupted run
-      b = batches(train, o.batch_size, o.shuffle, resume->shuffle_seed, o.collate, o.num_workers, api);
+      b = train_batches(resume->shuffle_seed);
       running_.loader = b.loader;
     }
     b.loader->set_epoch(resume->loader_epoch);
@@ -238,7 +313,7 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
     for (const MetricPtr& m : metrics_) m->reset();
     model_->train();
     if (resume && resume->batch == 0) finish_resume();
-    for (const CallbackPtr& c : callbacks) c->on_epoch_begin(epoch, {});
+    for (const CallbackPtr& c : active) c->on_epoch_begin(epoch, {});
     int64_t batch_index = 0;
     if (resume) {
       batch_index = resume->batch;
@@ -247,7 +322,7 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
     for_each_batch(*b.loader, options_.device, [&](const data::Example& batch) {
       NABLA_CHECK(batch.target.defined(), api, ": the training data has no targets (y)");
       batch_input_ = batch.data;
-      for (const CallbackPtr& c : callbacks) c->on_train_batch_begin(batch_index, {});
+      for (const CallbackPtr& c : active) c->on_train_batch_begin(batch_index, {});
       StepResult r = step(batch.data, batch.target);
       {
         NoGradGuard no_grad;
@@ -256,23 +331,29 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
       }
       last_batch_size_ = batch.data.size(0);
       logs = metric_logs(loss_mean, metrics_);
-      for (const CallbackPtr& c : callbacks) c->on_train_batch_end(batch_index, logs);
+      if (dp) logs = reduced_logs(*dp, logs, loss_mean.total_weight());
+      for (const CallbackPtr& c : active) c->on_train_batch_end(batch_index, logs);
+      if (dp) stop_training = any_rank(*dp, stop_training);
       ++batch_index;
       return !stop_training;
     });
     logs = metric_logs(loss_mean, metrics_);
+    if (dp) logs = reduced_logs(*dp, logs, loss_mean.total_weight());
     if (validation) {
-      Logs v = evaluate_impl(*validation, eval_options, api);
+      double samples = 0;
+      Logs v = evaluate_impl(*validation, eval_options, api, &samples);
+      if (dp) v = reduced_logs(*dp, v, samples);
       for (const auto& [k, value] : v) logs["val_" + k] = value;
     }
     // The first group's lr at the epoch's end, before the epoch-end callbacks change it.
     logs["lr"] = options_.optimizer->param_groups().at(0).lr();
-    for (const CallbackPtr& c : callbacks) c->on_epoch_end(epoch, logs);
+    for (const CallbackPtr& c : active) c->on_epoch_end(epoch, logs);
+    if (dp) stop_training = any_rank(*dp, stop_training);
     history.epoch.push_back(epoch);
     for (const auto& [k, value] : logs) history.history[k].push_back(value);
   }
   if (resume) finish_resume();  // the interrupted run had no epoch left
-  for (const CallbackPtr& c : callbacks) c->on_train_end(logs);
+  for (const CallbackPtr& c : active) c->on_train_end(logs);
   for (const CallbackPtr& c : callbacks) c->set_trainer(nullptr);
   epochs_ = 0;
   steps_ = 0;
@@ -299,7 +380,7 @@ const data::DataLoader& Trainer::train_loader() const {
   return *running_.loader;
 }
 
-Logs Trainer::evaluate_impl(const Data& data, const EvaluateOptions& o, const char* api) {
+Logs Trainer::evaluate_impl(const Data& data, const EvaluateOptions& o, const char* api, double* samples) {
   Batches b = batches(data, o.batch_size, false, 0, o.collate, o.num_workers, api);
   NoGradGuard no_grad;
   const bool was_training = model_->is_training();
@@ -315,6 +396,7 @@ Logs Trainer::evaluate_impl(const Data& data, const EvaluateOptions& o, const ch
     return true;
   });
   model_->train(was_training);
+  if (samples != nullptr) *samples = loss_mean.total_weight();
   Logs logs = metric_logs(loss_mean, metrics);
   // The training metrics' state is reused: fit() evaluates after the epoch's values were read.
   return logs;

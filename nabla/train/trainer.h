@@ -27,6 +27,7 @@
 #include "nabla/nn/module.h"
 #include "nabla/optim/optimizer.h"
 #include "nabla/train/callbacks.h"
+#include "nabla/train/data_parallel.h"
 #include "nabla/train/metrics.h"
 
 namespace nabla::train {
@@ -105,6 +106,12 @@ struct FitOptions {
   int num_workers = 0;                // tensors and Datasets: DataLoader worker threads
   uint64_t seed = 0;                  // shuffling order; 0: drawn from the global generator
   int64_t validation_batch_size = 0;  // 0: batch_size
+  // Data-parallel training over several processes (data_parallel.h): one
+  // replica per rank, each on its shard of the data, gradients averaged
+  // before every step. distributed::FitDataParallel (nabla/distributed/fit.h)
+  // is the MPI one. batch_size is then per rank; the step runs eagerly (jit
+  // Auto trains eagerly, On is an Error: the all-reduce is not a graph op).
+  DataParallelPtr distributed = nullptr;
 };
 
 struct EvaluateOptions {
@@ -173,6 +180,12 @@ class Trainer {
   const Mean& epoch_loss() const;                     // the running epoch's loss accumulator
   const std::vector<CallbackPtr>& callbacks() const;  // in the order fit() calls them
   const data::DataLoader& train_loader() const;       // the training batches' loader
+  // While a data-parallel fit() runs (FitOptions::distributed): its
+  // DataParallel, this process's rank and the number of ranks; otherwise
+  // nullptr, 0 and 1.
+  DataParallel* data_parallel() const { return running_.parallel; }
+  int rank() const { return running_.parallel ? running_.parallel->rank() : 0; }
+  int world_size() const { return running_.parallel ? running_.parallel->world_size() : 1; }
 
  private:
   struct Running {
@@ -180,9 +193,11 @@ class Trainer {
     const Mean* loss = nullptr;
     const std::vector<CallbackPtr>* callbacks = nullptr;
     const data::DataLoader* loader = nullptr;
+    DataParallel* parallel = nullptr;
   };
   Running running_;
-  Logs evaluate_impl(const Data& data, const EvaluateOptions& options, const char* api);
+  // `samples`, if given, receives the number of samples evaluated.
+  Logs evaluate_impl(const Data& data, const EvaluateOptions& options, const char* api, double* samples = nullptr);
   int epochs_ = 0;
   int64_t steps_ = 0, last_batch_size_ = 0;
   Tensor batch_input_;

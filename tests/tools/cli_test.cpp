@@ -87,6 +87,8 @@ TEST(NablaCli, ParsesEveryOptionInBothSpellings) {
   EXPECT_EQ(parse_train_args({"--lr", "1e-4"}).lr, 1e-4);
   EXPECT_FALSE(parse_train_args({}).resume);
   EXPECT_TRUE(parse_train_args({"--resume", "--epochs", "2"}).resume);
+  EXPECT_FALSE(parse_train_args({}).distributed);
+  EXPECT_TRUE(parse_train_args({"--distributed", "--epochs", "2"}).distributed);
 }
 
 TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
@@ -110,13 +112,15 @@ TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
             "nabla train: --device got 'gpu', expected cpu, opencl[:N] or cuda[:N]");
   EXPECT_EQ(usage_error({"train", "--resume=runs/x"}),
             "nabla train: --resume takes no value (got 'runs/x'); it resumes from checkpoint.safetensors in --out DIR");
+  EXPECT_EQ(usage_error({"train", "--distributed=2"}),
+            "nabla train: --distributed takes no value (got '2'); the ranks come from mpirun");
 }
 
 TEST(NablaCli, HelpListsEveryOption) {
   std::string h = train_help();
-  for (const char* opt :
-       {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads", "--workers",
-        "--device", "--seed", "--data", "--out", "--logdir", "--limit", "--progress", "--resume", "--help"})
+  for (const char* opt : {"--model", "--epochs", "--batch-size", "--lr", "--optimizer", "--schedule", "--threads",
+                          "--workers", "--device", "--seed", "--data", "--out", "--logdir", "--limit", "--progress",
+                          "--resume", "--distributed", "--help"})
     EXPECT_NE(h.find(opt), std::string::npos) << opt;
 }
 

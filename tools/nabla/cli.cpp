@@ -102,6 +102,10 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
       c.print_config = true;
       continue;
     }
+    if (arg == "--distributed") {
+      c.distributed = true;
+      continue;
+    }
     std::string name = arg, value;
     bool inline_value = false;
     if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -109,6 +113,8 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
       value = arg.substr(eq + 1);
       inline_value = true;
     }
+    if (name == "--distributed")
+      usage("nabla train: --distributed takes no value (got '" + value + "'); the ranks come from mpirun");
     if (name == "--resume")
       usage("nabla train: --resume takes no value (got '" + value +
             "'); it resumes from checkpoint.safetensors in --out DIR");
@@ -313,6 +319,9 @@ std::string train_help() {
      << "  --progress MODE    auto | bar | lines | none (default auto: a bar on a terminal)\n"
      << "  --resume           continue from the checkpoint in --out (written after every epoch),\n"
      << "                     with the options it was started with (no checkpoint: a new run)\n"
+     << "  --distributed      data-parallel over the processes of `mpirun -np N nabla train ...`\n"
+     << "                     (--batch-size per process; rank 0 prints and writes; needs a build\n"
+     << "                     with MPI; without mpirun a world of 1)\n"
      << "  --config FILE      take the model, data, loss, optimizer, ... from a JSON file\n"
      << "                     (docs/config.md); options given beside it override the file\n"
      << "  --print-config     print the settings (these defaults and any options given) as\n"

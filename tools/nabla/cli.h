@@ -61,6 +61,7 @@ struct TrainConfig {
   int64_t limit = 0;              // >0: use only the first N training and test samples
   std::string progress = "auto";  // auto | bar | lines | none
   bool resume = false;            // continue from <out>/checkpoint.safetensors
+  bool distributed = false;       // data-parallel over the ranks of mpirun (docs/distributed.md)
   bool help = false;
   // --config FILE: the settings come from FILE (train_config.h); options
   // given beside it override the file's values. --print-config prints the

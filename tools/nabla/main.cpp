@@ -9,6 +9,9 @@
 #include <iostream>
 
 #include "cli.h"
+#ifdef NABLA_TOOL_MPI
+#include "nabla/distributed/distributed.h"
+#endif
 #include "infer.h"
 #include "run.h"
 #include "train.h"
@@ -27,6 +30,37 @@ void use_passive_openmp_threads(char** argv) {
   if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
   setenv("OMP_WAIT_POLICY", "passive", 1);
   execv("/proc/self/exe", argv);  // returns only on failure: run on as we are
+}
+
+// `nabla train --distributed`: the run over the ranks of mpirun (a world of 1
+// without it). Only a build with MPI (NABLA_MPI) links nabla_distributed.
+int run_distributed_train(const nabla::tool::TrainConfig& config) {
+#ifdef NABLA_TOOL_MPI
+  namespace distributed = nabla::distributed;
+  distributed::init();
+  try {
+    nabla::tool::run_train(config, std::cout, isatty(STDOUT_FILENO) != 0,
+                           std::make_shared<distributed::FitDataParallel>());
+  } catch (const std::exception& e) {
+    std::cout << std::flush;
+    std::cerr << "error (rank " << distributed::rank() << " of " << distributed::world_size() << "): " << e.what()
+              << "\n"
+              << std::flush;
+    // The other ranks may be waiting in a collective for this one: leaving
+    // without MPI_Finalize makes mpirun end them all now, rather than after
+    // their timeout (finalize() aborts the job itself after a timeout).
+    if (distributed::world_size() > 1) std::_Exit(1);
+    distributed::finalize();
+    return 1;
+  }
+  distributed::finalize();
+  return 0;
+#else
+  (void)config;
+  std::cerr << "error: nabla train --distributed: this build of nabla has no MPI (nabla_distributed was not built); "
+               "install OpenMPI (libopenmpi-dev openmpi-bin) and configure with -DNABLA_MPI=ON\n";
+  return 1;
+#endif
 }
 
 }  // namespace
@@ -63,6 +97,7 @@ int main(int argc, char** argv) {
             std::cout << train_config_json(config).dump(2) << "\n";
             return 0;
           }
+          if (config.distributed) return run_distributed_train(config);
           run_train(config, std::cout, isatty(STDOUT_FILENO) != 0);
           return 0;
         }

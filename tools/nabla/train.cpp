@@ -7,6 +7,7 @@
 
 #include "config_callbacks.h"
 #include "models.h"
+#include "nabla/data/distributed_sampler.h"
 #include "nabla/io/training_state.h"
 #include "nabla/nabla.h"
 #include "nabla/nn/config.h"
@@ -56,7 +57,10 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const std::string& name, std::v
   fail("nabla train: unknown optimizer '", name, "', expected one of: sgd, adam, adamw, rmsprop, adagrad");
 }
 
-TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
+TrainResult run_train(const TrainConfig& c, std::ostream& all_out, bool terminal, train::DataParallelPtr parallel) {
+  const int rank = parallel ? parallel->rank() : 0, ranks = parallel ? parallel->world_size() : 1;
+  std::ostream quiet(nullptr);  // the other ranks print nothing (a stream without a buffer drops all)
+  std::ostream& out = rank == 0 ? all_out : quiet;
   if (c.threads > 0) set_num_threads(c.threads);
   manual_seed(c.seed);
   const Device device(c.device);
@@ -83,14 +87,20 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   model->to(device);  // before the optimizer: its state is made where the parameters are
   std::shared_ptr<optim::Optimizer> optimizer =
       make_optimizer(c.optimizer, model->parameters(), c.lr, c.optimizer_options);
+  // --distributed: each rank's shard of the training set (reshuffled each
+  // epoch from --seed) and its part of the test set (fit() reduces the values).
+  data::SamplerPtr shard;
+  if (parallel) shard = std::make_shared<data::DistributedSampler>(ds.train->size(), ranks, rank, true, c.seed);
   data::DataLoader train_loader(ds.train, {.batch_size = c.batch_size,
                                            .shuffle = true,
                                            .seed = c.seed,
                                            .num_workers = c.workers,
                                            .collate = ds.collate,
+                                           .sampler = shard,
                                            .pin_memory = !device.is_cpu()});
   data::DataLoader test_loader(
-      ds.test, {.batch_size = 500, .num_workers = c.workers, .collate = ds.collate, .pin_memory = !device.is_cpu()});
+      train::evaluation_shard(ds.test, rank, ranks),
+      {.batch_size = 500, .num_workers = c.workers, .collate = ds.collate, .pin_memory = !device.is_cpu()});
   std::shared_ptr<optim::LRScheduler> schedule;
   if (c.schedule == "cosine")
     schedule = std::make_shared<optim::CosineAnnealingLR>(*optimizer, c.epochs * train_loader.size());
@@ -122,6 +132,12 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
     if (auto t = saved.info.find("threads"); t != saved.info.end() && t->second != std::to_string(get_num_threads()))
       out << "note: the run was started with " << t->second << " compute threads, this one has " << get_num_threads()
           << ": the results may differ from an uninterrupted run in the last bits\n";
+    // Not refused either (a job may resume on another number of processes), but the batches change.
+    const auto saved_ranks = saved.info.find("ranks");
+    const std::string was = saved_ranks == saved.info.end() ? "1" : saved_ranks->second;
+    if (was != std::to_string(ranks))
+      out << "note: the run was started on " << was << " process(es), this one has " << ranks
+          << ": each epoch's batches (their number and contents) differ from an uninterrupted run\n";
   } else if (c.resume) {
     out << "resume: no checkpoint at " << result.checkpoint << " yet; starting from epoch 1\n";
   }
@@ -132,6 +148,9 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
                 c.schedule.c_str(), static_cast<long long>(c.batch_size), get_num_threads());
   out << line;
   if (!device.is_cpu()) out << "device: " << device << "\n";
+  if (parallel)
+    out << "distributed: " << ranks << " process(es), batch " << c.batch_size << " each (" << c.batch_size * ranks
+        << " per step), " << train_loader.size() << " steps per epoch\n";
   out << std::flush;
 
   // The run is fit() with these callbacks, in this order: after each batch the
@@ -142,13 +161,14 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
   if (schedule)
     callbacks.emplace_back(train::LearningRateScheduler(schedule, train::LearningRateScheduler::Every::Batch));
   if (const int64_t kill_at = kill_at_step_from_environment(); kill_at > 0)
-    callbacks.emplace_back(KillAtStep(out, kill_at, step));
+    callbacks.emplace_back(KillAtStep(all_out, kill_at, step));  // any rank says so
   if (c.progress != "none")
     callbacks.emplace_back(EpochProgress(out, c.progress == "bar" || (c.progress == "auto" && terminal)
                                                   ? train::ProgressBar::Mode::Bar
                                                   : train::ProgressBar::Mode::Lines));
   callbacks.emplace_back(test_line);
   info["model"] = c.model;
+  info["ranks"] = std::to_string(ranks);
   info["dataset"] = c.data_spec.format == "idx" ? "fashion-mnist" : c.data_spec.format;
   callbacks.emplace_back(TrainingStateCheckpoint(result.checkpoint, info, schedule, step, best_accuracy));
   callbacks.emplace_back(train::TensorBoard(logdir(c)));
@@ -169,7 +189,8 @@ TrainResult run_train(const TrainConfig& c, std::ostream& out, bool terminal) {
                                .validation_data = train::Data(test_loader),
                                .callbacks = std::move(callbacks),
                                .initial_epoch = epochs_done,
-                               .verbose = 0});
+                               .verbose = 0,
+                               .distributed = parallel});
     result.test_loss = test_line->test_loss;
     result.test_accuracy = test_line->test_accuracy;
   }

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "nabla/nn/module.h"
 #include "nabla/optim/optimizer.h"
+#include "nabla/train/data_parallel.h"
 
 namespace nabla::tool {
 
@@ -35,6 +36,12 @@ std::string logdir(const TrainConfig& config);
 
 // Runs `config`, printing to `out`; `terminal` says whether `out` is one
 // (config.progress "auto" then draws a bar). Errors raise nabla::Error.
-TrainResult run_train(const TrainConfig& config, std::ostream& out, bool terminal);
+// With `parallel` (--distributed: main.cpp makes a distributed::FitDataParallel
+// when the build has MPI) the run is data-parallel over its ranks: each
+// trains on its shard of the training data and evaluates its part of the
+// test data; rank 0 alone prints to `out` and writes the checkpoint and the
+// TensorBoard logs; --resume reads the checkpoint on every rank.
+TrainResult run_train(const TrainConfig& config, std::ostream& out, bool terminal,
+                      train::DataParallelPtr parallel = nullptr);
 
 }  // namespace nabla::tool

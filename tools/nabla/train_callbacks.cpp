@@ -34,7 +34,7 @@ void EpochProgress::on_epoch_begin(int epoch, const train::Logs&) {
 }
 
 void EpochProgress::on_train_batch_end(int64_t batch, const train::Logs& logs) {
-  samples_ += trainer().last_batch_size();
+  samples_ += trainer().last_batch_size() * trainer().world_size();  // --distributed: the whole job's
   bar_->update(batch + 1, samples_, loss_and_accuracy(logs));
 }
 

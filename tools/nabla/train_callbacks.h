@@ -31,6 +31,7 @@ class EpochProgress : public train::Callback {
   void on_epoch_begin(int epoch, const train::Logs& logs) override;
   void on_train_batch_end(int64_t batch, const train::Logs& logs) override;
   void on_epoch_end(int epoch, const train::Logs& logs) override;
+  bool rank_zero_only() const override { return true; }  // --distributed: one display
 
  private:
   std::ostream& out_;
@@ -63,6 +64,9 @@ class TrainingStateCheckpoint : public train::Callback {
                           int64_t step, double best_accuracy);
   void on_train_batch_end(int64_t batch, const train::Logs& logs) override;
   void on_epoch_end(int epoch, const train::Logs& logs) override;
+  // --distributed: rank 0 writes the checkpoint; fit()'s all-reduce after the
+  // epoch's callbacks orders the write before what any rank does next.
+  bool rank_zero_only() const override { return true; }
 
  private:
   std::string path_;

@@ -230,6 +230,7 @@ TrainConfig resolve_train_config(const TrainConfig& cli) {
   if (given("--limit")) c.limit = cli.limit;
   if (given("--progress")) c.progress = cli.progress;
   c.resume = cli.resume;
+  c.distributed = cli.distributed;
   c.print_config = cli.print_config;
   c.given = cli.given;
   return c;
