@@ -240,6 +240,12 @@ void check_savable(const GraphData& g, const std::string& path, const char* api)
   const int depth = nesting(g);
   NABLA_CHECK(depth <= nbg::kMaxNesting, api, ": '", path, "': cond / while_loop subgraphs nest ", depth,
               " levels deep; the .nbg format stores at most ", nbg::kMaxNesting);
+  // Placement (DeviceScope) has no field in the format yet; saving a placed
+  // graph without it would silently run it unplaced after loading.
+  for (const Node& n : g.nodes)
+    NABLA_CHECK(n.device.empty(), api, ": '", path, "': node ", describe(n), " is placed on '", n.device,
+                "', and the .nbg format does not store placement yet; save the graph built without "
+                "DeviceScope (or clear it: Graph::set_device(t, \"\"))");
 }
 
 }  // namespace
