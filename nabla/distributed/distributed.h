@@ -5,4 +5,5 @@
 #pragma once
 #include "nabla/distributed/data_parallel.h"
 #include "nabla/distributed/environment.h"
+#include "nabla/distributed/graph_transport.h"
 #include "nabla/distributed/process_group.h"
