@@ -4,6 +4,7 @@
 // only the values that cross the split are copied, counted by the Session.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <optional>
 
 #include "nabla/nabla.h"
@@ -162,8 +163,34 @@ TEST(GraphPlacement, BadPlacementsNameTheNodeAndTheDevice) {
   g.set_device(y, "rank:1/cpu");
   expect_error(error_of([&] { graph::Session s(g); }),
                {"Session: node 'y'", "'rank:1/cpu'", "1 process", "SessionOptions::transport"});
-  expect_error(error_of([&] { graph::save(g, "/tmp/nabla_placed.nbg"); }),
-               {"graph::save", "'y'", "placed on 'rank:1/cpu'", "does not store placement"});
+}
+
+TEST(GraphPlacement, SavedGraphsKeepTheirPlacement) {
+  SplitMlp m(opaque_device().str());
+  graph::Session s(m.g);
+  Trained before = run_and_train(m, s);
+  const std::string path = ::testing::TempDir() + "nabla_placed_mlp.nbg";
+  s.save(path);
+  std::string bytes(64, '\0');
+  {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    bytes.resize(std::fread(bytes.data(), 1, bytes.size(), f));
+    std::fclose(f);
+  }
+  EXPECT_EQ(static_cast<uint8_t>(bytes[10]), 3);  // format 1.3: placement (field 14)
+  graph::Session loaded = graph::Session::load(path);
+  graph::Graph g = loaded.graph();
+  EXPECT_EQ(g.device_of(g.tensor("relu")), opaque_device().str());
+  EXPECT_EQ(g.device_of(g.tensor("w1")), opaque_device().str());
+  EXPECT_EQ(g.device_of(g.tensor("w2")), "");
+  EXPECT_EQ(loaded.variable_value(g.tensor("w1")).device(), opaque_device());
+  graph::Feeds feeds = feeds_for(m);
+  const graph::Session::Stats stats = loaded.stats();
+  Tensor out = loaded.run(g.tensor("mm_1"), {{g.tensor("x"), feeds[0].second}});
+  EXPECT_EQ(loaded.stats().sent_tensors - stats.sent_tensors, 2);
+  assert_close(out, s.run(m.out, feeds), {.rtol = 1e-6, .atol = 1e-6});
+  std::remove(path.c_str());
 }
 
 }  // namespace
