@@ -280,7 +280,16 @@ Session::Plan& Session::plan_for(const std::vector<Tensor>& fetches, const Feeds
 }
 
 std::string Session::plan_text(const std::vector<Tensor>& fetches, const Feeds& feeds) {
-  return to_text(plan_for(fetches, feeds).graph.graph, graph_.get());
+  const Plan& plan = plan_for(fetches, feeds);
+  std::string text = to_text(plan.graph.graph, graph_.get());
+  // A placed graph: the values that cross, in the order they are moved.
+  for (const Plan::Transfer& t : plan.transfers) {
+    const Node& src = plan.graph.graph.nodes[static_cast<std::size_t>(t.src.node)];
+    text += ::nabla::detail::concat("transfer ", src.name, t.src.output ? ":" + std::to_string(t.src.output) : "",
+                                    ": ", placement_text(t.from), " -> ", placement_text(t.to), ", before ",
+                                    plan.graph.graph.nodes[static_cast<std::size_t>(t.at)].name, "\n");
+  }
+  return text;
 }
 
 

@@ -81,6 +81,9 @@ void expect_split_matches_unsplit(const std::string& device, double tol) {
   EXPECT_EQ(s.stats().received_tensors, 0);  // one process: copies only
   EXPECT_EQ(out.device(), kCPU);
   assert_close(out, expected.out, {.rtol = tol, .atol = tol});
+  const std::string plan = s.plan_text({split.out}, feeds);
+  EXPECT_NE(plan.find("transfer x: cpu -> " + device + ", before mm\n"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("transfer relu: " + device + " -> cpu, before mm_1\n"), std::string::npos) << plan;
 
   Trained got = run_and_train(split, s);
   ASSERT_EQ(got.losses.size(), expected.losses.size());
