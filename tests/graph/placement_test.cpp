@@ -68,6 +68,7 @@ void expect_split_matches_unsplit(const std::string& device, double tol) {
   SplitMlp plain("");
   graph::Session whole(plain.g);
   Trained expected = run_and_train(plain, whole);
+  EXPECT_EQ(whole.stats().sent_tensors, 0);  // unplaced: nothing crosses
 
   SplitMlp split(device);
   graph::Session s(split.g);
