@@ -6,4 +6,5 @@
 #include "nabla/distributed/data_parallel.h"
 #include "nabla/distributed/environment.h"
 #include "nabla/distributed/fit.h"
+#include "nabla/distributed/graph_transport.h"
 #include "nabla/distributed/process_group.h"

@@ -37,6 +37,25 @@ class GradientsScope {
   GraphData& g_;
 };
 
+// Gradient nodes run where the forward node they differentiate runs
+// (TensorFlow's colocate_gradients_with_ops): while it lives, new nodes take
+// `device` (an unplaced forward node leaves the current DeviceScope as is).
+class ColocateScope {
+ public:
+  ColocateScope(GraphData& g, const std::string& device) : g_(g), pushed_(!device.empty()) {
+    if (pushed_) g_.device_scopes.push_back(device);
+  }
+  ~ColocateScope() {
+    if (pushed_) g_.device_scopes.pop_back();
+  }
+  ColocateScope(const ColocateScope&) = delete;
+  ColocateScope& operator=(const ColocateScope&) = delete;
+
+ private:
+  GraphData& g_;
+  bool pushed_;
+};
+
 // The graph value behind argument `what`[i], checked to belong to `g` (set
 // from the first value seen when null) and to have a value.
 ValueRef checked_value(std::shared_ptr<GraphData>& g, const Tensor& t, const char* what, std::size_t i) {
@@ -165,6 +184,7 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
   for (std::size_t i = 0; i < ys.size(); ++i) {
     Tensor gy = grad_ys.empty() ? Tensor() : grad_ys[i];
     if (!gy.defined()) gy = ones(ys[i].sizes(), TensorOptions().dtype(ys[i].dtype()));
+    ColocateScope with_y(*g, node_at(*g, y_refs[i].node).device);
     if (!gy.is_symbolic()) gy = constant_node(g, gy, "grad_ys");
     accumulate(y_refs[i], gy);
   }
@@ -196,6 +216,7 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
                 "') has no gradient rule, but a gradient flows through it");
     const std::string node_name = node.name;
     const std::vector<ValueRef> inputs = node.inputs;
+    ColocateScope with_node(*g, node.device);
     TensorList in_grads;
     try {
       if (flow) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "nabla/graph/placement.h"
 #include "nabla/graph/print.h"
 
 namespace nabla::graph {
@@ -62,6 +63,9 @@ TensorList add_node(const std::shared_ptr<GraphData>& g, Node node, const std::s
               "while_loop function (not supported); make them outside, from the values the cond or while_loop "
               "returns");
   node.name = unique_name(*g, base);
+  // DeviceScope: top-level nodes only (a body runs where its cond/while does).
+  if (node.device.empty() && !g->device_scopes.empty() && g->parent.expired())
+    node.device = g->device_scopes.back();
   for (const std::vector<int>& scope : g->control_scopes)
     for (int c : scope)
       if (std::find(node.control_inputs.begin(), node.control_inputs.end(), c) == node.control_inputs.end())
@@ -117,6 +121,28 @@ Graph::Graph(std::shared_ptr<GraphData> data) : data_(std::move(data)) {
   NABLA_CHECK(data_, "Graph: expected graph data, got a null pointer");
   detail::install_symbolic_hook();
 }
+
+DeviceScope::DeviceScope(Graph& g, const std::string& device) : g_(g.data()) {
+  NABLA_CHECK(g_->parent.expired(), "graph::DeviceScope: this is ", g_->region,
+              ", not a top-level graph; place the cond or while_loop instead");
+  if (!device.empty()) parse_placement(device, "graph::DeviceScope");
+  g_->device_scopes.push_back(merge_placement(g_->device_scopes.empty() ? "" : g_->device_scopes.back(), device));
+}
+
+DeviceScope::~DeviceScope() { g_->device_scopes.pop_back(); }
+
+Tensor Graph::set_device(const Tensor& t, const std::string& device) {
+  Value* v = value_of(t);
+  NABLA_CHECK(v && v->graph == data_, "Graph::set_device: expected a value of this graph, got ",
+              v ? "one of another graph" : "a tensor that is not a graph value");
+  NABLA_CHECK(v->graph->parent.expired(), "Graph::set_device: node '", node(v->ref.node).name, "' is inside ",
+              v->graph->region, "; place the cond or while_loop instead");
+  if (!device.empty()) parse_placement(device, ::nabla::detail::concat("Graph::set_device('", node(v->ref.node).name, "')"));
+  data_->nodes[static_cast<std::size_t>(v->ref.node)].device = device;
+  return t;
+}
+
+std::string Graph::device_of(const Tensor& t) const { return node_of(t).device; }
 
 Graph Graph::of(const Tensor& t) {
   Value* v = value_of(t);

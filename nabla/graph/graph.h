@@ -123,6 +123,12 @@ class Graph {
   // k of a node with several outputs. For loaded graphs, where the code that
   // made the tensors is gone (lookup.cpp).
   Tensor tensor(const std::string& name) const;
+  // Places the node that makes `t` on `device` ("opencl:0", "rank:1/cpu";
+  // "" removes its placement), whatever scope it was made in. Returns t.
+  // See DeviceScope.
+  Tensor set_device(const Tensor& t, const std::string& device);
+  // The placement of the node that makes `t` ("" when it has none).
+  std::string device_of(const Tensor& t) const;
   // Renames the node that makes `t` (an op node is named after its op:
   // "add_3"), so a saved graph's users can find it: g.set_name(y, "y_pred").
   // The name is taken as given (scopes are not prefixed) and must be unused.
@@ -131,6 +137,24 @@ class Graph {
 
  private:
   std::shared_ptr<GraphData> data_;
+};
+
+// TensorFlow's tf.device: every node made in `g` while the scope lives
+// (ops, placeholders, variables, constants, assigns, gradient nodes made
+// elsewhere take their forward node's device) is placed on `device`:
+// "opencl:0", "cpu", or "rank:1/cpu" for a device of another MPI process
+// (placement.h). Scopes nest; an inner one without "rank:" keeps the outer
+// rank, and "" clears the placement. A graph with no placement runs exactly as
+// before; a placed one is partitioned by the Session (docs/graph.md, "Placement").
+class DeviceScope {
+ public:
+  DeviceScope(Graph& g, const std::string& device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  std::shared_ptr<GraphData> g_;
 };
 
 // variable = value; returns the new value. The update happens in the Session

@@ -85,6 +85,10 @@ struct Node {
   std::source_location loc;
   bool loc_known = true;       // false for op nodes made outside a LocationScope
   std::optional<StoredLocation> stored_loc;  // loaded nodes: used instead of `loc`
+  // Where the node runs (graph::DeviceScope, Graph::set_device; placement.h):
+  // "opencl:0", "cpu", "rank:1/cpu". Empty: the Session's device, as before
+  // placement existed. Nodes inside cond/while bodies run where their owner does.
+  std::string device;
   Tensor value;                // Constant: the tensor; Variable: its initial value (unless `init`)
   std::optional<Initializer> init;  // Variable: drawn afresh at each initialization (then `value` is undefined)
   bool trainable = true;       // Variable
@@ -113,6 +117,9 @@ struct GraphData {
   // Active control_dependencies scopes, outermost first: every node made while
   // they live gets all of these node ids as control inputs.
   std::vector<std::vector<int>> control_scopes;
+  // Active DeviceScopes, outermost first, each already merged with the one
+  // outside it ("rank:1/cpu" then "opencl:0" gives "rank:1/opencl:0").
+  std::vector<std::string> device_scopes;
 
   // Control flow (control_flow.h). A subgraph (a cond branch, a loop body)
   // knows the graph it is nested in and says what it is for error messages.

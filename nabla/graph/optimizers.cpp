@@ -3,6 +3,7 @@
 #include "nabla/graph/optimizers.h"
 
 #include <cmath>
+#include <optional>
 
 #include "nabla/graph/gradients.h"
 #include "nabla/ops/ops.h"
@@ -46,8 +47,10 @@ Tensor Optimizer::zeros_slot(Graph& g, const Tensor& var, std::source_location l
     if (e == std::string::npos) e = var_name.size();
     parts.push_back(var_name.substr(b, e - b));
   }
+  const std::string device = vn.device;
   AbsoluteScopes scopes(g, parts);
-  return g.variable(init, name_, false, loc);
+  Tensor slot = g.variable(init, name_, false, loc);
+  return device.empty() ? slot : g.set_device(slot, device);  // beside its variable
 }
 
 Tensor Optimizer::global_variable(Graph& g, const Initializer& init, const std::string& name,
@@ -112,7 +115,14 @@ Tensor Optimizer::apply_gradients(const GradsAndVars& grads_and_vars, std::sourc
   Graph g = Graph::of(present[0].second);
   prepare(g, present, loc);
   std::vector<Tensor> updates;
-  for (const auto& [grad, var] : present) updates.push_back(apply_dense(g, grad, var, loc));
+  for (const auto& [grad, var] : present) {
+    // The update (and its slots) runs where the variable lives, as in
+    // TensorFlow: only the gradient crosses to a variable placed elsewhere.
+    const std::string device = node_of_value(var).device;
+    std::optional<DeviceScope> colocate;
+    if (!device.empty()) colocate.emplace(g, device);
+    updates.push_back(apply_dense(g, grad, var, loc));
+  }
   {
     // What finish() makes (Adam's beta power updates) changes state the
     // updates read: it must run after them.

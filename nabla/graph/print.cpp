@@ -5,6 +5,7 @@
 
 #include <iomanip>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <variant>
 
@@ -141,6 +142,7 @@ std::string node_text(const GraphData& g, int id, const GraphData* targets) {
   os << " : ";
   if (n.metas.empty()) os << "-";
   for (std::size_t i = 0; i < n.metas.size(); ++i) os << (i ? ", " : "") << meta_text(n.metas[i]);
+  if (!n.device.empty()) os << "  on " << n.device;  // placement (DeviceScope)
   if (n.loc_known && n.loc.line() > 0) os << "  @ " << file_base(n.loc.file_name()) << ":" << n.loc.line();
   return os.str();
 }
@@ -154,6 +156,16 @@ std::string to_text(const GraphData& g, const GraphData* targets) {
 std::string to_dot(const GraphData& g) {
   std::ostringstream os;
   os << "digraph nabla {\n  node [shape=box, fontname=\"monospace\"];\n";
+  // Placed nodes: one cluster per device, drawn around them (edges stay global).
+  std::map<std::string, std::vector<std::size_t>> clusters;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (!g.nodes[i].device.empty()) clusters[g.nodes[i].device].push_back(i);
+  int c = 0;
+  for (const auto& [device, ids] : clusters) {
+    os << "  subgraph cluster_" << c++ << " {\n    label=\"" << dot_escape(device) << "\"; style=rounded;\n   ";
+    for (std::size_t i : ids) os << " n" << i << ";";
+    os << "\n  }\n";
+  }
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     std::string op = n.kind == NodeKind::Op ? (n.fused ? fused_chain_text(*n.fused) : std::string(n.op->name))

@@ -18,8 +18,9 @@ inline constexpr char kMagic[8] = {'\x89', 'N', 'B', 'G', '\r', '\n', '\x1a', '\
 inline constexpr uint16_t kMajor = 1;
 // 1.1: control flow (subgraphs, kinds cond/while/while_grad); 1.2: unknown
 // dims (-1) in metas, and op nodes on such values kept unexpanded (composite
-// ops, inputs not yet promoted) as graphs with unknown dims are built.
-inline constexpr uint16_t kMinor = 2;
+// ops, inputs not yet promoted) as graphs with unknown dims are built;
+// 1.3: placement (field 14, device), written only for placed graphs.
+inline constexpr uint16_t kMinor = 3;
 inline constexpr std::size_t kHeaderSize = 44;  // magic .. header CRC-32, see docs/nbg-format.md
 inline constexpr uint32_t kMaxDims = 64;
 // Subgraphs (cond branches, loop bodies) may nest this many levels below the
@@ -42,11 +43,16 @@ enum Tag : uint16_t {
   kTagTarget = 11,
   kTagVariables = 12,
   kTagSubgraphs = 13,  // since 1.1; always stored critical (kCritical | 13)
+  // Since 1.3: where the node runs (graph::DeviceScope). Not critical: a
+  // reader that skips it runs the graph unplaced, with the same results.
+  kTagDevice = 14,
 };
 inline constexpr uint16_t kCritical = 0x8000;
-inline constexpr uint16_t kLastTag = kTagSubgraphs;
+inline constexpr uint16_t kLastTag = kTagDevice;
 // The version that introduced a tag, and whether it is stored marked critical.
-inline constexpr uint16_t tag_minor(uint16_t tag) { return tag == kTagSubgraphs ? 1 : 0; }
+inline constexpr uint16_t tag_minor(uint16_t tag) {
+  return tag == kTagSubgraphs ? 1 : tag == kTagDevice ? 3 : 0;
+}
 inline constexpr bool tag_critical(uint16_t tag) { return tag == kTagSubgraphs; }
 // A `param` of a subgraph that binds no placeholder (docs/nbg-format.md).
 inline constexpr uint32_t kNoParam = 0xFFFFFFFFu;

@@ -14,6 +14,7 @@
 
 #include "nabla/core/input_file.h"
 #include "nabla/graph/control_flow_detail.h"
+#include "nabla/graph/placement.h"
 #include "nabla/graph/serialize.h"
 #include "nabla/graph/serialize_format.h"
 #include "nabla/graph/specialize.h"
@@ -43,6 +44,7 @@ const char* tag_name(uint16_t tag) {
     case nbg::kTagTarget: return "target";
     case nbg::kTagVariables: return "variables";
     case nbg::kTagSubgraphs: return "subgraphs";
+    case nbg::kTagDevice: return "device";
     default: return "?";
   }
 }
@@ -51,7 +53,8 @@ uint32_t bit(uint16_t tag) { return 1u << tag; }
 
 // The fields each kind may have, and those it must have.
 uint32_t allowed_fields(NodeKind k) {
-  uint32_t common = bit(nbg::kTagKind) | bit(nbg::kTagName) | bit(nbg::kTagSource) | bit(nbg::kTagControlInputs);
+  uint32_t common = bit(nbg::kTagKind) | bit(nbg::kTagName) | bit(nbg::kTagSource) | bit(nbg::kTagControlInputs) |
+                    bit(nbg::kTagDevice);
   switch (k) {
     case NodeKind::Op: return common | bit(nbg::kTagOp) | bit(nbg::kTagAttrs) | bit(nbg::kTagInputs) | bit(nbg::kTagMetas);
     case NodeKind::Placeholder: return common | bit(nbg::kTagMetas);
@@ -169,6 +172,7 @@ struct Record {
   std::vector<int> control_inputs, variables;
   OutputMetas metas;
   std::optional<StoredLocation> source;
+  std::string device;
   Tensor value;
   bool trainable = true;
   int target = -1;
@@ -291,6 +295,10 @@ Record read_record(Reader& table, std::size_t id, const Context& cx, const std::
         rec.source = std::move(loc);
         break;
       }
+      case nbg::kTagDevice:
+        rec.device = std::string(r.take(r.left()));
+        parse_placement(rec.device, r.where());  // "[rank:R/]device", else an error naming the field
+        break;
       case nbg::kTagValue: rec.value = read_value(r, data); break;
       case nbg::kTagTrainable: rec.trainable = read_flag(r); break;
       case nbg::kTagTarget: rec.target = earlier_node(r, id, "the target"); break;
@@ -416,6 +424,8 @@ Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& 
                   rec.kind == NodeKind::Constant || detail::is_control_flow(rec.kind),
               at, ": a ", nbg::kind_name(rec.kind),
               " node cannot be inside a subgraph (a cond branch or while_loop body)");
+  NABLA_CHECK(depth == 0 || rec.device.empty(), at,
+              ": a node inside a subgraph has a device; it runs where its cond or while_loop does");
   auto node_at = [&](int i) -> const Node& { return g->nodes[static_cast<std::size_t>(i)]; };
 
   // Inputs must be values of their nodes (output index in range); only a
@@ -449,6 +459,7 @@ Node check_record(Record rec, std::size_t id, const std::shared_ptr<GraphData>& 
   n.metas = rec.metas;
   n.loc_known = false;
   n.stored_loc = rec.source;
+  n.device = rec.device;
   n.value = rec.value;
   n.trainable = rec.trainable;
   n.target = rec.target;
@@ -608,9 +619,13 @@ Session Session::load(const std::string& path, Device device) {
   Graph g = load_as(path, "graph::Session::load");
   Session s(g, device);
   const GraphData& data = *g.data();
-  for (std::size_t id = 0; id < data.nodes.size(); ++id)
-    if (data.nodes[id].kind == NodeKind::Variable)
-      s.variables_[static_cast<int>(id)] = data.nodes[id].value.to(device, false, /*copy=*/true);
+  for (std::size_t id = 0; id < data.nodes.size(); ++id) {
+    if (data.nodes[id].kind != NodeKind::Variable) continue;
+    // A placed variable lives on its own device (a Session without a
+    // transport has every node in this process: check_placements said so).
+    const Device at = s.placed() ? s.placement_of_user_node(static_cast<int>(id)).device : device;
+    s.variables_[static_cast<int>(id)] = data.nodes[id].value.to(at, false, /*copy=*/true);
+  }
   return s;
 }
 

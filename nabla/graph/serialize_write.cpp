@@ -214,6 +214,7 @@ void write_nodes(Writer& table, const GraphData& g, const std::unordered_map<int
       if (nbytes > 0) blob.crc = nbg::crc32_update(blob.crc, c.raw_data(), nbytes);
       blob.tensors.push_back(std::move(c));
     }
+    if (!n.device.empty()) r.field(nbg::kTagDevice, [&](Writer& w) { w.bytes(n.device); });
     if (n.kind == NodeKind::Variable) r.field(nbg::kTagTrainable, [&](Writer& w) { w.u8(n.trainable ? 1 : 0); });
     if (n.kind == NodeKind::Assign || n.kind == NodeKind::AssignAdd || n.kind == NodeKind::AssignSub)
       r.field(nbg::kTagTarget, [&](Writer& w) { w.u32(static_cast<uint32_t>(n.target)); });
@@ -242,6 +243,12 @@ void check_savable(const GraphData& g, const std::string& path, const char* api)
               " levels deep; the .nbg format stores at most ", nbg::kMaxNesting);
 }
 
+bool placed(const GraphData& g) {
+  for (const Node& n : g.nodes)
+    if (!n.device.empty()) return true;
+  return false;
+}
+
 }  // namespace
 
 namespace detail {
@@ -256,9 +263,10 @@ void write_nbg(const GraphData& g, const std::unordered_map<int, Tensor>& values
   header.bytes(std::string_view(nbg::kMagic, sizeof nbg::kMagic));
   header.u16(nbg::kMajor);
   // The oldest minor version that holds the graph, so older readers read
-  // what they can: 1.2 only for unknown dims (1.1 adds nothing to graphs
-  // without control flow and is what 1.1 readers expect).
-  header.u16(has_unknown_dims(g) ? 2 : 1);
+  // what they can: 1.3 only for placed graphs, 1.2 only for unknown dims
+  // (1.1 adds nothing to graphs without control flow and is what 1.1
+  // readers expect).
+  header.u16(placed(g) ? 3 : has_unknown_dims(g) ? 2 : 1);
   header.u32(0);  // flags, none defined
   header.u64(table.size());
   header.u64(blob.size);
@@ -287,6 +295,10 @@ void save(const Session& session, const std::string& path) { session.save(path);
 
 void Session::save(const std::string& path) const {
   check_savable(*graph_, path, "Session::save");
+  NABLA_CHECK(!options_.transport || options_.transport->world_size() == 1, "Session::save: '", path,
+              "': this Session spans ", options_.transport ? options_.transport->world_size() : 1,
+              " processes, each holding only its own variables; saving their values is not supported yet (save the "
+              "graph with graph::save, or gather the values with Session::variable_value on each rank)");
   if (device_.is_cpu()) return detail::write_nbg(*graph_, variables_, path);
   auto on_host = variables_;  // a device session's variables, copied to the host to be written
   for (auto& [id, value] : on_host) value = value.cpu();

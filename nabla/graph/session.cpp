@@ -141,6 +141,11 @@ void Session::ensure_optimized() {
   for (const auto& [key, spec] : specializations_)
     for (const auto& [t, version] : spec.opt->read_constants) stale |= t.version() != version;
   if (!stale) return;
+  // Placement (DeviceScope): partitioned plans only for a placed graph, so
+  // that an unplaced one runs exactly as before.
+  placed_ = options_.transport && options_.transport->world_size() > 1;
+  for (const Node& n : graph_->nodes) placed_ |= !n.device.empty();
+  if (placed_) check_placements();
   // Nodes may be added to the graph after the Session is made: optimize again.
   specializations_.clear();
   optimized_nodes_ = graph_->nodes.size();
@@ -216,12 +221,14 @@ Session::Plan& Session::plan_for(Specialization& spec, const std::vector<ValueRe
     NABLA_CHECK(node.kind != NodeKind::Placeholder || !has_unknown_dims(node.metas[0].sizes),
                 "Session::run: the fetches need placeholder ", describe(node),
                 ", which was not fed; add {placeholder, value} to the feeds");
-  if (options_.optimize && transpose_matmul_results(plan->graph, plan->fetches) > 0)
+  if (options_.optimize && !placed_ && transpose_matmul_results(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
   // Fused chains, direct kernels and the memory plan are the CPU's (a tiled
   // interpreter over CPU kernels, buffers in host memory): a device session
-  // runs every op through call() on the device.
-  const bool on_cpu = device_.is_cpu();
+  // runs every op through call() on the device. A placed graph runs each
+  // node where it is placed (session_placement.cpp), unfused, without a
+  // memory plan; its CPU nodes still call their kernels directly.
+  const bool on_cpu = device_.is_cpu() && !placed_;
   if (on_cpu && options_.optimize && options_.fuse && fuse_elementwise(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
   const GraphData& pg = plan->graph.graph;
@@ -233,18 +240,20 @@ Session::Plan& Session::plan_for(Specialization& spec, const std::vector<ValueRe
     plan->variable_writes.written.assign(n, 0);
     plan->variable_writes.outputs_into_inputs.assign(n, {});
   }
+  if (placed_) place_plan(*plan);
   std::vector<char> writes_into_slots(n, 0);
   plan->direct.assign(n, nullptr);
   plan->scratch.resize(n);
   plan->dense.resize(n);
   for (std::size_t id = 0; id < n; ++id) {
     const Node& node = pg.nodes[id];
-    plan->direct[id] = on_cpu ? direct_cpu_kernel(pg, node) : nullptr;
+    const bool local_cpu = on_cpu || (placed_ && plan->where[id].rank == my_rank() && plan->where[id].device.is_cpu());
+    plan->direct[id] = local_cpu ? direct_cpu_kernel(pg, node) : nullptr;
     if (node.fused) plan->scratch[id] = std::make_unique<FusedScratch>();
     writes_into_slots[id] = (plan->direct[id] != nullptr || node.fused != nullptr) &&
                             plan->variable_writes.into_input[id] < 0;
   }
-  if (!on_cpu) plan->device_constants.resize(n);
+  if (!device_.is_cpu() || placed_) plan->device_constants.resize(n);
   if (on_cpu && options_.optimize && options_.plan_memory) {
     plan->memory = plan_memory(pg, plan->fetches, writes_into_slots);
     plan->slots.resize(plan->memory.slot_metas.size());
@@ -271,7 +280,16 @@ Session::Plan& Session::plan_for(const std::vector<Tensor>& fetches, const Feeds
 }
 
 std::string Session::plan_text(const std::vector<Tensor>& fetches, const Feeds& feeds) {
-  return to_text(plan_for(fetches, feeds).graph.graph, graph_.get());
+  const Plan& plan = plan_for(fetches, feeds);
+  std::string text = to_text(plan.graph.graph, graph_.get());
+  // A placed graph: the values that cross, in the order they are moved.
+  for (const Plan::Transfer& t : plan.transfers) {
+    const Node& src = plan.graph.graph.nodes[static_cast<std::size_t>(t.src.node)];
+    text += ::nabla::detail::concat("transfer ", src.name, t.src.output ? ":" + std::to_string(t.src.output) : "",
+                                    ": ", placement_text(t.from), " -> ", placement_text(t.to), ", before ",
+                                    plan.graph.graph.nodes[static_cast<std::size_t>(t.at)].name, "\n");
+  }
+  return text;
 }
 
 
@@ -299,15 +317,24 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
   if (profiling && plan.node_ns.size() != n) plan.node_ns.assign(n, 0);
   Clock::time_point node_start = profiling ? Clock::now() : Clock::time_point{};
   std::vector<TensorList> values(n);
-  auto input = [&](const ValueRef& r) -> const Tensor& {
+  // A placed graph: the values that crossed to another placement (by transfer).
+  std::vector<Tensor> moved(plan.transfers.size());
+  std::size_t id = 0;  // the node running
+  // Input k of node `id`: its producer's value, or the copy moved to here.
+  auto input_k = [&](std::size_t k) -> const Tensor& {
+    const ValueRef& r = pg.graph.nodes[id].inputs[k];
+    if (plan.placed && plan.input_transfer[id][k] >= 0) return moved[static_cast<std::size_t>(plan.input_transfer[id][k])];
     return values[static_cast<std::size_t>(r.node)][static_cast<std::size_t>(r.output)];
   };
+  // Where node `id` runs: the session's device, or its placement's.
+  auto here = [&]() -> Device { return plan.placed ? plan.where[id].device : device_; };
   // A device session moves host values in (counted); on the CPU a no-op.
-  auto on_device = [&](const Tensor& t) -> Tensor {
-    if (!t.defined() || t.device() == device_) return t;
+  auto on_device_at = [&](const Tensor& t, Device d) -> Tensor {
+    if (!t.defined() || t.device() == d) return t;
     stats_.host_to_device_bytes += nbytes_of(t);
-    return t.to(device_);
+    return t.to(d);
   };
+  auto on_device = [&](const Tensor& t) -> Tensor { return on_device_at(t, here()); };
   auto initialized = [&](int id, const char* use) -> Tensor& {
     auto it = variables_.find(id);
     NABLA_CHECK(it != variables_.end(), "Session::run: variable ", describe(node_at(user, id)), " is ", use,
@@ -320,9 +347,14 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
     if (made) it->second.manual_seed(node_seed(*user.seed, id));
     return it->second;
   };
-  for (std::size_t id = 0; id < n; ++id) {
+  for (id = 0; id < n; ++id) {
     const Node& node = pg.graph.nodes[id];
     const int origin = pg.origin[id];
+    if (plan.placed) {
+      run_transfers(plan, id, values, moved);
+      // Another process runs it (Group and Initializer nodes run in each).
+      if (plan.where[id].rank != my_rank()) continue;
+    }
     TensorList& out = values[id];
     std::optional<GeneratorScope> seeded;  // a random op of a seeded graph draws from its own generator
     if (user.seed && origin >= 0 && node.kind == NodeKind::Op && !node.fused && node.op && node.op->has(kRandom))
@@ -336,7 +368,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
         break;
       }
       case NodeKind::Constant:
-        if (device_.is_cpu()) {
+        if (here().is_cpu()) {
           out.push_back(node.value);
         } else {
           Tensor& c = plan.device_constants[id];
@@ -351,18 +383,25 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
         for (int v : node.variables) {
           const Node& var = node_at(user, v);
           if (var.bound) continue;  // always initialized: it is the tensor compile() bound
+          // Each variable lives where it is placed (in its own process).
+          Device at = device_;
+          if (plan.placed) {
+            const Placement p = placement_of_user_node(v);
+            if (p.rank != my_rank()) continue;
+            at = p.device;
+          }
           if (var.init && user.seed) {
             GeneratorScope scope(node_generator(v));
-            variables_[v] = on_device(var.init->draw());
+            variables_[v] = on_device_at(var.init->draw(), at);
           } else {
-            variables_[v] = var.init ? on_device(var.init->draw()) : on_device(var.value).clone();
+            variables_[v] = var.init ? on_device_at(var.init->draw(), at) : on_device_at(var.value, at).clone();
           }
         }
         break;
       case NodeKind::Assign:
       case NodeKind::AssignAdd:
       case NodeKind::AssignSub: {
-        const Tensor& value = input(node.inputs[0]);
+        const Tensor& value = input_k(0);
         if (plan.variable_writes.written[id]) {
           initialized(node.target, "updated");  // the chain before wrote the new value into it
         } else if (node.kind == NodeKind::Assign) {
@@ -388,7 +427,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
         fail("Session::run: internal error: node ", describe(node), " was not specialized to the fed shapes");
       case NodeKind::Effect: {  // compile(): an optimizer step on the bound variables
         std::vector<Tensor> ins;
-        for (const ValueRef& r : node.inputs) ins.push_back(input(r));
+        for (std::size_t k = 0; k < node.inputs.size(); ++k) ins.push_back(input_k(k));
         try {
           node.effect(ins);
         } catch (const Error& e) {
@@ -400,7 +439,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       case NodeKind::While:
       case NodeKind::WhileGrad: {
         TensorList ins;
-        for (const ValueRef& r : node.inputs) ins.push_back(input(r));
+        for (std::size_t k = 0; k < node.inputs.size(); ++k) ins.push_back(input_k(k));
         out = detail::run_control_flow(node, ins, options_, stats_);
         break;
       }
@@ -413,7 +452,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
           if (k == 0 && plan.memory.inplace[id])
             ins.push_back(std::move(values[static_cast<std::size_t>(r.node)][static_cast<std::size_t>(r.output)]));
           else
-            ins.push_back(input(r));
+            ins.push_back(input_k(k));
         }
         if (node.fused) {
           // A fused chain reads its inputs contiguously: a strided view (a
@@ -527,6 +566,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
     }
   }
   ++stats_.runs;
+  if (plan.placed && options_.transport) options_.transport->finish_sends();
 
   std::vector<Tensor> result;
   for (const ValueRef& r : plan.fetches) {
@@ -539,7 +579,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
     // Variables are updated in place by later runs: hand out copies of them.
     bool aliases = false;
     for (const auto& [id, v] : variables_) aliases |= t.impl()->storage.get() == v.impl()->storage.get();
-    if (!device_.is_cpu() && options_.fetches_to_host && t.defined() && !t.device().is_cpu()) {
+    if ((!device_.is_cpu() || plan.placed) && options_.fetches_to_host && t.defined() && !t.device().is_cpu()) {
       result.push_back(t.cpu());  // a copy: never aliases a variable
       stats_.device_to_host_bytes += nbytes_of(result.back());
     } else {
@@ -587,6 +627,9 @@ Tensor Session::variable_value(const Tensor& variable) const {
   ValueRef r = ref_in(graph_, variable, "variable", 0);
   const Node& node = node_at(*graph_, r.node);
   NABLA_CHECK(node.kind == NodeKind::Variable, "Session::variable_value: node ", describe(node), " is not a variable");
+  NABLA_CHECK(!placed_ || placement_of_user_node(r.node).rank == my_rank(), "Session::variable_value: variable ",
+              describe(node), " is placed on '", node.device, "' and lives in that process, not in this one (rank ",
+              my_rank(), "); read it there");
   auto it = variables_.find(r.node);
   NABLA_CHECK(it != variables_.end(), "Session::variable_value: variable ", describe(node),
               " is not initialized; run graph.global_variables_initializer() first");

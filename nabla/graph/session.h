@@ -25,6 +25,8 @@
 #include "nabla/core/allocator.h"
 #include "nabla/core/random.h"
 #include "nabla/graph/graph.h"
+#include "nabla/graph/placement.h"
+#include "nabla/graph/transport.h"
 
 namespace nabla::graph {
 
@@ -65,6 +67,11 @@ struct SessionOptions {
   // machine's physical memory: a run that needs more fails cleanly instead of
   // being killed by the system.
   int64_t max_run_bytes = physical_memory_bytes();
+  // A graph placed over several processes ("rank:1/cpu"): how values cross
+  // between them (distributed::graph_transport(), over MPI). Every process
+  // makes the same graph and Session and calls run() with the same fetches;
+  // each runs the nodes placed on it. Null: one process, rank 0.
+  std::shared_ptr<Transport> transport;
 };
 
 class Session {
@@ -161,6 +168,16 @@ class Session {
     // Bytes a device session copied in: feeds, constants (once per plan),
     // initial variable values. 0 on the CPU.
     int64_t host_to_device_bytes = 0;
+    // Placed graphs (graph::DeviceScope): values that crossed from one
+    // placement to another. sent_*: copies to another device of this
+    // process, and messages to other processes; received_*: messages from
+    // other processes. One per crossing edge and run (a value read on one
+    // other device by several nodes crosses once; a variable's value crosses
+    // for each node that reads it there, since assigns may change it between).
+    int64_t sent_tensors = 0;
+    int64_t sent_bytes = 0;
+    int64_t received_tensors = 0;
+    int64_t received_bytes = 0;
     int64_t optimizations = 0;  // times the graph was optimized (once per graph version and set of fed shapes)
     int64_t plans_built = 0;    // execution plans made (once per fetch/feed set and graph version)
   };
@@ -186,6 +203,18 @@ class Session {
   // The tensor op node `id` of `plan` writes output `o` into: its slot's
   // buffer when free, else a new one (counted in stats_.bytes_allocated).
   Tensor output_buffer(Plan& plan, std::size_t id, std::size_t o, Inputs ins);
+  // Placement (placement.h): whether any node of the graph is placed (or the
+  // session spans processes), and where a node of the user's graph runs.
+  bool placed() const { return placed_; }
+  int my_rank() const { return options_.transport ? options_.transport->rank() : 0; }
+  Placement placement_of_user_node(int id) const;
+  // Every placed node of the user's graph checked: known device, present
+  // here (for this rank's nodes), rank within the job.
+  void check_placements() const;
+  // Where each node of a plan runs, and the values that cross (session_placement.cpp).
+  void place_plan(Plan& plan) const;
+  // Moves a crossing value before node `id` of `plan` reads it.
+  void run_transfers(Plan& plan, std::size_t id, const std::vector<TensorList>& values, std::vector<Tensor>& moved);
 
   std::shared_ptr<GraphData> graph_;
   Device device_ = kCPU;
@@ -199,6 +228,7 @@ class Session {
   // Graphs with a seed: user graph node id -> the generator its draws come
   // from (a variable's initializer, a random op), made on first use.
   std::unordered_map<int, Generator> node_generators_;
+  bool placed_ = false;
   Stats stats_;
 };
 

@@ -30,6 +30,20 @@ struct Session::Plan {
   // On a device session: each constant node's value copied to the device,
   // once (constants are host tensors in the graph).
   std::vector<Tensor> device_constants;
+  // Placed graphs (session_placement.cpp): where each node runs, and the
+  // values that cross placements, each moved once before `at` (its first
+  // reader) runs: copied within the process, sent over the transport between
+  // processes (tag: the transfer's index, the same in every process's plan).
+  bool placed = false;
+  std::vector<Placement> where;  // per node
+  struct Transfer {
+    ValueRef src;
+    Placement from, to;
+    int at = -1;
+  };
+  std::vector<Transfer> transfers;
+  std::vector<std::vector<int>> transfers_at;    // per node: the transfers made just before it
+  std::vector<std::vector<int>> input_transfer;  // per node, per input: the transfer it reads, or -1
   // Profiling: nanoseconds per node and of whole runs, over `profiled_runs`.
   std::vector<int64_t> node_ns;
   int64_t run_ns = 0;

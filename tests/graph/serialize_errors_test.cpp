@@ -123,7 +123,7 @@ TEST_F(SavedGraphErrors, OtherVersions) {
   std::string b = bytes_;
   put_le(b, 8, 2, 2);
   fix_checksums(b);
-  expect_error(load_error(b), {"bad.nbg", "format version 2.1 is newer than what this nabla reads (version 1.x, up to 1.2)"});
+  expect_error(load_error(b), {"bad.nbg", "format version 2.1 is newer than what this nabla reads (version 1.x, up to 1.3)"});
   put_le(b, 8, 0, 2);
   fix_checksums(b);
   expect_error(load_error(b), {"format version 0.1 is not what this nabla reads"});
@@ -156,12 +156,12 @@ std::string with_extra_field(std::string b, uint16_t tag, const std::string& pay
 
 TEST_F(SavedGraphErrors, UnknownFields) {
   // Ancillary field of a newer minor version: skipped.
-  EXPECT_EQ(load_error(with_extra_field(bytes_, 40, "future", 3)), kNoError);
+  EXPECT_EQ(load_error(with_extra_field(bytes_, 40, "future", 4)), kNoError);
   // The same field claimed by a 1.0 file: corrupt.
   expect_error(load_error(with_extra_field(bytes_, 40, "future", 0)),
                {"bad.nbg", "node 0", "unknown field tag 40 in a version 1.0 file", "corrupt"});
   // A critical field must be understood, whatever the minor version.
-  expect_error(load_error(with_extra_field(bytes_, 0x8000 | 40, "init spec", 3)),
+  expect_error(load_error(with_extra_field(bytes_, 0x8000 | 40, "init spec", 4)),
                {"bad.nbg", "node 0", "field tag 40 is marked critical", "needs a newer nabla"});
   // A known field twice.
   std::string name_again = with_extra_field(bytes_, 2, "x", 0);
