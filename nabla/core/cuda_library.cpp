@@ -5,11 +5,13 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 
 #include "nabla/core/backend.h"
+#include "nabla/cudnn.h"
 
 #ifndef NABLA_CUDA_BUILT
 #define NABLA_CUDA_BUILT 0
@@ -114,6 +116,49 @@ void empty_cache() {
 void synchronize() {
   Backend* b = backend();
   for (int i = 0, n = b ? b->device_count() : 0; i < n; ++i) b->synchronize(i);
+}
+
+// ---- cuDNN (nabla/cudnn.h) ----------------------------------------------------
+
+namespace cudnn {
+namespace {
+std::atomic<bool>& enabled_flag() {
+  static std::atomic<bool> on{[] {
+    const char* env = std::getenv("NABLA_CUDNN");
+    return !(env && std::string(env) == "0");
+  }()};
+  return on;
+}
+std::atomic<int64_t> cudnn_calls{0}, im2col_calls{0};
+}  // namespace
+
+ConvCounts conv_counts() {
+  return {cudnn_calls.load(std::memory_order_relaxed), im2col_calls.load(std::memory_order_relaxed)};
+}
+
+bool is_available() { return version() > 0; }
+
+int version() { return detail::load_library() ? detail::state().runtime.cudnn_version() : 0; }
+
+std::string unavailable_reason() {
+  if (!detail::load_library()) return detail::load_error();
+  return detail::state().runtime.cudnn_unavailable_reason();
+}
+
+bool enabled() { return enabled_flag().load(std::memory_order_relaxed); }
+void set_enabled(bool on) { enabled_flag().store(on, std::memory_order_relaxed); }
+
+std::string conv_path() {
+  if (!enabled()) return "im2col + cuBLAS (cuDNN disabled: NABLA_CUDNN=0 or cuda::cudnn::set_enabled(false))";
+  const int v = version();
+  if (v == 0) return "im2col + cuBLAS (" + unavailable_reason() + ")";
+  return "cuDNN " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+}  // namespace cudnn
+
+void detail::count_conv(bool through_cudnn) {
+  (through_cudnn ? cudnn::cudnn_calls : cudnn::im2col_calls).fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace nabla::cuda

@@ -16,6 +16,10 @@ namespace nabla::cuda::detail {
 struct Runtime {
   MemoryStats (*memory_stats)(int device) = nullptr;  // an Error for an index that is not a device
   void (*empty_cache)() = nullptr;
+  // cuDNN (nabla/cudnn.h): loaded at the first call; its version (0 when it
+  // cannot be used) and why not.
+  int (*cudnn_version)() = nullptr;
+  std::string (*cudnn_unavailable_reason)() = nullptr;
 };
 // Called by libnabla_cuda's static initializer.
 void register_runtime(const Runtime& runtime);

@@ -17,6 +17,8 @@
 #include "nabla/core/cuda_library.h"
 #include "nabla/kernels/accel/runtime.h"
 #include "nabla/kernels/cuda/accel_runtime.h"
+#include "nabla/kernels/cuda/cudnn.h"
+#include "nabla/kernels/cuda/cudnn_conv.h"
 #include "nabla/kernels/cuda/memory.h"
 #include "nabla/kernels/cuda/runtime.h"
 
@@ -193,13 +195,16 @@ void empty_all_caches() {
 // Registered when libnabla loads this library, with every kernel of
 // kernels/accel on this backend's accel runtime (accel_runtime.cpp), with or
 // without a device: what is built is what the op table's coverage test
-// counts. Devices are enumerated at first use. (libnabla's own static
+// counts; convolutions then go through cuDNN where it loads (cudnn_conv.cpp).
+// Devices are enumerated at first use, cuDNN at the first convolution. (libnabla's own static
 // initializers, the op table's included, have run before it loads this.)
 [[maybe_unused]] const bool kRegistered = [] {
   register_backend(&backend());
-  detail::register_runtime({memory_stats_of, empty_all_caches});
+  detail::register_runtime({memory_stats_of, empty_all_caches, cudnn_loaded_version,
+                            [] { return cudnn_load_error(); }});
   accel::register_runtime(&accel_runtime());
   accel::register_accel_kernels(DeviceType::CUDA);
+  register_cudnn_conv_kernels();
   return true;
 }();
 
