@@ -39,6 +39,10 @@
 #include "nabla/cuda.h"
 #define NABLA_BENCH_HAS_CUDA_H 1
 #endif
+#if __has_include("nabla/cudnn.h")
+#include "nabla/cudnn.h"
+#define NABLA_BENCH_HAS_CUDNN_H 1
+#endif
 
 using namespace nabla;
 using Clock = std::chrono::steady_clock;
@@ -238,12 +242,31 @@ int run(const Args& a) {
     bool compiled;
     bool losses_must_agree;  // the CNN's dropout masks may be drawn differently on a device
   };
-  const std::vector<Row> rows = {
+  std::vector<Row> rows = {
       {"seed MLP, eager", seed_mlp_step, false, true},
       {"seed MLP, compiled", seed_mlp_step, true, true},
       {"CNN, eager", cnn_step, false, false},
       {"CNN, compiled", cnn_step, true, false},
   };
+#ifdef NABLA_BENCH_HAS_CUDNN_H
+  if (device.type == DeviceType::CUDA) {
+    // The CNN's convolutions both ways: the rows above take cuda::cudnn::conv_path().
+    std::printf("convolutions on %s: %s\n\n", device.str().c_str(), cuda::cudnn::conv_path().c_str());
+    if (cuda::cudnn::enabled() && cuda::cudnn::is_available()) {
+      const auto without_cudnn = [](Device d, bool compiled) -> StepFn {
+        StepFn step = cnn_step(d, compiled);
+        return [step] {
+          cuda::cudnn::set_enabled(false);
+          Tensor loss = step();
+          cuda::cudnn::set_enabled(true);
+          return loss;
+        };
+      };
+      rows.push_back({"CNN, eager, im2col (no cuDNN)", without_cudnn, false, false});
+      rows.push_back({"CNN, compiled, im2col (no cuDNN)", without_cudnn, true, false});
+    }
+  }
+#endif
   std::printf("| step | cpu ms | %s ms | speedup | first loss cpu / %s | %s driver allocations in timed steps |\n",
               device.str().c_str(), device.str().c_str(), device.str().c_str());
   std::printf("| --- | ---: | ---: | ---: | --- | ---: |\n");
