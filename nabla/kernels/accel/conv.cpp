@@ -42,16 +42,32 @@ Launch conv_launch(DeviceRef dev, const char* kernel, DType t, const char* op) {
   return Launch(dev, std::string("conv|") + kernel + "|" + std::string(dtype_name(t)), kernel, source, op);
 }
 
+// The work items im2col wants at least: a GPU needs tens of thousands of
+// threads to be busy, and a CPU (PoCL) loses little when rows are split only
+// below this count.
+constexpr int64_t kIm2colItems = int64_t{1} << 16;
+
+// Column-matrix entries per im2col work item for `rows` rows of P entries:
+// whole rows when there are kIm2colItems rows or more, else rows split into
+// equal spans so that about kIm2colItems items run.
+int64_t im2col_span(int64_t rows, int64_t P) {
+  const int64_t chunks = std::clamp<int64_t>((kIm2colItems + rows - 1) / std::max<int64_t>(rows, 1), 1,
+                                             std::max<int64_t>(P, 1));
+  return std::max<int64_t>(1, (P + chunks - 1) / chunks);
+}
+
 // cols <- im2col of samples [n0, n0 + nb) of x (any strides).
 void im2col(DeviceRef dev, const char* op, const Tensor& x, int64_t n0, int64_t nb, const Conv2dGeometry& g,
             const Tensor& cols) {
+  const int64_t rows = g.in_channels * g.kernel_h * g.kernel_w * nb, P = g.out_h * g.out_w;
+  const int64_t span = im2col_span(rows, P);
   Launch k = conv_launch(dev, "nb_im2col", x.dtype(), op);
   k.arg(cols).arg(x);
   for (int d = 0; d < 4; ++d) k.arg(x.stride(d));
   for (int64_t v : {n0, nb, g.in_channels, g.in_h, g.in_w, g.kernel_h, g.kernel_w, g.out_h, g.out_w, g.stride_h,
-                    g.stride_w, g.pad_h, g.pad_w, g.dilation_h, g.dilation_w})
+                    g.stride_w, g.pad_h, g.pad_w, g.dilation_h, g.dilation_w, span})
     k.arg(v);
-  k.run(sz(g.in_channels * g.kernel_h * g.kernel_w * nb));
+  k.run(sz(rows * ((P + span - 1) / span)));
 }
 
 // The GEMM operand `offset` elements into t (from its storage offset).

@@ -8,29 +8,39 @@ namespace nabla::device_c {
 // so that a group's rows are contiguous and each sample's columns are a
 // [rows, P] matrix of pitch ld (the GEMM's B operand, batched over samples).
 const char* const kConvKernels = R"DC(
-// One work item per (channel, tap) row and sample: the P = OH * OW input
-// values that tap reads (x strided: sn, sc, sh, sw), or 0 in the padding.
-// Runs, not single entries, per item: the entry's coordinates would take six
-// 64-bit divisions, which CPUs (PoCL) do not vectorize (5x slower than this).
+// One work item per `span` consecutive entries of a (channel, tap) row of
+// one sample (span <= P = OH * OW; the host picks it, conv.cpp): the input
+// values that tap reads (x strided: sn, sc, sh, sw), or 0 in the padding,
+// walked as runs along output rows. Whole rows (span = P) keep CPUs (PoCL)
+// fast: an entry's coordinates take six 64-bit divisions, which they do not
+// vectorize (5x slower per entry); shorter spans give a GPU enough threads
+// when there are few rows (the first conv of a small CNN has 1600).
 NB_KERNEL nb_im2col(NB_GLOBAL T* cols, long cols_off, NB_GLOBAL const T* x, long x_off, long sn, long sc, long sh,
                     long sw, long n0, long nb, long C, long H, long W, long KH, long KW, long OH, long OW,
-                    long stride_h, long stride_w, long pad_h, long pad_w, long dil_h, long dil_w) {
+                    long stride_h, long stride_w, long pad_h, long pad_w, long dil_h, long dil_w, long span) {
+  const long P = OH * OW, chunks = (P + span - 1) / span;
   const long item = NB_INDEX;
-  if (item >= C * KH * KW * nb) return;
-  const long n = item % nb, row = item / nb;
+  if (item >= C * KH * KW * nb * chunks) return;
+  const long chunk = item % chunks, rest = item / chunks;  // rest: (row, sample), as the columns are laid out
+  const long n = rest % nb, row = rest / nb;
   const long c = row / (KH * KW), k = row - c * (KH * KW);
   const long ki = k / KW, kj = k - ki * KW;
-  NB_GLOBAL T* dst = cols + cols_off + item * OH * OW;
+  long p = chunk * span;
+  const long end = p + span < P ? p + span : P;
+  long oh = p / OW, ow = p - oh * OW;
+  NB_GLOBAL T* dst = cols + cols_off + rest * P + p;
   NB_GLOBAL const T* plane = x + x_off + (n0 + n) * sn + c * sc;
-  long ih = ki * dil_h - pad_h;
-  for (long oh = 0; oh < OH; ++oh, ih += stride_h, dst += OW) {
+  while (p < end) {
+    const long run = OW - ow < end - p ? OW - ow : end - p;
+    const long ih = ki * dil_h - pad_h + oh * stride_h;
     if (ih < 0 || ih >= H) {
-      for (long ow = 0; ow < OW; ++ow) dst[ow] = (T)0;
-      continue;
+      for (long i = 0; i < run; ++i) dst[i] = (T)0;
+    } else {
+      NB_GLOBAL const T* src = plane + ih * sh;
+      long iw = kj * dil_w - pad_w + ow * stride_w;
+      for (long i = 0; i < run; ++i, iw += stride_w) dst[i] = iw >= 0 && iw < W ? src[iw * sw] : (T)0;
     }
-    NB_GLOBAL const T* src = plane + ih * sh;
-    long iw = kj * dil_w - pad_w;
-    for (long ow = 0; ow < OW; ++ow, iw += stride_w) dst[ow] = iw >= 0 && iw < W ? src[iw * sw] : (T)0;
+    dst += run, p += run, ow = 0, ++oh;
   }
 }
 
