@@ -1,7 +1,7 @@
 // Convolutions through cuDNN on CUDA devices (kernels/cuda/cudnn_conv.cpp,
 // nabla/cudnn.h). CudaLoading.Cudnn*: whether cuDNN loads, and why not, in
-// one line, on any machine (ctest also runs them without libnabla_cuda.so
-// and with NABLA_CUDNN=0). CudaCudnn.*: on a GPU, the cuDNN path against the
+// one line, on any machine (ctest also runs them without libnabla_cuda.so,
+// with NABLA_CUDNN=0 and with a cuDNN library that does not exist). CudaCudnn.*: on a GPU, the cuDNN path against the
 // im2col + cuBLAS one (cuda::cudnn::set_enabled) and the CPU, for strides,
 // padding, dilation, groups, bias, float32 and float64, values and
 // gradients; they skip, with the reason, without a GPU or cuDNN.
@@ -35,6 +35,11 @@ TEST(CudaLoading, CudnnSaysWhetherItLoadsAndWhy) {
     EXPECT_GE(version, 90000) << "nabla loads cuDNN 9 (libcudnn.so.9)";
   } else if (!cuda::is_built()) {
     EXPECT_EQ(reason, "nabla was built without CUDA (NABLA_CUDA=OFF or no toolkit found)");
+  } else if (const char* lib = std::getenv("NABLA_CUDNN_LIBRARY"); lib && *lib) {
+    // ctest: cuda_cudnn_missing names a file that does not exist.
+    EXPECT_TRUE(starts_with(reason, "cuDNN could not be loaded: ")) << reason;
+    EXPECT_NE(reason.find(lib), std::string::npos) << reason;  // dlerror names the file
+    EXPECT_EQ(cuda::cudnn::conv_path(), "im2col + cuBLAS (" + reason + ")");
   } else {
     EXPECT_TRUE(starts_with(reason, "libnabla_cuda.so could not be loaded: ") ||
                 starts_with(reason, "cuDNN could not be ") ||
