@@ -51,7 +51,9 @@ class ConvIm2colAccel : public ::testing::TestWithParam<Device> {
 };
 
 // 2304 rows of 15x15 entries: spans of 8, across output rows of 15.
-TEST_P(ConvIm2colAccel, SpansAcrossOutputRowsWithPadding) { check({8, 32, 15, 15}, {16, 32, 3, 3}, {1, 1}, {1, 1}, {1, 1}); }
+TEST_P(ConvIm2colAccel, SpansAcrossOutputRowsWithPadding) {
+  check({8, 32, 15, 15}, {16, 32, 3, 3}, {1, 1}, {1, 1}, {1, 1});
+}
 
 // 576 rows of 10x13 entries: spans of 2 across rows of 13, stride (2, 1),
 // padding (1, 2), dilation (1, 2).
@@ -59,8 +61,7 @@ TEST_P(ConvIm2colAccel, SpansWithStrideAndDilation) { check({4, 16, 19, 13}, {8,
 
 std::string name_of(const ::testing::TestParamInfo<Device>& p) { return DeviceTypeName(p.param.type); }
 
-INSTANTIATE_TEST_SUITE_P(Backends, ConvIm2colAccel, ::testing::Values(Device("opencl:0"), Device("cuda:0")),
-                         name_of);
+INSTANTIATE_TEST_SUITE_P(Backends, ConvIm2colAccel, ::testing::Values(Device("opencl:0"), Device("cuda:0")), name_of);
 
 }  // namespace
 }  // namespace nabla::testing

@@ -5,11 +5,12 @@
 // im2col + cuBLAS one (cuda::cudnn::set_enabled) and the CPU, for strides,
 // padding, dilation, groups, bias, float32 and float64, values and
 // gradients; they skip, with the reason, without a GPU or cuDNN.
+#include "nabla/cudnn.h"
+
 #include <cstdlib>
 #include <string>
 
 #include "cuda/cuda_test_util.h"
-#include "nabla/cudnn.h"
 #include "nabla/testing/assert_close.h"
 
 namespace nabla::testing {
@@ -113,8 +114,8 @@ class CudaCudnn : public ::testing::Test {
     if (c.bias) r.gb = b.grad();
     // conv_transpose2d as an op of its own, with a bias: y's shape back to x's.
     NoGradGuard no_grad;
-    r.transposed = conv_transpose2d(g, w.detach(), c.bias ? bt : Tensor(), c.stride, c.padding, {0, 0}, c.groups,
-                                    c.dilation);
+    r.transposed =
+        conv_transpose2d(g, w.detach(), c.bias ? bt : Tensor(), c.stride, c.padding, {0, 0}, c.groups, c.dilation);
     return r;
   }
   static void expect_close(const Tensor& a, const Tensor& b, DType t, const std::string& what) {
@@ -150,10 +151,11 @@ TEST_F(CudaCudnn, MatchesIm2colAndTheCpuOnEveryShape) {
       EXPECT_EQ(c1.im2col - c0.im2col, 0) << "convolution calls as im2col with cuDNN enabled";
       EXPECT_EQ(c2.cudnn - c1.cudnn, 0) << "convolution calls through cuDNN with it disabled";
       EXPECT_EQ(c2.im2col - c1.im2col, 4) << "convolution calls as im2col with cuDNN disabled";
-      for (const auto& [what, a, b] :
-           {std::tuple<const char*, Tensor, Tensor>{"conv2d", dnn.y, im2col.y}, {"input gradient", dnn.gx, im2col.gx},
-            {"weight gradient", dnn.gw, im2col.gw}, {"bias gradient", dnn.gb, im2col.gb},
-            {"conv_transpose2d", dnn.transposed, im2col.transposed}}) {
+      for (const auto& [what, a, b] : {std::tuple<const char*, Tensor, Tensor>{"conv2d", dnn.y, im2col.y},
+                                       {"input gradient", dnn.gx, im2col.gx},
+                                       {"weight gradient", dnn.gw, im2col.gw},
+                                       {"bias gradient", dnn.gb, im2col.gb},
+                                       {"conv_transpose2d", dnn.transposed, im2col.transposed}}) {
         expect_close(a, b, t, at + ": " + what + ", cuDNN against im2col on cuda:0");
       }
       expect_close(dnn.y, cpu.y, t, at + ": conv2d, cuDNN against the CPU");

@@ -51,8 +51,8 @@ constexpr int64_t kIm2colItems = int64_t{1} << 16;
 // whole rows when there are kIm2colItems rows or more, else rows split into
 // equal spans so that about kIm2colItems items run.
 int64_t im2col_span(int64_t rows, int64_t P) {
-  const int64_t chunks = std::clamp<int64_t>((kIm2colItems + rows - 1) / std::max<int64_t>(rows, 1), 1,
-                                             std::max<int64_t>(P, 1));
+  const int64_t chunks =
+      std::clamp<int64_t>((kIm2colItems + rows - 1) / std::max<int64_t>(rows, 1), 1, std::max<int64_t>(P, 1));
   return std::max<int64_t>(1, (P + chunks - 1) / chunks);
 }
 

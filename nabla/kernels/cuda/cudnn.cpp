@@ -32,9 +32,9 @@ CudnnLibrary* open_cudnn() {
     lib->error = "cuDNN could not be loaded: " + std::string(why ? why : path + ": dlopen failed");
     return lib;
   }
-#define NABLA_CUDNN_LOOK_UP(f)                                                                               \
-  if (lib->error.empty()) {                                                                                  \
-    lib->fn.f = reinterpret_cast<decltype(lib->fn.f)>(dlsym(handle, NABLA_CUDNN_SYMBOL(f)));                 \
+#define NABLA_CUDNN_LOOK_UP(f)                                                                            \
+  if (lib->error.empty()) {                                                                               \
+    lib->fn.f = reinterpret_cast<decltype(lib->fn.f)>(dlsym(handle, NABLA_CUDNN_SYMBOL(f)));              \
     if (!lib->fn.f) lib->error = "cuDNN could not be loaded: " + path + " has no " NABLA_CUDNN_SYMBOL(f); \
   }
   NABLA_CUDNN_FUNCTIONS(NABLA_CUDNN_LOOK_UP)

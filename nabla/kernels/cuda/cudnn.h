@@ -23,31 +23,31 @@ namespace nabla::cuda {
 
 #if NABLA_HAVE_CUDNN
 // Every cuDNN function nabla calls (add one here to call it).
-#define NABLA_CUDNN_FUNCTIONS(X)                       \
-  X(cudnnGetVersion)                                   \
-  X(cudnnGetErrorString)                               \
-  X(cudnnCreate)                                       \
-  X(cudnnSetStream)                                    \
-  X(cudnnCreateTensorDescriptor)                       \
-  X(cudnnDestroyTensorDescriptor)                      \
-  X(cudnnSetTensor4dDescriptor)                        \
-  X(cudnnCreateFilterDescriptor)                       \
-  X(cudnnDestroyFilterDescriptor)                      \
-  X(cudnnSetFilter4dDescriptor)                        \
-  X(cudnnCreateConvolutionDescriptor)                  \
-  X(cudnnDestroyConvolutionDescriptor)                 \
-  X(cudnnSetConvolution2dDescriptor)                   \
-  X(cudnnSetConvolutionGroupCount)                     \
-  X(cudnnSetConvolutionMathType)                       \
-  X(cudnnGetConvolutionForwardAlgorithm_v7)            \
-  X(cudnnGetConvolutionBackwardDataAlgorithm_v7)       \
-  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)     \
-  X(cudnnGetConvolutionForwardWorkspaceSize)           \
-  X(cudnnGetConvolutionBackwardDataWorkspaceSize)      \
-  X(cudnnGetConvolutionBackwardFilterWorkspaceSize)    \
-  X(cudnnConvolutionForward)                           \
-  X(cudnnConvolutionBackwardData)                      \
-  X(cudnnConvolutionBackwardFilter)                    \
+#define NABLA_CUDNN_FUNCTIONS(X)                    \
+  X(cudnnGetVersion)                                \
+  X(cudnnGetErrorString)                            \
+  X(cudnnCreate)                                    \
+  X(cudnnSetStream)                                 \
+  X(cudnnCreateTensorDescriptor)                    \
+  X(cudnnDestroyTensorDescriptor)                   \
+  X(cudnnSetTensor4dDescriptor)                     \
+  X(cudnnCreateFilterDescriptor)                    \
+  X(cudnnDestroyFilterDescriptor)                   \
+  X(cudnnSetFilter4dDescriptor)                     \
+  X(cudnnCreateConvolutionDescriptor)               \
+  X(cudnnDestroyConvolutionDescriptor)              \
+  X(cudnnSetConvolution2dDescriptor)                \
+  X(cudnnSetConvolutionGroupCount)                  \
+  X(cudnnSetConvolutionMathType)                    \
+  X(cudnnGetConvolutionForwardAlgorithm_v7)         \
+  X(cudnnGetConvolutionBackwardDataAlgorithm_v7)    \
+  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)  \
+  X(cudnnGetConvolutionForwardWorkspaceSize)        \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize)   \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize) \
+  X(cudnnConvolutionForward)                        \
+  X(cudnnConvolutionBackwardData)                   \
+  X(cudnnConvolutionBackwardFilter)                 \
   X(cudnnAddTensor)
 
 struct Cudnn {

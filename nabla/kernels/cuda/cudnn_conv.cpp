@@ -18,10 +18,10 @@
 
 #include <climits>
 #include <cstdio>
-#include <string>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "nabla/core/grad_mode.h"
@@ -112,10 +112,10 @@ class Descriptors {
     check_cudnn(fn_.cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, dt, to_int(g.batch), to_int(g.out_channels),
                                                to_int(g.out_h), to_int(g.out_w)),
                 "cudnnSetTensor4dDescriptor (output)", op);
-    check_cudnn(fn_.cudnnSetFilter4dDescriptor(w, dt, CUDNN_TENSOR_NCHW, to_int(g.out_channels),
-                                               to_int(g.in_channels / g.groups), to_int(g.kernel_h),
-                                               to_int(g.kernel_w)),
-                "cudnnSetFilter4dDescriptor", op);
+    check_cudnn(
+        fn_.cudnnSetFilter4dDescriptor(w, dt, CUDNN_TENSOR_NCHW, to_int(g.out_channels),
+                                       to_int(g.in_channels / g.groups), to_int(g.kernel_h), to_int(g.kernel_w)),
+        "cudnnSetFilter4dDescriptor", op);
     check_cudnn(fn_.cudnnSetConvolution2dDescriptor(conv, to_int(g.pad_h), to_int(g.pad_w), to_int(g.stride_h),
                                                     to_int(g.stride_w), to_int(g.dilation_h), to_int(g.dilation_w),
                                                     CUDNN_CROSS_CORRELATION, dt),
@@ -173,8 +173,8 @@ DeviceState& state_of(DeviceContext& dev, const Cudnn& fn, const char* op) {
 // the descriptors' math type (no tensor-op entries for float32) and reports
 // a workspace size; algo -1 when none does, `why` then says what was tried.
 template <class Perf, class GetAlgos, class GetWorkspace>
-Algo choose(const Cudnn& fn, DType t, const char* what, const char* op, GetAlgos get_algos,
-            GetWorkspace get_workspace, std::string& why) {
+Algo choose(const Cudnn& fn, DType t, const char* what, const char* op, GetAlgos get_algos, GetWorkspace get_workspace,
+            std::string& why) {
   Perf perf[16] = {};
   int returned = 0;
   check_cudnn(get_algos(16, &returned, perf), what, op);
@@ -251,17 +251,31 @@ bool run_cudnn(Pass pass, const char* op, Inputs in, const Attrs& a, std::span<T
   if (!aligned(result)) return false;
   NoGradGuard no_grad;  // the copies below are part of this kernel
   const Tensor a0 = aligned_copy(accel::dense(in[0])), a1 = aligned_copy(accel::dense(in[1]));
-  const Tensor bias =
-      pass != Pass::BackwardFilter && in.size() > 2 ? aligned_copy(accel::dense(in[2])) : Tensor();
+  const Tensor bias = pass != Pass::BackwardFilter && in.size() > 2 ? aligned_copy(accel::dense(in[2])) : Tensor();
   DeviceContext& dev = device(result.device().index, op);
   dev.make_current();
   DeviceState& st = state_of(dev, *fn, op);
   std::lock_guard lock(st.mu);
   Descriptors d(*fn, op);
   d.set(g, t, op);
-  const std::vector<int64_t> key{static_cast<int64_t>(pass), static_cast<int64_t>(t), g.batch, g.in_channels, g.in_h,
-                                 g.in_w, g.out_channels, g.out_h, g.out_w, g.kernel_h, g.kernel_w, g.stride_h,
-                                 g.stride_w, g.pad_h, g.pad_w, g.dilation_h, g.dilation_w, g.groups};
+  const std::vector<int64_t> key{static_cast<int64_t>(pass),
+                                 static_cast<int64_t>(t),
+                                 g.batch,
+                                 g.in_channels,
+                                 g.in_h,
+                                 g.in_w,
+                                 g.out_channels,
+                                 g.out_h,
+                                 g.out_w,
+                                 g.kernel_h,
+                                 g.kernel_w,
+                                 g.stride_h,
+                                 g.stride_w,
+                                 g.pad_h,
+                                 g.pad_w,
+                                 g.dilation_h,
+                                 g.dilation_w,
+                                 g.groups};
   auto found = st.algos.find(key);
   if (found == st.algos.end()) {
     Algo chosen;
@@ -310,9 +324,8 @@ bool run_cudnn(Pass pass, const char* op, Inputs in, const Attrs& a, std::span<T
   // The workspace: device memory from the caching allocator, on this
   // stream, released (to the cache) when the call returns; later work on
   // the stream reuses it only after this call's work, in stream order.
-  const Tensor workspace = algo.workspace > 0 ? make_empty({static_cast<int64_t>(algo.workspace)}, kUInt8,
-                                                           result.device(), op)
-                                              : Tensor();
+  const Tensor workspace =
+      algo.workspace > 0 ? make_empty({static_cast<int64_t>(algo.workspace)}, kUInt8, result.device(), op) : Tensor();
   void* ws = algo.workspace > 0 ? mptr(workspace) : nullptr;
   const Scalars s(t);
   cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
@@ -340,9 +353,9 @@ bool run_cudnn(Pass pass, const char* op, Inputs in, const Attrs& a, std::span<T
   if (CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED) {
     // Nothing ran: this shape takes im2col from now on (said once).
     found->second.algo = -1;
-    say_im2col_runs(op, t, in,
-                    std::string(call) + " with algorithm " + std::to_string(algo.algo) + ": " +
-                        fn->cudnnGetErrorString(status));
+    say_im2col_runs(
+        op, t, in,
+        std::string(call) + " with algorithm " + std::to_string(algo.algo) + ": " + fn->cudnnGetErrorString(status));
     return false;
   }
   check_cudnn(status, call, op);
@@ -350,8 +363,7 @@ bool run_cudnn(Pass pass, const char* op, Inputs in, const Attrs& a, std::span<T
     // Onto the output side of this pass: y's channels forward, x's backward.
     const bool forward = pass == Pass::Forward;
     d.set_bias(forward ? g.out_channels : g.in_channels, t, op);
-    check_cudnn(fn->cudnnAddTensor(st.handle, s.one(), d.bias, cptr(bias), s.one(), forward ? d.y : d.x,
-                                   mptr(result)),
+    check_cudnn(fn->cudnnAddTensor(st.handle, s.one(), d.bias, cptr(bias), s.one(), forward ? d.y : d.x, mptr(result)),
                 "cudnnAddTensor (bias)", op);
   }
   return true;
