@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "nabla/core/backend.h"
+#include "nabla/core/error.h"
 
 #ifndef NABLA_CUDA_BUILT
 #define NABLA_CUDA_BUILT 0
@@ -80,6 +81,12 @@ bool load_library() {
 const std::string& load_error() {
   load_library();
   return state().error;
+}
+
+void* enter_compute_stream(int device, const char* api) {
+  NABLA_CHECK(device >= 0 && device_count() > device, api, ": cuda:", device, " is not present (",
+              device_count() == 0 ? unavailable_reason() : std::to_string(device_count()) + " CUDA devices", ")");
+  return state().runtime.enter_compute_stream(device);
 }
 
 }  // namespace detail

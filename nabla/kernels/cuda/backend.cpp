@@ -190,6 +190,12 @@ void empty_all_caches() {
   backend().pinned()->empty_cache();
 }
 
+void* enter_compute_stream(int index) {
+  DeviceContext& d = device(index, "cuda::detail::enter_compute_stream");
+  d.make_current();
+  return d.stream(0);
+}
+
 // Registered when libnabla loads this library, with every kernel of
 // kernels/accel on this backend's accel runtime (accel_runtime.cpp), with or
 // without a device: what is built is what the op table's coverage test
@@ -197,7 +203,7 @@ void empty_all_caches() {
 // initializers, the op table's included, have run before it loads this.)
 [[maybe_unused]] const bool kRegistered = [] {
   register_backend(&backend());
-  detail::register_runtime({memory_stats_of, empty_all_caches});
+  detail::register_runtime({memory_stats_of, empty_all_caches, enter_compute_stream});
   accel::register_runtime(&accel_runtime());
   accel::register_accel_kernels(DeviceType::CUDA);
   return true;
