@@ -86,7 +86,9 @@ const std::string& load_error() {
 void* enter_compute_stream(int device, const char* api) {
   NABLA_CHECK(device >= 0 && device_count() > device, api, ": cuda:", device, " is not present (",
               device_count() == 0 ? unavailable_reason() : std::to_string(device_count()) + " CUDA devices", ")");
-  return state().runtime.enter_compute_stream(device);
+  auto enter = state().runtime.enter_compute_stream;
+  NABLA_CHECK(enter, api, ": libnabla_cuda.so registered no compute-stream entry (is it from another build of nabla?)");
+  return enter(device);
 }
 
 }  // namespace detail
