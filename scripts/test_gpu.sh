@@ -79,6 +79,13 @@ pack() {
   local targets=(nabla_tests device_step_bench nabla_tool)
   local cuda_target=${NABLA_GPU_CUDA_TARGET:-nabla_cuda}
   if cmake --build "$build" --target help 2>/dev/null | grep -q "^$cuda_target:"; then targets+=("$cuda_target"); fi
+  # ProcessGroup::nccl's tests (a world of one: no MPI is started), where
+  # nabla_distributed is built; they bring libnabla_distributed and libmpi.
+  local nccl_tests=0
+  if cmake --build "$build" --target help 2>/dev/null | grep -q "^nabla_nccl_tests:"; then
+    targets+=(nabla_nccl_tests)
+    nccl_tests=1
+  fi
   echo "== build ${targets[*]} (-j${NABLA_GPU_JOBS:-2})"
   cmake --build "$build" -j"${NABLA_GPU_JOBS:-2}" --target "${targets[@]}" || die "pack: the build failed"
 
@@ -90,6 +97,7 @@ pack() {
   mkdir -p "$pkg/bin" "$pkg/lib"
   cp "$build/tests/nabla_tests" "$build/bench/device_step_bench" "$build/tools/nabla/nabla" "$pkg/bin/" ||
     die "pack: a program is missing from $build"
+  if [ $nccl_tests = 1 ]; then cp "$build/tests/nabla_nccl_tests" "$pkg/bin/" || die "pack: no nabla_nccl_tests"; fi
   # libnabla_cuda.so* under the names libnabla dlopens (the links too).
   local cuda_libs=()
   mapfile -t cuda_libs < <(find "$build" -maxdepth 3 -name 'libnabla_cuda.so*' \( -type f -o -type l \))
@@ -113,7 +121,7 @@ pack() {
     fi
     [ -e "$pkg/lib/$soname" ] || cp -L "$path" "$pkg/lib/$soname"
     printf '  %-28s %6s KiB  %s\n' "$soname" "$(($(stat -Lc %s "$path") / 1024))" "$path"
-  done < <(LD_LIBRARY_PATH="$build" ldd "$pkg"/bin/* "$pkg"/lib/libnabla_cuda.so* 2>/dev/null |
+  done < <(LD_LIBRARY_PATH="$build:$build/nabla/distributed" ldd "$pkg"/bin/* "$pkg"/lib/libnabla_cuda.so* 2>/dev/null |
     awk '$2 == "=>" {print $1, $3}' | sort -u)
   [ $missing = 0 ] || die "pack: libraries not found (above)"
   [ -e "$pkg/lib/libnabla.so.0" ] || die "pack: libnabla.so.0 was not among the programs' libraries"
@@ -262,6 +270,15 @@ run() {
       [ -z "$passed" ] && echo "nabla_tests ended without its summary (exit $rc); the last lines:" && tail -15 "$tlog"
       failed+=("nabla_tests")
     fi
+  fi
+
+  if [ -x "$pkg/bin/nabla_nccl_tests" ] && [[ $device = cuda* ]]; then
+    echo "== nabla_nccl_tests (ProcessGroup::nccl on cuda:0, a world of one)"
+    local nlog=$logdir/nabla_nccl_tests.txt
+    timeout -k 10 120 "$pkg/bin/nabla_nccl_tests" --gtest_color=no >"$nlog" 2>&1
+    local nrc=$?
+    grep -E '^\[  (PASSED|FAILED|SKIPPED) \]|Failure|Skipped|error' "$nlog" | head -20
+    [ $nrc = 0 ] || failed+=("nabla_nccl_tests (exit $nrc; $nlog)")
   fi
 
   echo "== device_step_bench (cpu against $device)"

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "nabla/core/backend.h"
+#include "nabla/core/error.h"
 #include "nabla/cudnn.h"
 
 #ifndef NABLA_CUDA_BUILT
@@ -82,6 +83,14 @@ bool load_library() {
 const std::string& load_error() {
   load_library();
   return state().error;
+}
+
+void* enter_compute_stream(int device, const char* api) {
+  NABLA_CHECK(device >= 0 && device_count() > device, api, ": cuda:", device, " is not present (",
+              device_count() == 0 ? unavailable_reason() : std::to_string(device_count()) + " CUDA devices", ")");
+  auto enter = state().runtime.enter_compute_stream;
+  NABLA_CHECK(enter, api, ": libnabla_cuda.so registered no compute-stream entry (is it from another build of nabla?)");
+  return enter(device);
 }
 
 }  // namespace detail

@@ -20,6 +20,10 @@ struct Runtime {
   // cannot be used) and why not.
   int (*cudnn_version)() = nullptr;
   std::string (*cudnn_unavailable_reason)() = nullptr;
+  // Makes the device's primary context current on the calling thread and
+  // returns its compute stream (the CUstream of queue 0, where ops run); an
+  // Error for an index that is not a device.
+  void* (*enter_compute_stream)(int device) = nullptr;
 };
 // Called by libnabla_cuda's static initializer.
 void register_runtime(const Runtime& runtime);
@@ -30,6 +34,11 @@ void register_runtime(const Runtime& runtime);
 // load is not retried).
 bool load_library();
 const std::string& load_error();
+
+// For libraries that enqueue their own work on nabla's CUDA streams (NCCL in
+// libnabla_distributed), which link no CUDA library: Runtime's
+// enter_compute_stream, an Error naming `api` when no CUDA device is present.
+void* enter_compute_stream(int device, const char* api);
 
 }  // namespace nabla::cuda::detail
 

@@ -1,5 +1,7 @@
 // Process groups over MPI (issue 18, part 1): rank and world size from the
-// launcher (`mpirun -np N prog`), collectives on CPU tensors. A library of its
+// launcher (`mpirun -np N prog`), collectives on tensors of any device (an
+// accelerator's staged through pinned host memory), and over NCCL for CUDA
+// tensors (ProcessGroup::nccl). A library of its
 // own, libnabla_distributed.so, linked by programs that use it, so that
 // libnabla.so needs no MPI (docs/distributed.md). Part 2: DistributedDataParallel.
 #pragma once

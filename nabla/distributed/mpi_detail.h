@@ -6,9 +6,11 @@
 #include <mpi.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "nabla/core/backend.h"
 #include "nabla/core/tensor.h"
 
 namespace nabla::distributed {
@@ -21,8 +23,13 @@ void mark_timed_out();
 // Throws nabla::Error with MPI's message for a failed call.
 void check_mpi(int code, const char* api, const char* call);
 
+struct NcclGroup;
+
 struct WorkState {
-  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Request request = MPI_REQUEST_NULL;  // an MPI collective's
+  Ref<Event> event;                  // an NCCL collective's: recorded after it on the device's stream
+  std::shared_ptr<NcclGroup> nccl;   // its group (the communicator lives while work on it is pending)
+  int rank = 0, size = 1;            // this process in the group, for messages
   std::string name;             // the collective, for the timeout's message
   std::vector<Tensor> keep;     // the buffers MPI reads and writes until done
   std::vector<Tensor> written;  // outputs: their version is bumped when done

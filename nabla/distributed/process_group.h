@@ -1,8 +1,11 @@
-// Collectives over a group of processes (MPI_COMM_WORLD for now), on
-// contiguous CPU tensors of dtype float32, float64, int32, int64 or uint8.
-// Each has a blocking form and an _async form that returns a Work to wait on
-// (MPI's non-blocking collectives: MPI_Iallreduce and friends). The tensors
-// given to an _async call must not be read or written until its wait().
+// Collectives over a group of processes (every process of the job), on
+// contiguous tensors of dtype float32, float64, int32, int64 or uint8.
+// Each has a blocking form and an _async form that returns a Work to wait on.
+// Two backends (docs/distributed.md): world() over MPI (MPI_Iallreduce and
+// friends) for tensors on any device, those on an accelerator staged through
+// pinned host memory; nccl() over NCCL for tensors on one CUDA device per
+// process. The tensors given to an _async call must not be read or written
+// until its wait().
 #pragma once
 #include <memory>
 
@@ -13,7 +16,8 @@ namespace nabla::distributed {
 // PyTorch's ReduceOp: Mean is Sum divided by the world size (floating dtypes only).
 enum class ReduceOp { Sum, Mean, Max };
 
-struct WorkState;  // the MPI request and what it keeps alive (process_group.cpp)
+struct WorkState;  // the MPI request or CUDA event and what it keeps alive (mpi_detail.h)
+struct NcclGroup;  // the NCCL communicator (nccl_group.h)
 
 // A collective under way. wait() blocks until it is done (then its output
 // tensors hold the result) or until distributed::timeout() has passed: then
@@ -24,17 +28,26 @@ class Work {
   Work() = default;
   explicit Work(std::shared_ptr<WorkState> s) : state_(std::move(s)) {}
   void wait();
-  bool is_completed();  // done, without blocking (MPI_Test)
+  bool is_completed();  // done, without blocking (MPI_Test, or NCCL's CUDA event queried)
  private:
   std::shared_ptr<WorkState> state_;
 };
 
 class ProcessGroup {
  public:
-  // Every process of the job (needs distributed::init()).
+  // Every process of the job over MPI (needs distributed::init()).
   static ProcessGroup world();
+  // Every process of the job over NCCL (PyTorch's init_process_group("nccl")),
+  // each on its CUDA device `device` (one GPU per process; with several on a
+  // machine, pass cuda:<local rank>); collectives take tensors on that device
+  // only. After distributed::init(), rank 0 makes NCCL's unique id and MPI
+  // broadcasts it; without init() it is a world of one process (no MPI
+  // needed). NCCL (libnccl.so.2) is loaded here, at the first call: an Error
+  // says why when it, the CUDA backend or the device is absent.
+  static ProcessGroup nccl(Device device);
   int rank() const { return rank_; }
   int size() const { return size_; }
+  const char* backend() const { return nccl_ ? "nccl" : "mpi"; }  // PyTorch's get_backend()
 
   // t (every rank the same shape and dtype) becomes the reduction over ranks, in place.
   void all_reduce(const Tensor& t, ReduceOp op = ReduceOp::Sum) { all_reduce_async(t, op).wait(); }
@@ -67,6 +80,7 @@ class ProcessGroup {
   ProcessGroup(int rank, int size) : rank_(rank), size_(size) {}
   int rank_ = 0;
   int size_ = 1;
+  std::shared_ptr<NcclGroup> nccl_;  // null: MPI
 };
 
 }  // namespace nabla::distributed

@@ -7,6 +7,7 @@
 #include "nabla/core/error.h"
 #include "nabla/distributed/environment.h"
 #include "nabla/distributed/mpi_detail.h"
+#include "nabla/distributed/nccl_group.h"
 #include "nabla/distributed/process_group.h"
 
 namespace nabla::distributed {
@@ -26,6 +27,10 @@ void complete(WorkState& s) {
 bool Work::is_completed() {
   NABLA_CHECK(state_, "Work::is_completed: this Work is empty (default-constructed)");
   if (state_->done) return true;
+  if (state_->event) {
+    if (nccl_work_done(*state_)) complete(*state_);
+    return state_->done;
+  }
   int flag = 0;
   check_mpi(MPI_Test(&state_->request, &flag, MPI_STATUS_IGNORE), state_->name.c_str(), "MPI_Test");
   if (flag) complete(*state_);
@@ -44,9 +49,14 @@ void Work::wait() {
   while (!is_completed()) {
     if (std::chrono::steady_clock::now() >= deadline) {
       mark_timed_out();
-      fail(state_->name, ": timed out after ", limit.count() / 1000.0, " s (rank ", rank(), " of ", world_size(),
-           "): a peer died, hangs or did not make the same call (NABLA_DISTRIBUTED_TIMEOUT sets the timeout "
-           "in seconds). The MPI job cannot continue; distributed::finalize() aborts it");
+      // NCCL's kernels wait for the peer on the device: aborting the
+      // communicator ends them (and makes the group unusable).
+      if (state_->nccl) nccl_abort(*state_->nccl);
+      fail(state_->name, ": timed out after ", limit.count() / 1000.0, " s (rank ", state_->rank, " of ",
+           state_->size, "): a peer died, hangs or did not make the same call (NABLA_DISTRIBUTED_TIMEOUT sets the "
+           "timeout in seconds). ",
+           state_->nccl ? "The NCCL communicator was aborted (ncclCommAbort); the group cannot be used again"
+                        : "The MPI job cannot continue; distributed::finalize() aborts it");
     }
     if (++polls < 200) {
       std::this_thread::yield();

@@ -6,7 +6,9 @@
 #include <string>
 #include <thread>
 
+#include "nabla/cuda.h"
 #include "nabla/distributed/distributed.h"
+#include "nabla/opencl.h"
 #include "nabla/ops/factory.h"
 #include "support/error_message.h"
 #include "support/opaque_backend.h"
@@ -166,10 +168,74 @@ TEST(ProcessGroup, BadInputIsAClearError) {
   }
   expect_error(error_of([&] { pg.reduce_scatter_async(zeros({2}), zeros({2 * pg.size() + 2})); }),
                {"ProcessGroup::reduce_scatter", "output [2]"});
-  Tensor on_device = zeros({2}).to(testing::opaque_device());
-  expect_error(error_of([&] { pg.all_reduce(on_device); }),
-               {"ProcessGroup::all_reduce", "opaque:0", "only CPU tensors", "staged through host memory"});
   pg.barrier();
+}
+
+// Every collective on tensors of `device`: staged through (pinned) host
+// memory, the results on the device, their versions bumped.
+void expect_staged_collectives(const Device& device) {
+  ProcessGroup pg = ProcessGroup::world();
+  const int n = pg.size();
+  const double r = pg.rank();
+  Tensor x = tensor({r + 1, 2 * (r + 1), -r}).to(device);
+  const uint32_t version = x.version();
+  pg.all_reduce(x, ReduceOp::Sum);
+  EXPECT_EQ(x.device(), device);
+  EXPECT_GT(x.version(), version);
+  EXPECT_EQ(x.to_vector<double>(), (std::vector<double>{n * (n + 1) / 2.0, n * (n + 1.0), -n * (n - 1) / 2.0}));
+  Tensor m = tensor({r, 2 * r + 1}, kFloat64).to(device);
+  Work w = pg.all_reduce_async(m, ReduceOp::Mean);
+  w.wait();
+  EXPECT_EQ(m.to_vector<double>(), (std::vector<double>{(n - 1) / 2.0, double(n)}));
+  Tensor big = tensor({r, -r}, kInt64).to(device);
+  pg.all_reduce(big, ReduceOp::Max);
+  EXPECT_EQ(big.to_vector<double>(), (std::vector<double>{n - 1.0, 0.0}));
+
+  // A view with a storage offset: only its elements change.
+  Tensor row = full({3, 2}, r).to(device);
+  pg.broadcast(row[1], n - 1);
+  EXPECT_EQ(row.to_vector<double>(), (std::vector<double>{r, r, n - 1.0, n - 1.0, r, r}));
+
+  Tensor gathered = pg.all_gather(full({2}, r, kInt32).to(device));
+  EXPECT_EQ(gathered.device(), device);
+  std::vector<double> expected;
+  for (int k = 0; k < n; ++k) expected.insert(expected.end(), {double(k), double(k)});
+  EXPECT_EQ(gathered.to_vector<double>(), expected);
+
+  // Rank k's block of the input holds k + r: the sum over ranks is n k + n (n - 1) / 2.
+  Tensor input = (arange(n, kFloat32).reshape({n, 1}) + r).expand({n, 2}).contiguous().to(device);
+  Tensor block = pg.reduce_scatter(input, ReduceOp::Sum);
+  EXPECT_EQ(block.device(), device);
+  const double sum = n * r + n * (n - 1) / 2.0;
+  EXPECT_EQ(block.to_vector<double>(), (std::vector<double>{sum, sum}));
+  Tensor out = zeros({1, 2}).to(device);
+  pg.reduce_scatter_async(out, input, ReduceOp::Mean).wait();
+  EXPECT_EQ(out.to_vector<double>(), (std::vector<double>{sum / n, sum / n}));
+}
+
+TEST(ProcessGroup, DeviceTensorsAreStagedThroughHostMemory) {
+  // The opaque test device: its memory cannot be read from the host, so a
+  // collective that handed MPI a device handle would fail or read garbage.
+  testing::reset_opaque_stats();
+  expect_staged_collectives(testing::opaque_device());
+  EXPECT_GT(testing::opaque_stats().device_to_host_bytes, 0);
+  EXPECT_GT(testing::opaque_stats().host_to_device_bytes, 0);
+}
+
+TEST(ProcessGroupDevice, OpenCLTensorsAreStagedThroughPinnedMemory) {
+  if (!opencl::is_available()) GTEST_SKIP() << "no OpenCL device: " << opencl::unavailable_reason();
+  expect_staged_collectives(Device("opencl:0"));
+}
+
+TEST(ProcessGroupNccl, WithoutAGpuEveryRankGetsAClearError) {
+  if (cuda::is_available()) GTEST_SKIP() << "a CUDA device is present (tests/distributed/nccl_test.cpp uses it)";
+  // Every rank fails before NCCL's unique id is broadcast: none waits for another.
+  std::string msg = error_of([] { ProcessGroup::nccl(Device("cuda:0")); });
+  expect_error(msg, {"ProcessGroup::nccl"});
+  EXPECT_TRUE(msg.find("cuda:0 is not present") != std::string::npos ||
+              msg.find("NCCL could not be loaded") != std::string::npos)
+      << msg;
+  ProcessGroup::world().barrier();
 }
 
 }  // namespace

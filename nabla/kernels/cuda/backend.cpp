@@ -192,6 +192,12 @@ void empty_all_caches() {
   backend().pinned()->empty_cache();
 }
 
+void* enter_compute_stream(int index) {
+  DeviceContext& d = device(index, "cuda::detail::enter_compute_stream");
+  d.make_current();
+  return d.stream(0);
+}
+
 // Registered when libnabla loads this library, with every kernel of
 // kernels/accel on this backend's accel runtime (accel_runtime.cpp), with or
 // without a device: what is built is what the op table's coverage test
@@ -201,7 +207,7 @@ void empty_all_caches() {
 [[maybe_unused]] const bool kRegistered = [] {
   register_backend(&backend());
   detail::register_runtime({memory_stats_of, empty_all_caches, cudnn_loaded_version,
-                            [] { return cudnn_load_error(); }});
+                            [] { return cudnn_load_error(); }, enter_compute_stream});
   accel::register_runtime(&accel_runtime());
   accel::register_accel_kernels(DeviceType::CUDA);
   register_cudnn_conv_kernels();
