@@ -1,0 +1,132 @@
+// ONNX export, acceptance: every zoo model and the seed networks, exported
+// by nabla::onnx, pass ONNX's own C++ checker (read back from the file) and
+// give onnxruntime's outputs equal to nabla's (float32, 1e-5 relative to the
+// output's largest value). onnxruntime comes from PyPI
+// (scripts/install_deps.sh); without it the comparison skips with a message.
+// Random weights and small inputs keep it to seconds; files go to /tmp.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nabla/data/npy.h"
+#include "nabla/nabla.h"
+#include "nabla/onnx/export.h"
+#include "nabla/zoo/zoo.h"
+#include "onnx/checker.h"
+#include "support/run_program.h"
+
+namespace fs = std::filesystem;
+using namespace nabla;
+
+namespace {
+
+struct Exported {
+  std::string name;
+  std::vector<Tensor> inputs;   // in the model's input order
+  std::vector<Tensor> outputs;  // nabla's values
+};
+
+fs::path work_dir() {
+  fs::path d = fs::temp_directory_path() / ("nabla_onnx_test_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+// A module: exported in eval mode, compared with its eager forward.
+Exported module_case(const std::string& name, nn::Module& m, const Tensor& x, const fs::path& dir) {
+  nabla::onnx::export_module(m, x, (dir / (name + ".onnx")).string());
+  m.eval();
+  NoGradGuard no_grad;
+  return {name, {x}, {m.forward(x)}};
+}
+
+// The lecture's first TensorFlow program (examples/seed_tf_placeholders):
+// weights as placeholders, the prediction and the loss fetched.
+Exported seed_tf_placeholders(const fs::path& dir) {
+  const int64_t N = 4, D = 100, H = 20;
+  graph::Graph g;
+  Tensor x = g.placeholder(kFloat32, {N, D}, "x");
+  Tensor y = g.placeholder(kFloat32, {N, D}, "y");
+  Tensor w1 = g.placeholder(kFloat32, {D, H}, "w1");
+  Tensor w2 = g.placeholder(kFloat32, {H, D}, "w2");
+  Tensor h = maximum(matmul(x, w1), zeros({}));
+  Tensor y_pred = matmul(h, w2);
+  Tensor loss = mean(sum(pow(y_pred - y, 2), {1}));
+  nabla::onnx::export_graph(g, {y_pred, loss}, (dir / "seed_tf_placeholders.onnx").string());
+  std::vector<Tensor> values = {randn({N, D}), randn({N, D}), randn({D, H}), randn({H, D})};
+  graph::Session sess(g);
+  auto out = sess.run({y_pred, loss}, {{x, values[0]}, {y, values[1]}, {w1, values[2]}, {w2, values[3]}});
+  return {"seed_tf_placeholders", values, {out[0], out[1]}};
+}
+
+// examples/seed_tf_layers: dense layers with drawn (xavier) initial values,
+// exported with the Session that holds them; the batch dim is unknown (-1),
+// so the model's input has a symbolic dim and runs at another batch size.
+Exported seed_tf_layers(const fs::path& dir) {
+  const int64_t D = 100, H = 20;
+  graph::Graph g;
+  Tensor x = g.placeholder(kFloat32, {-1, D}, "x");
+  Tensor h = graph::layers::dense(x, H, nabla::relu, graph::init::xavier_uniform);
+  Tensor y_pred = graph::layers::dense(h, D, {}, graph::init::xavier_uniform);
+  graph::Session sess(g);
+  sess.run(g.global_variables_initializer());
+  nabla::onnx::export_graph(g, {y_pred}, (dir / "seed_tf_layers.onnx").string(), {}, &sess);
+  Tensor xv = randn({3, D});
+  return {"seed_tf_layers", {xv}, {sess.run(y_pred, {{x, xv}})}};
+}
+
+}  // namespace
+
+TEST(OnnxExportRuntime, ZooAndSeedModelsPassTheCheckerAndMatchOnnxruntime) {
+  manual_seed(0);
+  fs::path dir = work_dir();
+  std::vector<Exported> cases;
+  {
+    nn::Sequential mlp(nn::Linear(1000, 100), nn::ReLU(), nn::Linear(100, 10));  // seed_nn_sequential
+    cases.push_back(module_case("seed_nn_mlp", mlp, randn({2, 1000}), dir));
+  }
+  cases.push_back(seed_tf_placeholders(dir));
+  cases.push_back(seed_tf_layers(dir));
+  const Tensor image28 = randn({2, 1, 28, 28}), image32 = randn({1, 3, 32, 32});
+  cases.push_back(module_case("fashion_mlp", *zoo::fashion_mlp(), image28, dir));
+  {
+    auto cnn = zoo::fashion_cnn();
+    // Running statistics that are not the defaults, so that batch norm's
+    // inference form is really exercised.
+    cnn->train();
+    { NoGradGuard ng; cnn->forward(randn({4, 1, 28, 28})); }
+    cases.push_back(module_case("fashion_cnn", *cnn, image28, dir));
+  }
+  cases.push_back(module_case("lenet5", *zoo::lenet5(), image28, dir));
+  cases.push_back(module_case("resnet18", *zoo::resnet18({.num_classes = 10}), image32, dir));
+  cases.push_back(module_case("mobilenet_v2", *zoo::mobilenet_v2({.num_classes = 10}), image32, dir));
+  auto t0 = std::chrono::steady_clock::now();
+  auto vgg = zoo::vgg11({.num_classes = 10});
+  std::printf("vgg init %.2fs\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  cases.push_back(module_case("vgg11", *vgg, image32, dir));
+
+  std::printf("exported %.2fs\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  std::string names;
+  for (const Exported& c : cases) {
+    fs::path base = dir / c.name;
+    // ONNX's C++ checker, on the file as written.
+    EXPECT_NO_THROW(::onnx::checker::check_model((base.string() + ".onnx"))) << c.name;
+    for (std::size_t k = 0; k < c.inputs.size(); ++k) data::write_npy(base.string() + ".in" + std::to_string(k) + ".npy", c.inputs[k]);
+    for (std::size_t k = 0; k < c.outputs.size(); ++k)
+      data::write_npy(base.string() + ".out" + std::to_string(k) + ".npy", c.outputs[k]);
+    names += " " + c.name;
+  }
+  auto r = nabla::testing::run_program("/usr/bin/python3 " NABLA_TESTS_DIR "/onnx/run_with_onnxruntime.py " +
+                                       dir.string() + names + " 2>&1");
+  std::printf("%s", r.out.c_str());
+  fs::remove_all(dir);
+  if (r.code == 77) GTEST_SKIP() << r.out;
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const Exported& c : cases) EXPECT_NE(r.out.find(c.name + " max_rel_err="), std::string::npos) << r.out;
+}
