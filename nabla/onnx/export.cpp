@@ -175,8 +175,8 @@ std::string export_graph_bytes(const graph::Graph& graph, const std::vector<Tens
         break;
       }
       default:
-        NABLA_CHECK(false, "onnx export: node ", graph::describe(n), " is a ", kind_name(n.kind),
-                    " node, which has no ONNX form (export the values it computes, without the graph's updates or "
+        NABLA_CHECK(false, "onnx export: node ", graph::describe(n), " (kind '", kind_name(n.kind),
+                    "') has no ONNX form (export the values it computes, without the graph's updates or "
                     "control flow)");
     }
   }
