@@ -307,6 +307,37 @@ void adaptive_avg_pool2d(OpContext& c) {
   set_ints(n, "strides", {h / out[0], w / out[1]});
 }
 
+// Composite ops (batch_norm, layer_norm, mean, logsumexp) are recorded as the
+// ops they are made of, except in graphs with unknown dims, which keep them
+// as nodes until the Session specializes the graph to the fed shapes: there
+// they export as the ONNX op of the same meaning.
+// batch_norm inputs: input, running_mean, running_var, weight, bias.
+void batch_norm(OpContext& c) {
+  if (c.attr_bool("training"))
+    c.unsupported("it normalizes with batch statistics (training mode); export the model in eval mode");
+  if (c.in(1).empty() || c.in(2).empty()) c.unsupported("it has no running statistics");
+  int64_t channels = c.in_sizes(1)[0];
+  DType t = c.out_dtype();
+  std::string scale = c.in(3), bias = c.in(4);
+  if (scale.empty()) scale = c.const_tensor("ones", ones({channels}, TensorOptions().dtype(t)));
+  if (bias.empty()) bias = c.const_tensor("zeros", zeros({channels}, TensorOptions().dtype(t)));
+  auto& n = c.add("BatchNormalization", {c.in(0), scale, bias, c.in(1), c.in(2)}, {c.out()});
+  set_float(n, "epsilon", c.attr_double("eps"));
+  set_float(n, "momentum", 1.0 - c.attr_double("momentum"));  // ONNX's momentum weighs the running value
+}
+
+void layer_norm(OpContext& c) {
+  std::vector<int64_t> shape = c.attr_ints("normalized_shape");
+  DType t = c.out_dtype();
+  std::string scale = c.in(1), bias = c.in(2);
+  if (scale.empty()) scale = c.const_tensor("ones", ones(shape, TensorOptions().dtype(t)));
+  std::vector<std::string> ins = {c.in(0), scale};
+  if (!bias.empty()) ins.push_back(bias);
+  auto& n = c.add("LayerNormalization", ins, {c.out()});
+  set_int(n, "axis", -static_cast<int64_t>(shape.size()));
+  set_float(n, "epsilon", c.attr_double("eps"));
+}
+
 Converter softmax(std::string onnx_op) {
   return [onnx_op](OpContext& c) { set_int(c.add(onnx_op, {x_of(c)}, {c.out()}), "axis", c.attr_int("dim")); };
 }
@@ -530,6 +561,8 @@ const std::unordered_map<std::string, Converter>& converters() {
       {"max_pool2d", max_pool2d},
       {"avg_pool2d", avg_pool2d},
       {"adaptive_avg_pool2d", adaptive_avg_pool2d},
+      {"batch_norm", batch_norm},
+      {"layer_norm", layer_norm},
       {"softmax", softmax("Softmax")},
       {"log_softmax", softmax("LogSoftmax")},
       {"view", view},
@@ -547,6 +580,8 @@ const std::unordered_map<std::string, Converter>& converters() {
       {"amax", reduction("ReduceMax", false)},
       {"amin", reduction("ReduceMin", false)},
       {"prod", reduction("ReduceProd", false)},
+      {"mean", reduction("ReduceMean", false)},
+      {"logsumexp", reduction("ReduceLogSumExp", false)},
   };
   return table;
 }

@@ -46,6 +46,23 @@ Exported module_case(const std::string& name, nn::Module& m, const Tensor& x, co
   return {name, {x}, {m.forward(x)}};
 }
 
+// A module applied to a placeholder with an unknown batch dim
+// (nn::ModuleVariables), exported from its Session: the ONNX input's batch
+// is symbolic and onnxruntime runs it at the batch of `x`.
+Exported module_in_graph_any_batch(const std::string& name, nn::Module& m, const Tensor& x, const fs::path& dir) {
+  m.eval();
+  graph::Graph g;
+  Shape sizes = x.sizes();
+  sizes[0] = -1;
+  Tensor input = g.placeholder(x.dtype(), sizes, "input");
+  nn::ModuleVariables mv(g, m);
+  Tensor y = m.forward(input);
+  graph::Session sess(g);
+  sess.run(g.global_variables_initializer());
+  nabla::onnx::export_graph(g, {y}, (dir / (name + ".onnx")).string(), {}, &sess);
+  return {name, {x}, {sess.run(y, {{input, x}})}};
+}
+
 // The lecture's first TensorFlow program (examples/seed_tf_placeholders):
 // weights as placeholders, the prediction and the loss fetched.
 Exported seed_tf_placeholders(const fs::path& dir) {
@@ -127,6 +144,7 @@ TEST(OnnxExportRuntime, ZooAndSeedModelsPassTheCheckerAndMatchOnnxruntime) {
       cnn->forward(randn({4, 1, 28, 28}));
     }
     cases.push_back(module_case("fashion_cnn", *cnn, image28, dir));
+    cases.push_back(module_in_graph_any_batch("fashion_cnn_any_batch", *cnn, randn({3, 1, 28, 28}), dir));
   }
   cases.push_back(module_case("lenet5", *zoo::lenet5(), image28, dir));
   cases.push_back(module_case("resnet18", *zoo::resnet18({.num_classes = 10}), image32, dir));
