@@ -3,8 +3,8 @@
 // and checked by onnx::checker before the file is written (atomically). See
 // docs/onnx.md.
 //
-//   nabla::onnx::export_module(*model, {torch-like example input}, "model.onnx");
-//   nabla::onnx::export_graph(g, {y}, "model.onnx");          // placeholders become inputs
+//   onnx::export_module(*model, randn({1, 3, 224, 224}), "model.onnx");  // traced in eval mode
+//   onnx::export_graph(g, {y}, "model.onnx", {}, &sess);   // placeholders become inputs
 //
 // Part of libnabla_onnx.so (CMake target nabla::onnx), so that libnabla.so
 // does not depend on ONNX. Placeholders become the model's inputs, fetched

@@ -75,12 +75,6 @@ void set_ints(onnxpb::NodeProto& n, const std::string& name, const std::vector<i
 
 // ---- OpContext --------------------------------------------------------------
 
-const std::string& OpContext::op() const {
-  static thread_local std::string name;
-  name = std::string(node_.op->name);
-  return name;
-}
-
 const std::string& OpContext::in(std::size_t k) const {
   static const std::string none;
   return k < in_.size() ? in_[k] : none;
@@ -136,8 +130,7 @@ onnxpb::NodeProto& OpContext::add(const std::string& op_type, const std::vector<
                                   const std::vector<std::string>& outputs) {
   onnxpb::NodeProto* n = g_.add_node();
   n->set_op_type(op_type);
-  n->set_name(node_.name + (temps_ == 0 && outputs.size() == out_.size() && outputs == out_ ? "" : "/" + op_type) +
-              "/" + std::to_string(g_.node_size()));
+  n->set_name(node_.name + "/" + op_type + "_" + std::to_string(g_.node_size()));
   for (const auto& i : inputs) n->add_input(i);
   for (const auto& o : outputs) n->add_output(o);
   return *n;
@@ -359,7 +352,17 @@ std::vector<int64_t> target_shape(OpContext& c, int64_t unknown) {
 
 void view(OpContext& c) { c.add("Reshape", {c.in(0), c.const_ints("shape", target_shape(c, -1))}, {c.out()}); }
 
-void expand(OpContext& c) { c.add("Expand", {c.in(0), c.const_ints("shape", target_shape(c, 1))}, {c.out()}); }
+// Expand's shape keeps the input's size where it says 1, so an unknown dim
+// exports only where the input's dim is that same unknown dim.
+void expand(OpContext& c) {
+  const Shape &in = c.in_sizes(0), &out = c.out_sizes();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::size_t lead = out.size() - in.size();
+    if (out[i] < 0 && (i < lead || in[i - lead] >= 0))
+      c.unsupported("it broadcasts to an unknown dim, which Expand cannot take from another value");
+  }
+  c.add("Expand", {c.in(0), c.const_ints("shape", target_shape(c, 1))}, {c.out()});
+}
 
 void permute(OpContext& c) {
   std::vector<int64_t> perm = c.attr_ints("dims");

@@ -28,7 +28,6 @@ class OpContext {
 
   const graph::Node& node() const { return node_; }
   ::onnx::GraphProto& graph() { return g_; }
-  const std::string& op() const;
   // Input k's ONNX value name ("" when the op was given no tensor there).
   const std::string& in(std::size_t k) const;
   std::size_t num_inputs() const { return in_.size(); }
