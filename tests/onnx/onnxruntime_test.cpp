@@ -120,6 +120,23 @@ void compare_with_onnxruntime(const std::vector<Exported>& cases, const fs::path
   for (const Exported& c : cases) EXPECT_NE(r.out.find(c.name + " max_rel_err="), std::string::npos) << r.out;
 }
 
+// Eager code traced as compile() traces it (export_function): a parameter
+// (requires grad: a bound variable) and a closed-over tensor (a constant),
+// two inputs of different dtypes, two outputs.
+Exported traced_function(const fs::path& dir) {
+  Tensor w = randn({5, 4}, TensorOptions().requires_grad());
+  Tensor shift = randn({4});
+  TensorsFn fn = [&](const std::vector<Tensor>& in) {
+    Tensor z = matmul(in[0], w) + shift * in[1].to(kFloat32);
+    return std::vector<Tensor>{log_softmax(z, 1), amax(abs(z), {0})};
+  };
+  Tensor a = randn({3, 5}), b = randint(0, 4, {3, 1});
+  nabla::onnx::export_function(fn, {a, b}, (dir / "traced_function.onnx").string());
+  NoGradGuard no_grad;
+  auto out = fn({a, b});
+  return {"traced_function", {a, b}, out};
+}
+
 }  // namespace
 
 TEST(OnnxExportRuntime, ZooAndSeedModelsPassTheCheckerAndMatchOnnxruntime) {
@@ -132,6 +149,7 @@ TEST(OnnxExportRuntime, ZooAndSeedModelsPassTheCheckerAndMatchOnnxruntime) {
   }
   cases.push_back(seed_tf_placeholders(dir));
   cases.push_back(seed_tf_layers(dir));
+  cases.push_back(traced_function(dir));
   const Tensor image28 = randn({2, 1, 28, 28}), image32 = randn({1, 3, 32, 32});
   cases.push_back(module_case("fashion_mlp", *zoo::fashion_mlp(), image28, dir));
   {
