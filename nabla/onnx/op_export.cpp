@@ -591,6 +591,13 @@ const std::unordered_map<std::string, Converter>& converters() {
 
 }  // namespace
 
+std::vector<std::string> converted_op_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, converter] : converters()) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 void convert_op(OpContext& c) {
   const OpDef& op = *c.node().op;
   if (op.name == "dropout")

@@ -76,5 +76,7 @@ class OpContext {
 // Emits the ONNX nodes for one op node, or throws nabla::Error naming the op
 // and the node when it has no ONNX form.
 void convert_op(OpContext& c);
+// The op names that have a converter (sorted), for tests and docs.
+std::vector<std::string> converted_op_names();
 
 }  // namespace nabla::onnx::detail

@@ -10,6 +10,7 @@
 
 #include "nabla/nabla.h"
 #include "nabla/onnx/export.h"
+#include "nabla/onnx/op_export.h"
 #include "nabla/zoo/zoo.h"
 #include "onnx/onnx_pb.h"
 
@@ -133,4 +134,12 @@ TEST(OnnxExport, AModuleIsExportedInEvalModeAndKeepsItsMode) {
   }
   EXPECT_EQ(convs, 2);
   fs::remove(path);
+}
+
+TEST(OnnxExport, EveryConverterIsForAnOpOfTheTable) {
+  // The converters are keyed by op name: a renamed or removed op must not
+  // leave a converter behind that nothing reaches.
+  auto names = nabla::onnx::detail::converted_op_names();
+  EXPECT_GT(names.size(), 70u);
+  for (const auto& name : names) EXPECT_NE(find_op(name), nullptr) << name << " is not an op of the table";
 }
