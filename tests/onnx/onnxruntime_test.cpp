@@ -137,6 +137,35 @@ Exported traced_function(const fs::path& dir) {
   return {"traced_function", {a, b}, out};
 }
 
+// One traced function applying every converter the models above leave out
+// (activations written with ONNX primitives, comparisons and logic, shape
+// ops, reductions, pooling variants), each result an output.
+Exported op_sampler(const fs::path& dir) {
+  TensorsFn fn = [](const std::vector<Tensor>& in) {
+    const Tensor &x = in[0], &y = in[1], &image = in[2], &w = in[3];
+    Tensor pos = abs(x) + 0.25;
+    Tensor idx = tensor(std::vector<int64_t>{2, 0, 1}).view({3});
+    std::vector<Tensor> out = {
+        gelu(x), gelu(x, "tanh"), silu(x), leaky_relu(x, 0.1), elu(x, 0.7), exp2(x), log2(pos), log1p(pos),
+        expm1(x), rsqrt(pos), square(x), clamp(x, -0.5, 0.5), clamp(x, std::nullopt, 0.2), sign(x), floor(x), ceil(x),
+        round(x * 3.0), sin(x), cos(x), tanh(x), erf(x), reciprocal(pos), neg(x), sigmoid(x), exp(x), sqrt(pos),
+        pow(pos, y), maximum(x, y), minimum(x, y), x / pos,
+        (x > y).to(kFloat32), x >= y, x < 0.0, x <= y, x == x.round(), x != y,
+        logical_and(x > 0.0, y > 0.0), logical_or(x > 0.0, y > 0.0), logical_xor(x > 0.0, y > 0.0),
+        logical_not(x > 0.0), isfinite(x / (y - y)), where(x > y, x, y * 2.0),
+        log_softmax(x, 0), softmax(y, -1), cat({x, y}, 1), stack({x, y}, 1), x.slice(1, 1, 4, 2), x.select(1, 2),
+        x.t().contiguous(), x.view({12}), x.slice(0, 0, 1).expand({5, 3, 4}), gather(x, 1, idx.view({3, 1}).expand({3, 2})),
+        index_select(x, 0, idx), sum(x, {1}, true), amax(x, {0}), amin(x), prod(pos, {1}), x.to(kInt64),
+        avg_pool2d(image, {2, 2}, {1, 1}, {1, 1}, false, false), avg_pool2d(image, {3, 3}, {2, 2}, {0, 0}, true),
+        adaptive_avg_pool2d(image, {2, 3}), conv_transpose2d(image, w, Tensor(), {2, 2}, {1, 1}, {1, 1}),
+        max_pool2d(image, {2, 2}, {2, 2}, {0, 0}, {1, 1}, true)};
+    return out;
+  };
+  std::vector<Tensor> inputs = {randn({3, 4}), randn({3, 4}), randn({1, 2, 6, 6}), randn({2, 3, 3, 3})};
+  nabla::onnx::export_function(fn, inputs, (dir / "op_sampler.onnx").string());
+  return {"op_sampler", inputs, fn(inputs)};
+}
+
 }  // namespace
 
 TEST(OnnxExportRuntime, ZooAndSeedModelsPassTheCheckerAndMatchOnnxruntime) {
@@ -150,6 +179,7 @@ TEST(OnnxExportRuntime, ZooAndSeedModelsPassTheCheckerAndMatchOnnxruntime) {
   cases.push_back(seed_tf_placeholders(dir));
   cases.push_back(seed_tf_layers(dir));
   cases.push_back(traced_function(dir));
+  cases.push_back(op_sampler(dir));
   const Tensor image28 = randn({2, 1, 28, 28}), image32 = randn({1, 3, 32, 32});
   cases.push_back(module_case("fashion_mlp", *zoo::fashion_mlp(), image28, dir));
   {

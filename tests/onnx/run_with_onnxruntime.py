@@ -8,6 +8,7 @@ input order) and NAME.out<k>.npy (nabla's outputs). Prints one line per model:
 (float32), and exits 1 if any E > 1e-5 or any shape differs; exits 77 (skip)
 if onnxruntime cannot be imported.
 """
+import glob
 import os
 import sys
 
@@ -31,6 +32,10 @@ def main():
         session = ort.InferenceSession(base + ".onnx", options, providers=["CPUExecutionProvider"])
         feeds = {i.name: np.load(f"{base}.in{k}.npy") for k, i in enumerate(session.get_inputs())}
         outputs = session.run(None, feeds)
+        expected = len(glob.glob(glob.escape(base) + ".out*.npy"))
+        if len(outputs) != expected:
+            print(f"{name}: onnxruntime gives {len(outputs)} outputs, nabla {expected}")
+            failed = True
         worst = 0.0
         for k, got in enumerate(outputs):
             want = np.load(f"{base}.out{k}.npy")
