@@ -24,6 +24,10 @@ const std::string kNabla = std::string(NABLA_TOOLS_DIR) + "/nabla";
 TEST(NablaExportCommand, WritesACheckedOnnxModelThatOnnxruntimeRunsLikeNabla) {
   fs::path dir = fs::temp_directory_path() / ("nabla_export_cli_" + std::to_string(::getpid()));
   fs::create_directories(dir);
+  struct Remove {
+    fs::path p;
+    ~Remove() { fs::remove_all(p); }
+  } remove{dir};
   manual_seed(1);
   graph::Graph g;
   Tensor x = g.placeholder(kFloat32, {-1, 6}, "x");
@@ -57,6 +61,5 @@ TEST(NablaExportCommand, WritesACheckedOnnxModelThatOnnxruntimeRunsLikeNabla) {
   r = nabla::testing::run_program(kNabla + " export " + nbg + " --onnx " + onnx_path + " --fetch no_such_node 2>&1");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("no_such_node"), std::string::npos) << r.out;
-  fs::remove_all(dir);
   if (!have_onnxruntime) GTEST_SKIP() << "onnxruntime is not importable: the exported model was checked, not run";
 }

@@ -32,11 +32,13 @@ struct Exported {
   std::vector<Tensor> outputs;  // nabla's values
 };
 
-fs::path work_dir() {
-  fs::path d = fs::temp_directory_path() / ("nabla_onnx_test_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
+// A fresh folder under /tmp, removed when the test ends however it ends.
+struct WorkDir {
+  fs::path path = fs::temp_directory_path() / ("nabla_onnx_test_" + std::to_string(::getpid()));
+  WorkDir() { fs::create_directories(path); }
+  ~WorkDir() { fs::remove_all(path); }
+  operator const fs::path&() const { return path; }
+};
 
 // A module: exported in eval mode, compared with its eager forward.
 Exported module_case(const std::string& name, nn::Module& m, const Tensor& x, const fs::path& dir) {
@@ -114,7 +116,6 @@ void compare_with_onnxruntime(const std::vector<Exported>& cases, const fs::path
   auto r = nabla::testing::run_program("/usr/bin/python3 " NABLA_TESTS_DIR "/onnx/run_with_onnxruntime.py " +
                                        dir.string() + names + " 2>&1");
   std::printf("%s", r.out.c_str());
-  fs::remove_all(dir);
   if (r.code == 77) GTEST_SKIP() << r.out;
   EXPECT_EQ(r.code, 0) << r.out;
   for (const Exported& c : cases) EXPECT_NE(r.out.find(c.name + " max_rel_err="), std::string::npos) << r.out;
@@ -170,7 +171,7 @@ Exported op_sampler(const fs::path& dir) {
 
 TEST(OnnxExportRuntime, ZooAndSeedModelsPassTheCheckerAndMatchOnnxruntime) {
   manual_seed(0);
-  fs::path dir = work_dir();
+  WorkDir dir;
   std::vector<Exported> cases;
   {
     nn::Sequential mlp(nn::Linear(1000, 100), nn::ReLU(), nn::Linear(100, 10));  // seed_nn_sequential
@@ -212,7 +213,7 @@ TEST(OnnxExportRuntime, FullVgg11) {
   if (!std::getenv("NABLA_ONNX_FULL_VGG"))
     GTEST_SKIP() << "set NABLA_ONNX_FULL_VGG=1 to export and compare the full vgg11 (133M parameters, ~10 s)";
   manual_seed(0);
-  fs::path dir = work_dir();
+  WorkDir dir;
   std::vector<Exported> cases;
   cases.push_back(module_case("vgg11", *zoo::vgg11(), randn({1, 3, 32, 32}), dir));
   compare_with_onnxruntime(cases, dir);
