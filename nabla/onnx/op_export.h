@@ -18,6 +18,11 @@ int32_t onnx_type(DType t, const std::string& where);
 // Adds `t` (concrete) to the graph as initializer `name`.
 void add_initializer(::onnx::GraphProto& g, const std::string& name, const Tensor& t, const std::string& where);
 
+// Attributes of an ONNX node.
+void set_int(::onnx::NodeProto& n, const std::string& name, int64_t v);
+void set_float(::onnx::NodeProto& n, const std::string& name, double v);
+void set_ints(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
+
 // What a converter sees of one op node.
 class OpContext {
  public:
