@@ -10,7 +10,8 @@ packages=(cmake ninja-build g++ pkg-config libopenblas-dev libdnnl-dev libgtest-
   libprotobuf-dev protobuf-compiler libpng-dev  # nabla/summary: TensorBoard event files (protocol buffers, PNG images)
   python3-pip python3-numpy  # the TensorBoard reader test (tests/summary) runs TensorBoard's own EventAccumulator
   python3-torchvision  # tests/zoo compares nabla::zoo with torchvision's models (random weights, nothing downloaded)
-  libopenmpi-dev openmpi-bin)  # nabla/distributed: process groups over MPI, tests run under mpirun
+  libopenmpi-dev openmpi-bin  # nabla/distributed: process groups over MPI, tests run under mpirun
+  libonnx-dev)  # nabla/onnx: ONNX export through ONNX's own protobuf classes and checker
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -28,4 +29,11 @@ fi
 if ! /usr/bin/python3 -c "import tensorboard" 2>/dev/null; then
   /usr/bin/python3 -m pip install --quiet --break-system-packages tensorboard ||
     echo "warning: could not install tensorboard from PyPI; tests/summary's reader test will skip" >&2
+fi
+# onnxruntime for tests/onnx (the exported models run there and must match
+# nabla), from PyPI like tensorboard above; its wheels need numpy >= 1.21.6,
+# which Debian's python3-numpy is. Tests skip with a message when it is missing.
+if ! /usr/bin/python3 -c "import onnxruntime" 2>/dev/null; then
+  /usr/bin/python3 -m pip install --quiet --break-system-packages onnxruntime ||
+    echo "warning: could not install onnxruntime from PyPI; tests/onnx's comparison will skip" >&2
 fi

@@ -92,7 +92,7 @@ TEST(NablaCli, ParsesEveryOptionInBothSpellings) {
 }
 
 TEST(NablaCli, UsageMistakesNameTheOptionAndWhatWasExpected) {
-  EXPECT_EQ(usage_error({"fit"}), "nabla: unknown command 'fit' (the commands are: train, evaluate, predict, run)");
+  EXPECT_EQ(usage_error({"fit"}), "nabla: unknown command 'fit' (the commands are: train, evaluate, predict, run, export)");
   EXPECT_EQ(usage_error({"--verbose"}), "nabla: unknown option '--verbose'");
   EXPECT_EQ(usage_error({"train", "--epoch", "3"}), "nabla train: unknown option '--epoch'");
   EXPECT_EQ(usage_error({"train", "extra"}), "nabla train: unexpected argument 'extra' (train takes only options)");

@@ -257,6 +257,45 @@ InferConfig parse_infer_args(const std::string& command, const std::vector<std::
   return c;
 }
 
+ExportConfig parse_export_args(const std::vector<std::string>& args) {
+  ExportConfig c;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      c.help = true;
+      continue;
+    }
+    if (arg.rfind("-", 0) != 0) {
+      if (!c.model.empty()) usage("nabla export: unexpected argument '" + arg + "' (the model is '" + c.model + "')");
+      c.model = arg;
+      continue;
+    }
+    std::string name = arg, value;
+    bool inline_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inline_value = true;
+    }
+    if (name != "--onnx" && name != "--fetch") usage("nabla export: unknown option '" + name + "' (expected --onnx, --fetch)");
+    if (!inline_value) {
+      if (i + 1 >= args.size()) usage("nabla export: " + name + " needs a value");
+      value = args[++i];
+    }
+    if (value.empty()) usage("nabla export: " + name + " got an empty value");
+    if (name == "--onnx") {
+      if (!c.onnx.empty()) usage("nabla export: --onnx given twice ('" + c.onnx + "' and '" + value + "')");
+      c.onnx = value;
+    } else {
+      c.fetches.push_back(value);
+    }
+  }
+  if (c.help) return c;
+  if (c.model.empty()) usage("nabla export: expected the saved graph (a .nbg file) as the first argument");
+  if (c.onnx.empty()) usage("nabla export: expected --onnx FILE, the ONNX model to write");
+  return c;
+}
+
 Command parse_command_line(const std::vector<std::string>& args) {
   Command cmd;
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") return cmd;
@@ -270,13 +309,18 @@ Command parse_command_line(const std::vector<std::string>& args) {
     cmd.run = parse_run_args(std::vector<std::string>(args.begin() + 1, args.end()));
     return cmd;
   }
+  if (args[0] == "export") {
+    cmd.kind = Command::Kind::Export;
+    cmd.export_ = parse_export_args(std::vector<std::string>(args.begin() + 1, args.end()));
+    return cmd;
+  }
   if (args[0] == "evaluate" || args[0] == "predict") {
     cmd.kind = args[0] == "evaluate" ? Command::Kind::Evaluate : Command::Kind::Predict;
     cmd.infer = parse_infer_args(args[0], std::vector<std::string>(args.begin() + 1, args.end()));
     return cmd;
   }
   if (args[0].rfind("-", 0) == 0) usage("nabla: unknown option '" + args[0] + "'");
-  usage("nabla: unknown command '" + args[0] + "' (the commands are: train, evaluate, predict, run)");
+  usage("nabla: unknown command '" + args[0] + "' (the commands are: train, evaluate, predict, run, export)");
 }
 
 std::string main_help() {
@@ -287,6 +331,7 @@ std::string main_help() {
          "  evaluate  a trained model's loss and accuracy on the test data (nabla evaluate --help)\n"
          "  predict   a trained model's outputs for inputs in a .npy file (nabla predict --help)\n"
          "  run       run a saved graph (.nbg) on .npy inputs (nabla run --help)\n"
+         "  export    write a saved graph (.nbg) as an ONNX model (nabla export --help)\n"
          "\n"
          "options:\n"
          "  -h, --help  show this help\n";
@@ -376,6 +421,21 @@ std::string run_help() {
          "                     every fetch under its name; without --out the values are printed\n"
          "  --device NAME      cpu | opencl[:N] | cuda[:N]: where the graph runs (default cpu)\n"
          "  -h, --help         show this help\n";
+}
+
+std::string export_help() {
+  return "usage: nabla export MODEL.nbg --onnx FILE.onnx [--fetch NAME]...\n"
+         "\n"
+         "Writes a saved graph (graph::save / Session::save) as an ONNX model (opset 17)\n"
+         "checked by ONNX's checker: placeholders become its inputs (unknown dims as\n"
+         "symbolic dims), variables and constants its initializers (saved values), the\n"
+         "fetched values its outputs. An op without an ONNX form is an error naming it.\n"
+         "\n"
+         "options (value after a space or '='):\n"
+         "  --onnx FILE    the ONNX file to write (atomically)\n"
+         "  --fetch NAME   an output: a node name, or NAME:K for output K; repeatable;\n"
+         "                 default: every op value that no node of the graph reads\n"
+         "  -h, --help     show this help\n";
 }
 
 }  // namespace nabla::tool

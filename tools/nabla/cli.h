@@ -92,6 +92,14 @@ struct RunConfig {
   bool help = false;
 };
 
+// `nabla export`: a saved graph (.nbg) to another format (docs/onnx.md).
+struct ExportConfig {
+  std::string model;                 // the .nbg file
+  std::string onnx;                  // --onnx: the ONNX file to write
+  std::vector<std::string> fetches;  // the model's outputs; none: every op value no node reads
+  bool help = false;
+};
+
 // `nabla evaluate` and `nabla predict` (Caffe's test and deploy): a trained
 // model, described by the run's settings (--config FILE, or the defaults and
 // a few of train's options), with the weights of a checkpoint.
@@ -105,11 +113,12 @@ struct InferConfig {
 
 // What the command line asks for.
 struct Command {
-  enum class Kind { Help, Train, Run, Evaluate, Predict };
+  enum class Kind { Help, Train, Run, Evaluate, Predict, Export };
   Kind kind = Kind::Help;
   TrainConfig train;
   RunConfig run;
   InferConfig infer;  // Evaluate, Predict
+  ExportConfig export_;
 };
 
 // args excludes the program name (argv[1..]).
@@ -118,6 +127,8 @@ Command parse_command_line(const std::vector<std::string>& args);
 TrainConfig parse_train_args(const std::vector<std::string>& args);
 // Arguments after `run`.
 RunConfig parse_run_args(const std::vector<std::string>& args);
+// Arguments after `export`.
+ExportConfig parse_export_args(const std::vector<std::string>& args);
 // Options after `evaluate` or `predict` (`command` is which).
 InferConfig parse_infer_args(const std::string& command, const std::vector<std::string>& args);
 
@@ -126,5 +137,6 @@ std::string train_help();
 std::string run_help();
 std::string evaluate_help();
 std::string predict_help();
+std::string export_help();
 
 }  // namespace nabla::tool

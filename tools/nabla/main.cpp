@@ -1,6 +1,6 @@
-// The `nabla` program: `nabla train`, `nabla evaluate`, `nabla predict` and `nabla run` (docs/train.md). Exit codes: 0
-// success, 1 a failure while running (missing dataset, unwritable output, ...), 2 a usage mistake (unknown command or
-// option, bad value).
+// The `nabla` program: `nabla train`, `nabla evaluate`, `nabla predict`, `nabla run` (docs/train.md) and
+// `nabla export` (docs/onnx.md). Exit codes: 0 success, 1 a failure while running (missing dataset, unwritable
+// output, ...), 2 a usage mistake (unknown command or option, bad value).
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +11,9 @@
 #include "cli.h"
 #ifdef NABLA_TOOL_MPI
 #include "nabla/distributed/distributed.h"
+#endif
+#ifdef NABLA_TOOL_ONNX
+#include "export.h"
 #endif
 #include "infer.h"
 #include "run.h"
@@ -75,7 +78,8 @@ int main(int argc, char** argv) {
     cmd = parse_command_line(args);
   } catch (const UsageError& e) {
     const bool known =
-        !args.empty() && (args[0] == "train" || args[0] == "run" || args[0] == "evaluate" || args[0] == "predict");
+        !args.empty() && (args[0] == "train" || args[0] == "run" || args[0] == "evaluate" || args[0] == "predict" ||
+                            args[0] == "export");
     std::string sub = known ? args[0] + " " : "";
     std::cerr << e.what() << "\n(see `nabla " << sub << "--help`)\n";
     return 2;
@@ -121,6 +125,19 @@ int main(int argc, char** argv) {
         }
         run_graph(cmd.run, std::cout);
         return 0;
+      case Command::Kind::Export:
+        if (cmd.export_.help) {
+          std::cout << export_help();
+          return 0;
+        }
+#ifdef NABLA_TOOL_ONNX
+        run_export(cmd.export_, std::cout);
+        return 0;
+#else
+        std::cerr << "error: nabla export --onnx: this build of nabla has no ONNX export (nabla_onnx was not built); "
+                     "install libonnx-dev and configure with -DNABLA_ONNX=ON\n";
+        return 1;
+#endif
     }
   } catch (const std::exception& e) {
     std::cout << std::flush;
