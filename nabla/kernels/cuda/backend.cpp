@@ -17,6 +17,7 @@
 #include "nabla/core/cuda_library.h"
 #include "nabla/kernels/accel/runtime.h"
 #include "nabla/kernels/cuda/accel_runtime.h"
+#include "nabla/kernels/cuda/cuda_graph.h"
 #include "nabla/kernels/cuda/memory.h"
 #include "nabla/kernels/cuda/runtime.h"
 
@@ -197,7 +198,11 @@ void empty_all_caches() {
 // initializers, the op table's included, have run before it loads this.)
 [[maybe_unused]] const bool kRegistered = [] {
   register_backend(&backend());
-  detail::register_runtime({memory_stats_of, empty_all_caches});
+  detail::Runtime runtime;
+  runtime.memory_stats = memory_stats_of;
+  runtime.empty_cache = empty_all_caches;
+  register_graph_runtime(runtime);  // cuda_graph.cpp
+  detail::register_runtime(runtime);
   accel::register_runtime(&accel_runtime());
   accel::register_accel_kernels(DeviceType::CUDA);
   return true;
