@@ -3,6 +3,7 @@
 #include "nabla/optim/optimizer.h"
 
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <unordered_set>
 
@@ -116,6 +117,39 @@ void Optimizer::traced_step() {
       params.push_back(p);
     }
   std::weak_ptr<int> alive = alive_;
+  // A CUDA graph replays the update (update_replayable()) while the
+  // hyper-parameters, the parameters' and the state buffers' memory are those
+  // it was captured with; each replay counts the step, as a call would.
+  detail::EffectReplay replay;
+  if (update_replayable()) {
+    replay.key = [this, which, alive] {
+      if (alive.expired()) return std::string("(destroyed)");
+      std::string key;
+      const auto where = [](const Tensor& t) {
+        return std::to_string(reinterpret_cast<uintptr_t>(t.impl()->storage->handle())) + "+" +
+               std::to_string(t.impl()->offset);
+      };
+      for (const ParamGroup& g : groups_)
+        for (const auto& [name, value] : g.options) {
+          char exact[40];
+          std::snprintf(exact, sizeof exact, "%.17g", value);  // every bit: an lr schedule's small steps count
+          key += name + "=" + exact + ";";
+        }
+      for (auto [gi, i] : which) {
+        key += "|" + where(groups_[gi].params[i]);
+        for (const auto& [name, buffer] : state_[gi][i].buffers) key += "," + name + "@" + where(buffer);
+      }
+      return key;
+    };
+    replay.replayed = [this, which, alive] {
+      if (alive.expired()) return;
+      for (auto [gi, i] : which) ++state_[gi][i].step;
+    };
+    replay.undo = [this, which, alive] {
+      if (alive.expired()) return;
+      for (auto [gi, i] : which) --state_[gi][i].step;
+    };
+  }
   tracer.effect(name_ + ".step", grads, params, [this, which, alive](const std::vector<Tensor>& values) {
     NABLA_CHECK(!alive.expired(), "a compiled function ran the step of an optimizer that has been destroyed; "
                 "keep the optimizer alive as long as the compiled training step");
@@ -126,7 +160,7 @@ void Optimizer::traced_step() {
       ++s.step;
       update(groups_[gi], groups_[gi].params[i], values[k], s);
     }
-  });
+  }, std::move(replay));
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
