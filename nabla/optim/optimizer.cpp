@@ -3,7 +3,6 @@
 #include "nabla/optim/optimizer.h"
 
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 #include <unordered_set>
 
@@ -124,22 +123,22 @@ void Optimizer::traced_step() {
   if (update_replayable()) {
     replay.key = [this, which, alive] {
       if (alive.expired()) return std::string("(destroyed)");
-      std::string key;
-      const auto where = [](const Tensor& t) {
-        return std::to_string(reinterpret_cast<uintptr_t>(t.impl()->storage->handle())) + "+" +
-               std::to_string(t.impl()->offset);
+      std::ostringstream key;
+      key.precision(17);  // every bit: an lr schedule's small steps count
+      const auto where = [&key](const Tensor& t) {
+        key << t.impl()->storage->handle() << "+" << t.impl()->offset;
       };
       for (const ParamGroup& g : groups_)
-        for (const auto& [name, value] : g.options) {
-          char exact[40];
-          std::snprintf(exact, sizeof exact, "%.17g", value);  // every bit: an lr schedule's small steps count
-          key += name + "=" + exact + ";";
-        }
+        for (const auto& [name, value] : g.options) key << name << "=" << value << ";";
       for (auto [gi, i] : which) {
-        key += "|" + where(groups_[gi].params[i]);
-        for (const auto& [name, buffer] : state_[gi][i].buffers) key += "," + name + "@" + where(buffer);
+        key << "|";
+        where(groups_[gi].params[i]);
+        for (const auto& [name, buffer] : state_[gi][i].buffers) {
+          key << "," << name << "@";
+          where(buffer);
+        }
       }
-      return key;
+      return key.str();
     };
     replay.replayed = [this, which, alive] {
       if (alive.expired()) return;
@@ -154,11 +153,12 @@ void Optimizer::traced_step() {
     NABLA_CHECK(!alive.expired(), "a compiled function ran the step of an optimizer that has been destroyed; "
                 "keep the optimizer alive as long as the compiled training step");
     NoGradGuard no_grad;
+    // Every step counted first, so that a CUDA graph capture failing part-way
+    // un-counts them all (EffectReplay::undo).
+    for (auto [gi, i] : which) ++state_[gi][i].step;
     for (std::size_t k = 0; k < which.size(); ++k) {
       auto [gi, i] = which[k];
-      ParamState& s = state_[gi][i];
-      ++s.step;
-      update(groups_[gi], groups_[gi].params[i], values[k], s);
+      update(groups_[gi], groups_[gi].params[i], values[k], state_[gi][i]);
     }
   }, std::move(replay));
 }
