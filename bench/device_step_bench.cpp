@@ -106,18 +106,18 @@ using StepFn = std::function<Tensor()>;
 // optim::SGD's (no momentum: w -= lr * w.grad(), the seed's hand-written
 // rule) because compile() must see the gradients reset (zero_grad) to trace a
 // step; eager and compiled run the same code.
-StepFn seed_mlp_step(Device device, bool compiled, graph::CudaGraphs cuda_graphs);
-StepFn seed_mlp_step(Device device, bool compiled) { return seed_mlp_step(device, compiled, graph::CudaGraphs::Off); }
+StepFn seed_mlp_step_with(Device device, bool compiled, graph::CudaGraphs cuda_graphs);
+StepFn seed_mlp_step(Device device, bool compiled) { return seed_mlp_step_with(device, compiled, graph::CudaGraphs::Off); }
 
 // The compiled seed step replayed as a CUDA graph (CompileConfig::cuda_graphs;
 // on other devices the same as compiled). What became of the graph is printed
 // after the table (graphed_status).
 std::vector<std::pair<std::string, std::function<std::string()>>> graphed_status;
 StepFn seed_mlp_graphed_step(Device device, bool compiled) {
-  return seed_mlp_step(device, compiled, graph::CudaGraphs::Auto);  // a failed capture: the status says why
+  return seed_mlp_step_with(device, compiled, graph::CudaGraphs::Auto);  // a failed capture: the status says why
 }
 
-StepFn seed_mlp_step(Device device, bool compiled, graph::CudaGraphs cuda_graphs) {
+StepFn seed_mlp_step_with(Device device, bool compiled, graph::CudaGraphs cuda_graphs) {
   const int64_t N = 64, D_in = 1000, H = 100, D_out = 10;
   manual_seed(0);
   Tensor x = randn({N, D_in}).to(device), y = randn({N, D_out}).to(device);
@@ -287,6 +287,7 @@ int run(const Args& a) {
   // The CUDA graph row: captured once and replayed (a device other than
   // CUDA runs it as the compiled row).
   for (const auto& [where, status] : graphed_status) std::printf("seed MLP CUDA graph on %s: %s\n", where.c_str(), status().c_str());
+  graphed_status.clear();  // its graphs go now, not in static destructors
   if (a.profile > 0) profile_cnn(device, a.steps, a.profile);
   return failures == 0 ? 0 : 1;
 }
