@@ -6,7 +6,9 @@
 //   CNN        zoo::fashion_cnn() on a batch of 64 synthetic 1x28x28 images,
 //              cross entropy, Adam (lr 1e-3), through train::TrainStep
 //
-// each eager and compiled (nabla::compile; TrainStep with Jit::On). Every
+// each eager and compiled (nabla::compile; TrainStep with Jit::On), and the
+// compiled seed step replayed as a CUDA graph (CompileConfig::cuda_graphs;
+// the CNN's Adam and dropout cannot be captured: see docs/devices.md). Every
 // step is waited for with synchronize(device), so a step's time includes its
 // device work; the table gives the median of the timed steps after warm-up.
 // For the device it also counts the buffers its caching allocator asked the
@@ -108,7 +110,18 @@ using StepFn = std::function<Tensor()>;
 // optim::SGD's (no momentum: w -= lr * w.grad(), the seed's hand-written
 // rule) because compile() must see the gradients reset (zero_grad) to trace a
 // step; eager and compiled run the same code.
-StepFn seed_mlp_step(Device device, bool compiled) {
+StepFn seed_mlp_step_with(Device device, bool compiled, graph::CudaGraphs cuda_graphs);
+StepFn seed_mlp_step(Device device, bool compiled) { return seed_mlp_step_with(device, compiled, graph::CudaGraphs::Off); }
+
+// The compiled seed step replayed as a CUDA graph (CompileConfig::cuda_graphs;
+// on other devices the same as compiled). What became of the graph is printed
+// after the table (graphed_status).
+std::vector<std::pair<std::string, std::function<std::string()>>> graphed_status;
+StepFn seed_mlp_graphed_step(Device device, bool compiled) {
+  return seed_mlp_step_with(device, compiled, graph::CudaGraphs::Auto);  // a failed capture: the status says why
+}
+
+StepFn seed_mlp_step_with(Device device, bool compiled, graph::CudaGraphs cuda_graphs) {
   const int64_t N = 64, D_in = 1000, H = 100, D_out = 10;
   manual_seed(0);
   Tensor x = randn({N, D_in}).to(device), y = randn({N, D_out}).to(device);
@@ -124,9 +137,13 @@ StepFn seed_mlp_step(Device device, bool compiled) {
     return loss;
   };
   if (!compiled) return [step, x, y] { return step(x, y); };
+  CompileConfig options;
+  options.cuda_graphs = cuda_graphs;
   CompiledFunction f = compile([step](const std::vector<Tensor>& in) -> std::vector<Tensor> {
     return {step(in[0], in[1])};
-  });
+  }, options);
+  if (cuda_graphs != graph::CudaGraphs::Off)
+    graphed_status.emplace_back(device.str(), [f, x, y] { return f.cuda_graph_status({x, y}); });
   return [f, x, y] { return f({x, y})[0]; };
 }
 
@@ -245,6 +262,7 @@ int run(const Args& a) {
   std::vector<Row> rows = {
       {"seed MLP, eager", seed_mlp_step, false, true},
       {"seed MLP, compiled", seed_mlp_step, true, true},
+      {"seed MLP, compiled + CUDA graph", seed_mlp_graphed_step, true, true},
       {"CNN, eager", cnn_step, false, false},
       {"CNN, compiled", cnn_step, true, false},
   };
@@ -289,6 +307,10 @@ int run(const Args& a) {
       ++failures;
     }
   }
+  // The CUDA graph row: captured once and replayed (a device other than
+  // CUDA runs it as the compiled row).
+  for (const auto& [where, status] : graphed_status) std::printf("seed MLP CUDA graph on %s: %s\n", where.c_str(), status().c_str());
+  graphed_status.clear();  // its graphs go now, not in static destructors
   if (a.profile > 0) profile_cnn(device, a.steps, a.profile);
   return failures == 0 ? 0 : 1;
 }

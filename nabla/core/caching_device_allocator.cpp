@@ -5,6 +5,48 @@
 
 namespace nabla {
 
+namespace {
+// The pool the calling thread allocates from: (allocator, pool id).
+thread_local const CachingDeviceAllocator* t_pool_owner = nullptr;
+thread_local int t_pool = 0;
+}  // namespace
+
+int CachingDeviceAllocator::current_pool() const { return t_pool_owner == this ? t_pool : 0; }
+
+int CachingDeviceAllocator::begin_pool() {
+  std::lock_guard lock(mu_);
+  const int id = next_pool_++;
+  pools_[id];
+  t_pool_owner = this;
+  t_pool = id;
+  return id;
+}
+
+void CachingDeviceAllocator::end_pool() {
+  if (t_pool_owner == this) {
+    t_pool_owner = nullptr;
+    t_pool = 0;
+  }
+}
+
+void CachingDeviceAllocator::release_pool(int pool) {
+  std::lock_guard lock(mu_);
+  auto it = pools_.find(pool);
+  if (it == pools_.end()) return;
+  // Free blocks join the shared cache; blocks in use are marked shared, so
+  // that deallocate puts them there.
+  free_.merge(it->second.free);
+  for (auto& [block, b] : in_use_)
+    if (b.pool == pool) b.pool = 0;
+  pools_.erase(it);
+}
+
+int64_t CachingDeviceAllocator::pool_bytes(int pool) {
+  std::lock_guard lock(mu_);
+  auto it = pools_.find(pool);
+  return it == pools_.end() ? 0 : it->second.bytes;
+}
+
 // Up to 4 KiB: multiples of 512 bytes; above: eight classes per power of two
 // (at most 12.5% of a block unused), so a block freed by one step serves the
 // same request in the next.
@@ -17,11 +59,29 @@ std::size_t CachingDeviceAllocator::size_class(std::size_t n) {
 void* CachingDeviceAllocator::allocate(std::size_t nbytes) {
   const std::size_t bytes = size_class(nbytes);
   const int stream = current_stream();
+  const int pool_id = current_pool();
   std::lock_guard lock(mu_);
+  Pool* pool = nullptr;
+  if (pool_id != 0) {
+    auto p = pools_.find(pool_id);
+    if (p != pools_.end()) pool = &p->second;
+  }
+  // A private pool reuses its own free blocks first; a block it takes from
+  // the shared cache or the driver becomes its own.
+  if (pool) {
+    if (auto it = pool->free.find({stream, bytes}); it != pool->free.end()) {
+      void* block = it->second;
+      pool->free.erase(it);
+      in_use_.emplace(block, Block{bytes, stream, pool_id});
+      stats_.bytes_in_use += static_cast<int64_t>(bytes);
+      return block;
+    }
+  }
   if (auto it = free_.find({stream, bytes}); it != free_.end()) {
     void* block = it->second;
     free_.erase(it);
-    in_use_.emplace(block, Block{bytes, stream});
+    in_use_.emplace(block, Block{bytes, stream, pool ? pool_id : 0});
+    if (pool) pool->bytes += static_cast<int64_t>(bytes);
     stats_.bytes_in_use += static_cast<int64_t>(bytes);
     return block;
   }
@@ -46,7 +106,8 @@ void* CachingDeviceAllocator::allocate(std::size_t nbytes) {
   stats_.bytes_reserved += static_cast<int64_t>(bytes);
   stats_.bytes_in_use += static_cast<int64_t>(bytes);
   stats_.peak_bytes_reserved = std::max(stats_.peak_bytes_reserved, stats_.bytes_reserved);
-  in_use_.emplace(block, Block{bytes, stream});
+  in_use_.emplace(block, Block{bytes, stream, pool ? pool_id : 0});
+  if (pool) pool->bytes += static_cast<int64_t>(bytes);
   return block;
 }
 
@@ -57,7 +118,10 @@ void CachingDeviceAllocator::deallocate(void* p, std::size_t) noexcept {
   auto it = in_use_.find(p);
   if (it == in_use_.end()) return;  // not ours: nothing safe to do in a destructor
   stats_.bytes_in_use -= static_cast<int64_t>(it->second.bytes);
-  free_.emplace(std::pair{it->second.stream, it->second.bytes}, p);
+  // A private pool's block stays the pool's: its graph writes it at each replay.
+  auto pool = it->second.pool != 0 ? pools_.find(it->second.pool) : pools_.end();
+  auto& cache = pool != pools_.end() ? pool->second.free : free_;
+  cache.emplace(std::pair{it->second.stream, it->second.bytes}, p);
   in_use_.erase(it);
 }
 

@@ -10,6 +10,13 @@
 // driver_free). Blocks are reused only by work on the stream they were last
 // allocated for: work on one in-order stream runs after the work that used
 // the block before it was freed, so no event is needed to reuse it.
+//
+// Private pools (CUDA graphs, PyTorch's graph memory pool): while a thread
+// captures a CUDA graph, its allocations come from a pool of the graph's
+// (begin_pool); blocks of a pool, once freed, go back to that pool, never to
+// the shared cache, because the graph's replays write them again whoever
+// would hold them. release_pool (the graph destroyed) hands the pool's free
+// blocks to the shared cache, and its blocks still in use follow when freed.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +53,16 @@ class CachingDeviceAllocator : public Allocator {
   // The size class a request is served from (>= nbytes; 512 bytes at least).
   static std::size_t size_class(std::size_t nbytes);
 
+  // A new private pool (an id > 0), from which the calling thread allocates
+  // until end_pool(); thread-local, so other threads keep the shared cache.
+  int begin_pool();
+  void end_pool();
+  // The pool is no longer needed (its graph is destroyed): its free blocks
+  // go to the shared cache now, its blocks in use when they are freed.
+  void release_pool(int pool);
+  // Blocks a pool holds (in use or free there); 0 for a released pool.
+  int64_t pool_bytes(int pool);
+
  protected:
   // A new block of `bytes` from the driver, or null when the driver is out of
   // memory (then the cache is emptied and the request retried). Any other
@@ -64,8 +81,15 @@ class CachingDeviceAllocator : public Allocator {
   struct Block {
     std::size_t bytes;
     int stream;
+    int pool;  // 0: the shared cache; else a private pool's id
+  };
+  struct Pool {
+    std::multimap<std::pair<int, std::size_t>, void*> free;  // as free_, for this pool only
+    int64_t bytes = 0;                                        // its blocks, in use or free
   };
   void release_cached_locked();
+  // The calling thread's current pool (0: the shared cache).
+  int current_pool() const;
 
   std::string device_text_;
   int64_t memory_, max_block_;
@@ -74,6 +98,8 @@ class CachingDeviceAllocator : public Allocator {
   std::multimap<std::pair<int, std::size_t>, void*> free_;  // cached: (stream, size class) -> block
   std::unordered_map<void*, Block> in_use_;                  // handed out
   DeviceMemoryStats stats_;
+  std::map<int, Pool> pools_;  // live private pools
+  int next_pool_ = 1;
 };
 
 }  // namespace nabla

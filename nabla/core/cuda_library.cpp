@@ -74,6 +74,8 @@ void register_runtime(const Runtime& runtime) {
   s.runtime = runtime;
 }
 
+const Runtime& runtime() { return state().runtime; }
+
 bool load_library() {
   LoadState& s = state();
   std::call_once(s.once, [&] { load(s); });

@@ -16,6 +16,24 @@
 
 namespace nabla::detail {
 
+// How a CUDA graph replays an effect without calling it (graph::Session with
+// SessionOptions::cuda_graphs; docs/devices.md, "CUDA graphs"): the effect's
+// device work was captured into the graph with the host values it read then
+// baked into its kernels' arguments. Without `key` the effect is host code a
+// graph cannot stand for, and plans with it are not captured.
+struct EffectReplay {
+  // The host values the device work depends on (hyper-parameters, which
+  // state buffers exist and where): a replay is valid while key() gives the
+  // text it gave when the graph was captured; else the graph is captured anew.
+  std::function<std::string()> key;
+  // The effect's host bookkeeping (an optimizer's step counts), done at each
+  // replay in place of the call. May be empty.
+  std::function<void()> replayed;
+  // Reverses the bookkeeping of a call whose captured device work was thrown
+  // away (the capture failed, so the step is run again normally). May be empty.
+  std::function<void()> undo;
+};
+
 class Tracer {
  public:
   virtual ~Tracer() = default;
@@ -31,9 +49,11 @@ class Tracer {
   // Each time the traced function runs, after the values `inputs` are
   // computed and every op traced so far that reads one of `mutated` has run,
   // call `run` with the concrete values of `inputs`; `run` may change the
-  // tensors of `mutated` in place (an optimizer step). `what` names it.
+  // tensors of `mutated` in place (an optimizer step). `what` names it;
+  // `replay` says how a CUDA graph may replay it (EffectReplay).
   virtual void effect(const std::string& what, const std::vector<Tensor>& inputs,
-                      const std::vector<Tensor>& mutated, std::function<void(const std::vector<Tensor>&)> run) = 0;
+                      const std::vector<Tensor>& mutated, std::function<void(const std::vector<Tensor>&)> run,
+                      EffectReplay replay) = 0;
 };
 
 // State tensors: module buffers (nn::Module::register_buffer, such as batch

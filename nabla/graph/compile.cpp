@@ -83,6 +83,7 @@ struct CompiledFunction::State {
   std::map<std::string, Trace> traces;
   int64_t calls = 0;
   bool profiling = false;  // set_profiling: every trace's Session profiles its runs
+  CompileConfig options;
 
   Trace trace(const std::vector<Tensor>& inputs, const std::string& sig) const;
   const Trace& traced(const std::vector<Tensor>& inputs, const char* api) const;
@@ -150,6 +151,8 @@ Trace CompiledFunction::State::trace(const std::vector<Tensor>& inputs, const st
   trace_into(t, fn, inputs, where, loc, sig);
   graph::SessionOptions options;
   options.fetches_to_host = false;  // results stay where the eager function would leave them
+  options.cuda_graphs = this->options.cuda_graphs;
+  options.cuda_graph_warmup = this->options.cuda_graph_warmup;
   t.session = std::make_unique<graph::Session>(t.graph, device_of(inputs, t.graph), options);
   t.session->set_profiling(profiling);
   return t;
@@ -254,23 +257,48 @@ std::string CompiledFunction::profile_text(const std::vector<Tensor>& inputs) co
   return t.session->profile_text(fetches_of(t), feeds_of(t, inputs));
 }
 
-CompiledFunction compile(TensorsFn fn, std::source_location loc) {
+std::string CompiledFunction::cuda_graph_status(const std::vector<Tensor>& inputs) const {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
+  const Trace& t = state_->traced(inputs, "cuda_graph_status");
+  return t.session->cuda_graph_status(fetches_of(t), feeds_of(t, inputs));
+}
+
+int64_t CompiledFunction::cuda_graph_captures() const {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
+  int64_t n = 0;
+  for (const auto& [sig, t] : state_->traces) n += t.session->stats().cuda_graph_captures;
+  return n;
+}
+
+int64_t CompiledFunction::cuda_graph_replays() const {
+  std::lock_guard<std::recursive_mutex> lock(state_->mutex);
+  int64_t n = 0;
+  for (const auto& [sig, t] : state_->traces) n += t.session->stats().cuda_graph_replays;
+  return n;
+}
+
+CompiledFunction compile(TensorsFn fn, std::source_location loc) { return compile(std::move(fn), CompileConfig{}, loc); }
+
+CompiledFunction compile(TensorsFn fn, CompileConfig options, std::source_location loc) {
   NABLA_CHECK(fn, "compile: expected a function, got an empty std::function");
   CompiledFunction f;
   f.state_ = std::make_shared<CompiledFunction::State>();
   f.state_->fn = std::move(fn);
+  f.state_->options = options;
   f.state_->loc = loc;
   f.state_->where = where_of("compile", "compiled", loc);
   return f;
 }
 
-CompiledFunction compile(TensorFn fn, std::source_location loc) {
+CompiledFunction compile(TensorFn fn, std::source_location loc) { return compile(std::move(fn), CompileConfig{}, loc); }
+
+CompiledFunction compile(TensorFn fn, CompileConfig options, std::source_location loc) {
   NABLA_CHECK(fn, "compile: expected a function, got an empty std::function");
   return compile(TensorsFn([fn = std::move(fn)](const std::vector<Tensor>& xs) -> std::vector<Tensor> {
                    NABLA_CHECK(xs.size() == 1, "compile: a function of one tensor was called with ", xs.size());
                    return {fn(xs[0])};
                  }),
-                 loc);
+                 options, loc);
 }
 
 graph::TracedGraph graph::trace(const TensorsFn& fn, const std::vector<Tensor>& example_inputs,

@@ -15,11 +15,21 @@
 #include <vector>
 
 #include "nabla/core/tensor.h"
+#include "nabla/graph/cuda_graphs.h"
 
 namespace nabla {
 
 using TensorsFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 using TensorFn = std::function<Tensor(const Tensor&)>;
+
+// How compile() runs its traced graphs (graph::SessionOptions' fields of
+// the same names).
+struct CompileConfig {
+  // CUDA graphs for traces that run on a CUDA device (graph/cuda_graphs.h):
+  // a call's whole step replayed by one launch once warmed up.
+  graph::CudaGraphs cuda_graphs = graph::CudaGraphs::Off;
+  int cuda_graph_warmup = 2;
+};
 
 // What compile() returns: a callable that caches one traced graph and
 // Session per input signature. Copies share the cache.
@@ -56,9 +66,16 @@ class CompiledFunction {
   // Session::profile_text for the signature of `inputs` (slowest node first).
   void set_profiling(bool on) const;
   std::string profile_text(const std::vector<Tensor>& inputs) const;
+  // For the signature of `inputs`, which must have been traced: its
+  // Session's Session::cuda_graph_status ("off", "warming up (1 of 2 runs)",
+  // "captured (replayed 8 times; ...)", "not captured: <why>").
+  std::string cuda_graph_status(const std::vector<Tensor>& inputs) const;
+  // Counts over every traced signature's Session (Session::Stats).
+  int64_t cuda_graph_captures() const;
+  int64_t cuda_graph_replays() const;
 
  private:
-  friend CompiledFunction compile(TensorsFn fn, std::source_location loc);
+  friend CompiledFunction compile(TensorsFn fn, CompileConfig options, std::source_location loc);
   Tensor call_one(const Tensor& input) const;
   struct State;
   std::shared_ptr<State> state_;
@@ -82,5 +99,9 @@ class CompiledFunction {
 // training them (no gradient would reach them). See docs/graph.md, compile().
 CompiledFunction compile(TensorsFn fn, std::source_location loc = std::source_location::current());
 CompiledFunction compile(TensorFn fn, std::source_location loc = std::source_location::current());
+CompiledFunction compile(TensorsFn fn, CompileConfig options,
+                         std::source_location loc = std::source_location::current());
+CompiledFunction compile(TensorFn fn, CompileConfig options,
+                         std::source_location loc = std::source_location::current());
 
 }  // namespace nabla

@@ -120,10 +120,12 @@ void CompileTracer::finish() const {
 }
 
 void CompileTracer::effect(const std::string& what, const std::vector<Tensor>& inputs,
-                           const std::vector<Tensor>& mutated, std::function<void(const std::vector<Tensor>&)> run) {
+                           const std::vector<Tensor>& mutated, std::function<void(const std::vector<Tensor>&)> run,
+                           ::nabla::detail::EffectReplay replay) {
   Node n;
   n.kind = NodeKind::Effect;
   n.effect = std::move(run);
+  n.effect_replay = std::move(replay);
   n.loc = loc_;
   for (std::size_t i = 0; i < inputs.size(); ++i) n.inputs.push_back(ref_of(inputs[i], what.c_str(), i));
   // Reads of these variables made so far run before the effect (passes keep

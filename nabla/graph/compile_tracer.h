@@ -35,7 +35,7 @@ class CompileTracer : public ::nabla::detail::Tracer {
   void backward(const TensorList& outputs, const TensorList& grad_outputs) override;
   void zero_grad() override { ++zero_grads_; }
   void effect(const std::string& what, const std::vector<Tensor>& inputs, const std::vector<Tensor>& mutated,
-              std::function<void(const std::vector<Tensor>&)> run) override;
+              std::function<void(const std::vector<Tensor>&)> run, ::nabla::detail::EffectReplay replay) override;
 
   // After the traced function returned: raises an Error when it left
   // gradients that eager calls would accumulate from call to call (backward()

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nabla/core/tensor.h"
+#include "nabla/core/trace_context.h"
 #include "nabla/graph/initializers.h"
 #include "nabla/ops/op.h"
 
@@ -97,6 +98,7 @@ struct Node {
   // place; it is always initialized and never copied.
   bool bound = false;
   std::function<void(const std::vector<Tensor>&)> effect;  // Effect
+  ::nabla::detail::EffectReplay effect_replay;             // Effect: how a CUDA graph replays it (trace_context.h)
   std::vector<int> mutates;    // Effect: the bound variables it may change
   int target = -1;             // Assign*: the variable's node
   std::vector<int> variables;  // Initializer: the variables it initializes

@@ -303,13 +303,38 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
   const bool profiling = options_.profile;
   const Clock::time_point run_start = profiling ? Clock::now() : Clock::time_point{};
   ensure_optimized();
-  const GraphData& user = *graph_;
   std::unordered_map<int, Tensor> fed = checked_feeds(graph_, feeds);  // user placeholder id -> value
   std::vector<int> fed_ids = ids_of(fed);
   std::vector<ValueRef> fetch_refs;
   for (std::size_t i = 0; i < fetches.size(); ++i) fetch_refs.push_back(ref_in(graph_, fetches[i], "fetch", i));
 
   Plan& plan = plan_for(specialization(fed), fetch_refs, fed_ids);
+  // CUDA graphs (session_cuda_graph.cpp): a capture or a replay makes the
+  // whole run; not while profiling (each node is waited for then).
+  if (options_.cuda_graphs != CudaGraphs::Off && device_.type == DeviceType::CUDA && !profiling) {
+    if (std::optional<std::vector<Tensor>> results = run_cuda_graph(plan, fed)) {
+      ++stats_.runs;
+      return std::move(*results);
+    }
+  }
+  std::vector<TensorList> values = run_nodes(plan, fed, profiling, nullptr);
+  ++stats_.runs;
+  if (plan.placed && options_.transport) options_.transport->finish_sends();
+  std::vector<Tensor> result = fetch_results(plan, values);
+  if (profiling) {
+    plan.run_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - run_start).count();
+    ++plan.profiled_runs;
+  }
+  return result;
+} catch (const std::bad_alloc&) {
+  fail("Session::run: out of memory (std::bad_alloc) outside the tensor allocator; with a graph from a file, check "
+       "its loop bounds and shapes (SessionOptions::max_loop_iterations, max_run_bytes)");
+}
+
+std::vector<TensorList> Session::run_nodes(Plan& plan, const std::unordered_map<int, Tensor>& fed, bool profiling,
+                                           std::vector<const Node*>* effects_called) {
+  using Clock = std::chrono::steady_clock;
+  const GraphData& user = *graph_;
   const OptGraph& pg = plan.graph;
   const std::size_t n = pg.graph.nodes.size();
 
@@ -428,6 +453,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       case NodeKind::Effect: {  // compile(): an optimizer step on the bound variables
         std::vector<Tensor> ins;
         for (std::size_t k = 0; k < node.inputs.size(); ++k) ins.push_back(input_k(k));
+        if (effects_called) effects_called->push_back(&node);  // before: its bookkeeping may run and then fail
         try {
           node.effect(ins);
         } catch (const Error& e) {
@@ -565,9 +591,10 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       node_start = now;
     }
   }
-  ++stats_.runs;
-  if (plan.placed && options_.transport) options_.transport->finish_sends();
+  return values;
+}
 
+std::vector<Tensor> Session::fetch_results(const Plan& plan, const std::vector<TensorList>& values) {
   std::vector<Tensor> result;
   for (const ValueRef& r : plan.fetches) {
     const TensorList& vals = values[static_cast<std::size_t>(r.node)];
@@ -587,14 +614,7 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& fetches, const Feeds
       if (device_.is_cpu()) stats_.device_to_host_bytes += nbytes_of(result.back());
     }
   }
-  if (profiling) {
-    plan.run_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - run_start).count();
-    ++plan.profiled_runs;
-  }
   return result;
-} catch (const std::bad_alloc&) {
-  fail("Session::run: out of memory (std::bad_alloc) outside the tensor allocator; with a graph from a file, check "
-       "its loop bounds and shapes (SessionOptions::max_loop_iterations, max_run_bytes)");
 }
 
 Tensor Session::output_buffer(Plan& plan, std::size_t id, std::size_t o, Inputs ins) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <unordered_map>
@@ -24,6 +25,7 @@
 
 #include "nabla/core/allocator.h"
 #include "nabla/core/random.h"
+#include "nabla/graph/cuda_graphs.h"
 #include "nabla/graph/graph.h"
 #include "nabla/graph/placement.h"
 #include "nabla/graph/transport.h"
@@ -72,6 +74,11 @@ struct SessionOptions {
   // makes the same graph and Session and calls run() with the same fetches;
   // each runs the nodes placed on it. Null: one process, rank 0.
   std::shared_ptr<Transport> transport;
+  // CUDA graphs (CudaGraphs above); ignored on other devices.
+  CudaGraphs cuda_graphs = CudaGraphs::Off;
+  // Normal runs of a plan before it is captured (kernels compiled, cuBLAS
+  // set up, the caching allocator filled, optimizer state made); at least 1.
+  int cuda_graph_warmup = 2;
 };
 
 class Session {
@@ -178,10 +185,23 @@ class Session {
     int64_t sent_bytes = 0;
     int64_t received_tensors = 0;
     int64_t received_bytes = 0;
+    // CUDA graphs (SessionOptions::cuda_graphs): runs captured into a graph
+    // (each also runs the step, by one replay), runs that replayed one, and
+    // plans that gave up (cuda_graph_status says why). A replay counts in
+    // `runs` but not in the node and op counts above.
+    int64_t cuda_graph_captures = 0;
+    int64_t cuda_graph_replays = 0;
+    int64_t cuda_graph_fallbacks = 0;
     int64_t optimizations = 0;  // times the graph was optimized (once per graph version and set of fed shapes)
     int64_t plans_built = 0;    // execution plans made (once per fetch/feed set and graph version)
   };
   const Stats& stats() const { return stats_; }
+
+  // Where the plan for these fetches and feeds stands with CUDA graphs:
+  // "off" (not a CUDA session, or SessionOptions::cuda_graphs Off),
+  // "warming up (1 of 2 runs)", "captured (replayed 8 times; pool 1.2 MiB)",
+  // or "not captured: <why>" (then its runs are normal runs for good).
+  std::string cuda_graph_status(const std::vector<Tensor>& fetches, const Feeds& feeds = {});
 
  private:
   struct Plan;
@@ -213,6 +233,19 @@ class Session {
   void check_placements() const;
   // Where each node of a plan runs, and the values that cross (session_placement.cpp).
   void place_plan(Plan& plan) const;
+  // Runs the nodes of `plan` (session.cpp): every node's values, by node.
+  // `effects_called` (a capture) collects the Effect nodes called.
+  std::vector<TensorList> run_nodes(Plan& plan, const std::unordered_map<int, Tensor>& fed, bool profiling,
+                                    std::vector<const Node*>* effects_called);
+  // The fetched values of a run, as run() returns them.
+  std::vector<Tensor> fetch_results(const Plan& plan, const std::vector<TensorList>& values);
+  // CUDA graphs (session_cuda_graph.cpp): the results of a run made by
+  // capturing or replaying the plan's graph, or nullopt when this run is to
+  // be a normal one (warm-up, fallback).
+  std::optional<std::vector<Tensor>> run_cuda_graph(Plan& plan, const std::unordered_map<int, Tensor>& fed);
+  std::optional<std::vector<Tensor>> capture_cuda_graph(Plan& plan, const std::unordered_map<int, Tensor>& fed);
+  // Why `plan` cannot be captured, judged before running it ("" if it can).
+  std::string cuda_graph_obstacle(const Plan& plan) const;
   // Moves a crossing value before node `id` of `plan` reads it.
   void run_transfers(Plan& plan, std::size_t id, const std::vector<TensorList>& values, std::vector<Tensor>& moved);
 

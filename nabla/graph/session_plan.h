@@ -14,6 +14,8 @@
 
 namespace nabla::graph {
 
+struct CudaGraphState;  // session_cuda_graph.cpp
+
 struct Session::Plan {
   OptGraph graph;                 // pruned (and fused); origins are user node ids
   std::vector<ValueRef> fetches;  // values of `graph`, one per fetch
@@ -44,6 +46,10 @@ struct Session::Plan {
   std::vector<Transfer> transfers;
   std::vector<std::vector<int>> transfers_at;    // per node: the transfers made just before it
   std::vector<std::vector<int>> input_transfer;  // per node, per input: the transfer it reads, or -1
+  // CUDA graphs (SessionOptions::cuda_graphs): the plan's warm-up count, its
+  // captured graph and buffers, or why it is not captured. Made at the
+  // plan's first run on a CUDA session with graphs on.
+  std::shared_ptr<CudaGraphState> cuda_graph;
   // Profiling: nanoseconds per node and of whole runs, over `profiled_runs`.
   std::vector<int64_t> node_ns;
   int64_t run_ns = 0;

@@ -318,10 +318,17 @@ Tensor& call_inplace(const OpDef& op, Tensor& self, Inputs inputs, const Attrs& 
     Tensor target = self;
     Attrs at = attrs;
     std::vector<Tensor> operands(inputs.begin(), inputs.end());
+    // A CUDA graph may replay it: its operands are run-time values and its
+    // attributes fixed at trace time, so it depends on no host value (the
+    // key: where the target's data lives, which replays write).
+    detail::EffectReplay replay;
+    replay.key = [target] { return std::to_string(reinterpret_cast<uintptr_t>(target.impl()->storage->handle())) + "+" +
+                                   std::to_string(target.impl()->offset); };
     detail::current_tracer()->effect(std::string(op.name) + "_", operands, {self},
                                      [&op, target, at](const std::vector<Tensor>& values) mutable {
                                        call_inplace(op, target, Inputs(values.data(), values.size()), at);
-                                     });
+                                     },
+                                     std::move(replay));
     return self;
   }
   TensorList promoted;

@@ -116,17 +116,51 @@ void Optimizer::traced_step() {
       params.push_back(p);
     }
   std::weak_ptr<int> alive = alive_;
+  // A CUDA graph replays the update (update_replayable()) while the
+  // hyper-parameters, the parameters' and the state buffers' memory are those
+  // it was captured with; each replay counts the step, as a call would.
+  detail::EffectReplay replay;
+  if (update_replayable()) {
+    replay.key = [this, which, alive] {
+      if (alive.expired()) return std::string("(destroyed)");
+      std::ostringstream key;
+      key.precision(17);  // every bit: an lr schedule's small steps count
+      const auto where = [&key](const Tensor& t) {
+        key << t.impl()->storage->handle() << "+" << t.impl()->offset;
+      };
+      for (const ParamGroup& g : groups_)
+        for (const auto& [name, value] : g.options) key << name << "=" << value << ";";
+      for (auto [gi, i] : which) {
+        key << "|";
+        where(groups_[gi].params[i]);
+        for (const auto& [name, buffer] : state_[gi][i].buffers) {
+          key << "," << name << "@";
+          where(buffer);
+        }
+      }
+      return key.str();
+    };
+    replay.replayed = [this, which, alive] {
+      if (alive.expired()) return;
+      for (auto [gi, i] : which) ++state_[gi][i].step;
+    };
+    replay.undo = [this, which, alive] {
+      if (alive.expired()) return;
+      for (auto [gi, i] : which) --state_[gi][i].step;
+    };
+  }
   tracer.effect(name_ + ".step", grads, params, [this, which, alive](const std::vector<Tensor>& values) {
     NABLA_CHECK(!alive.expired(), "a compiled function ran the step of an optimizer that has been destroyed; "
                 "keep the optimizer alive as long as the compiled training step");
     NoGradGuard no_grad;
+    // Every step counted first, so that a CUDA graph capture failing part-way
+    // un-counts them all (EffectReplay::undo).
+    for (auto [gi, i] : which) ++state_[gi][i].step;
     for (std::size_t k = 0; k < which.size(); ++k) {
       auto [gi, i] = which[k];
-      ParamState& s = state_[gi][i];
-      ++s.step;
-      update(groups_[gi], groups_[gi].params[i], values[k], s);
+      update(groups_[gi], groups_[gi].params[i], values[k], state_[gi][i]);
     }
-  });
+  }, std::move(replay));
 }
 
 void Optimizer::zero_grad(bool set_to_none) {

@@ -82,6 +82,12 @@ class Optimizer {
   virtual void check_group(const ParamGroup& group) const = 0;
   // The update rule: grad is the parameter's gradient, state.step already counts this step.
   virtual void update(const ParamGroup& group, Tensor& param, const Tensor& grad, ParamState& state) = 0;
+  // Whether update()'s device work depends on nothing on the host but the
+  // group's hyper-parameters and which state buffers exist (not the step
+  // count): then a CUDA graph may replay a compiled step's update
+  // (core/trace_context.h, EffectReplay). SGD's does; Adam's bias correction
+  // reads the step count.
+  virtual bool update_replayable() const { return false; }
 
   // Helpers for check_group: raise an Error naming this optimizer.
   void check_range(const ParamGroup& g, const std::string& key, double lo, bool lo_inclusive, double hi,

@@ -15,6 +15,7 @@ class SGD : public Optimizer {
  protected:
   void check_group(const ParamGroup& group) const override;
   void update(const ParamGroup& group, Tensor& param, const Tensor& grad, ParamState& state) override;
+  bool update_replayable() const override { return true; }
 };
 
 }  // namespace nabla::optim

@@ -32,6 +32,16 @@ Tensor TrainStep::checked_loss(const Tensor& output, const Tensor& y) const {
   return loss;
 }
 
+void TrainStep::set_cuda_graphs(graph::CudaGraphs mode) {
+  cuda_graphs_ = mode;
+  if (compiled_) make_compiled();
+}
+
+std::string TrainStep::cuda_graph_status(const Tensor& x, const Tensor& y) const {
+  if (!compiled_) return "off";
+  return compiled_->cuda_graph_status({x, y});
+}
+
 StepResult TrainStep::eager(const Tensor& x, const Tensor& y) {
   Tensor output = model_(x);
   Tensor loss = checked_loss(output, y);
@@ -56,14 +66,18 @@ std::vector<bool> TrainStep::fixed_by_trace() const {
 void TrainStep::make_compiled() {
   // The same step as eager(), traced: zero_grad, backward and the optimizer
   // step become graph nodes (graph/compile.h, "Training steps").
-  compiled_ = compile([this](const std::vector<Tensor>& in) -> std::vector<Tensor> {
-    Tensor output = model_(in[0]);
-    Tensor loss = checked_loss(output, in[1]);
-    optimizer_.zero_grad();
-    loss.backward();
-    optimizer_.step();
-    return {loss, output};
-  });
+  CompileConfig options;  // nabla's (compile.h), not train::CompileOptions
+  options.cuda_graphs = cuda_graphs_;
+  compiled_ = compile(
+      [this](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+        Tensor output = model_(in[0]);
+        Tensor loss = checked_loss(output, in[1]);
+        optimizer_.zero_grad();
+        loss.backward();
+        optimizer_.step();
+        return {loss, output};
+      },
+      options);
   traced_with_ = fixed_by_trace();
   shapes_.clear();
 }

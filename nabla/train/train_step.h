@@ -55,6 +55,14 @@ class TrainStep {
   // fit(): gradients averaged over ranks); the step then runs eagerly.
   void set_gradient_sync(DataParallel* parallel) { parallel_ = parallel; }
 
+  // CUDA graphs for the compiled step on a CUDA device (graph/cuda_graphs.h;
+  // compile()'s CompileConfig): once warmed up, each step is one graph
+  // launch. The optimizer's update must be replayable (SGD's is; Adam's
+  // reads its step count on the host); else Auto runs the compiled step
+  // normally and cuda_graph_status says why. Traces the step afresh.
+  void set_cuda_graphs(graph::CudaGraphs mode);
+  std::string cuda_graph_status(const Tensor& x, const Tensor& y) const;
+
   // The step runs compiled (Auto: until the first batch it could not trace).
   bool compiled() const { return compiled_.has_value(); }
   // Why Auto runs eagerly ("" while compiled, and under Off).
@@ -79,6 +87,7 @@ class TrainStep {
   const char* api_;
   DataParallel* parallel_ = nullptr;
   std::optional<CompiledFunction> compiled_;
+  graph::CudaGraphs cuda_graphs_ = graph::CudaGraphs::Off;
   std::vector<bool> traced_with_;  // fixed_by_trace() when compiled_ was made
   std::set<std::string> shapes_;   // the batches' shapes compiled_ traced
   std::string reason_;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "nabla/kernels/cuda/cublas.h"
+#include "nabla/kernels/cuda/memory.h"
 #include "nabla/kernels/cuda/nvrtc.h"
 #include "nabla/kernels/cuda/program_cache.h"
 #include "nabla/kernels/cuda/runtime.h"
@@ -227,15 +228,25 @@ NB_KERNEL nb_fill8(NB_GLOBAL ulong* p, long first, long n, ulong v) {
     return loaded.function;
   }
 
-  // One cuBLAS handle per device, on its compute stream, TF32 off.
+  // One cuBLAS handle per device, on its compute stream, TF32 off, with a
+  // workspace of its own from the device's allocator (held for the process's
+  // life): cuBLAS then never allocates inside a GEMM, which a CUDA graph's
+  // capture (cuda_graph.cpp) requires. Sizes as PyTorch's defaults
+  // (CUBLAS_WORKSPACE_CONFIG ":4096:8" on Hopper and later, else
+  // ":4096:2:16:8").
   cublasHandle_t blas(DeviceContext& dev, const char* op) {
     std::lock_guard lock(mu_);
     cublasHandle_t& h = blas_[dev.index];
     if (h != nullptr) return h;
     const Cublas& fn = cublas(op);
-    check_cublas(fn.cublasCreate(&h), "cublasCreate", op);
-    check_cublas(fn.cublasSetStream(h, dev.stream(0)), "cublasSetStream", op);
-    check_cublas(fn.cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode", op);
+    cublasHandle_t made = nullptr;
+    check_cublas(fn.cublasCreate(&made), "cublasCreate", op);
+    check_cublas(fn.cublasSetStream(made, dev.stream(0)), "cublasSetStream", op);
+    check_cublas(fn.cublasSetMathMode(made, CUBLAS_DEFAULT_MATH), "cublasSetMathMode", op);
+    const std::size_t workspace = dev.compute_major >= 9 ? std::size_t(32) << 20 : (std::size_t(8) << 20) + (128 << 10);
+    void* block = dev.allocator->allocate(workspace);  // never freed, like the handle
+    check_cublas(fn.cublasSetWorkspace(made, block, workspace), "cublasSetWorkspace", op);
+    h = made;
     return h;
   }
 

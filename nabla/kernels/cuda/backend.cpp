@@ -19,6 +19,7 @@
 #include "nabla/kernels/cuda/accel_runtime.h"
 #include "nabla/kernels/cuda/cudnn.h"
 #include "nabla/kernels/cuda/cudnn_conv.h"
+#include "nabla/kernels/cuda/cuda_graph.h"
 #include "nabla/kernels/cuda/memory.h"
 #include "nabla/kernels/cuda/runtime.h"
 
@@ -206,8 +207,14 @@ void* enter_compute_stream(int index) {
 // initializers, the op table's included, have run before it loads this.)
 [[maybe_unused]] const bool kRegistered = [] {
   register_backend(&backend());
-  detail::register_runtime({memory_stats_of, empty_all_caches, cudnn_loaded_version,
-                            [] { return cudnn_load_error(); }, enter_compute_stream});
+  detail::Runtime runtime;
+  runtime.memory_stats = memory_stats_of;
+  runtime.empty_cache = empty_all_caches;
+  runtime.cudnn_version = cudnn_loaded_version;
+  runtime.cudnn_unavailable_reason = [] { return cudnn_load_error(); };
+  runtime.enter_compute_stream = enter_compute_stream;
+  register_graph_runtime(runtime);  // cuda_graph.cpp
+  detail::register_runtime(runtime);
   accel::register_runtime(&accel_runtime());
   accel::register_accel_kernels(DeviceType::CUDA);
   register_cudnn_conv_kernels();

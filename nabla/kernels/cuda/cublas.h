@@ -14,6 +14,7 @@ namespace nabla::cuda {
   X(cublasCreate)                 \
   X(cublasSetStream)              \
   X(cublasSetMathMode)            \
+  X(cublasSetWorkspace)           \
   X(cublasGetStatusName)          \
   X(cublasGetStatusString)        \
   X(cublasSgemm)                  \

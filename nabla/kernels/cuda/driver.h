@@ -53,7 +53,15 @@ namespace nabla::cuda {
   X(cuModuleLoadData)                                                                                             \
   X(cuModuleGetFunction)                                                                                          \
   X(cuModuleUnload)                                                                                               \
-  X(cuLaunchKernel)
+  X(cuLaunchKernel)                                                                                               \
+  /* CUDA graphs (cuda_graph.cpp): a plan's run captured once and replayed: */                                  \
+  X(cuStreamBeginCapture)                                                                                         \
+  X(cuStreamEndCapture)                                                                                           \
+  X(cuStreamIsCapturing)                                                                                          \
+  X(cuGraphInstantiateWithFlags)                                                                                  \
+  X(cuGraphLaunch)                                                                                                \
+  X(cuGraphExecDestroy)                                                                                           \
+  X(cuGraphDestroy)
 
 // The table of entry points. A member is named like the function in code
 // (driver().cuMemAlloc(...)); cuda.h's macros rename both sides alike.
