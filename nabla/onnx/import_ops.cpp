@@ -555,6 +555,65 @@ Outs resize_op(NodeContext& c) {
   return one(interpolate(x, o));
 }
 
+
+// LSTM (ONNX's gate order i, o, f, c; forward, reverse or bidirectional),
+// unrolled over the (known) sequence length: X [seq, batch, input], W
+// [dirs, 4H, input], R [dirs, 4H, H], B [dirs, 8H]. Without initial states
+// the first step leaves out the h @ R term and the f * c term (both zero).
+Outs lstm_op(NodeContext& c) {
+  const Tensor &x = c.in(0), &w = c.in(1), &r = c.in(2);
+  std::string direction = c.attr_string("direction", "forward");
+  int64_t dirs = direction == "bidirectional" ? 2 : 1;
+  if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
+    c.fail("direction '" + direction + "' is not one of forward, reverse, bidirectional");
+  if (c.attr_int("layout", 0) != 0) c.fail("layout 1 (batch first) is not supported");
+  if (c.attr_int("input_forget", 0) != 0) c.fail("input_forget is not supported");
+  if (c.has_attr("clip")) c.fail("clip is not supported");
+  if (c.has_attr("activations")) c.fail("activations other than the defaults are not supported");
+  if (c.has(7)) c.fail("peepholes (input P) are not supported");
+  if (x.dim() != 3 || w.dim() != 3 || r.dim() != 3) c.fail("X, W and R must be 3-D");
+  int64_t seq = x.sizes()[0], h = r.sizes()[2];
+  if (seq <= 0) c.fail("the sequence length must be known and positive");
+  if (w.sizes()[0] != dirs || r.sizes()[0] != dirs || w.sizes()[1] != 4 * h || r.sizes()[1] != 4 * h)
+    c.fail(concat("W ", w.sizes(), " and R ", r.sizes(), " do not match ", dirs, " direction(s) of hidden size ", h));
+  if (c.attr_int("hidden_size", h) != h) c.fail("hidden_size does not match R");
+  if (c.has(4)) {
+    if (!c.is_known(4)) c.fail("sequence_lens must be known (all sequences full length)");
+    for (int64_t len : c.known_ints(4, "sequence_lens"))
+      if (len != seq) c.fail("sequences shorter than X are not supported");
+  }
+  std::vector<Tensor> ys, hs, cs;
+  for (int64_t d = 0; d < dirs; ++d) {
+    Tensor wd = t(select(w, 0, d)), rd = t(select(r, 0, d));
+    Tensor bias;
+    if (c.has(3)) {
+      Tensor b = select(c.in(3), 0, d);
+      bias = add(slice(b, 0, 0, 4 * h), slice(b, 0, 4 * h, 8 * h));
+    }
+    Tensor hprev = c.has(5) ? select(c.in(5), 0, d) : Tensor();
+    Tensor cprev = c.has(6) ? select(c.in(6), 0, d) : Tensor();
+    bool reverse = direction == "reverse" || d == 1;
+    std::vector<Tensor> steps(static_cast<std::size_t>(seq));
+    for (int64_t k = 0; k < seq; ++k) {
+      int64_t step = reverse ? seq - 1 - k : k;
+      Tensor g = matmul(select(x, 0, step), wd);
+      if (hprev.defined()) g = add(g, matmul(hprev, rd));
+      if (bias.defined()) g = add(g, bias);
+      std::vector<Tensor> gates = split(g, h, 1);
+      Tensor i = sigmoid(gates[0]), o = sigmoid(gates[1]), f = sigmoid(gates[2]), cand = tanh(gates[3]);
+      Tensor cnext = mul(i, cand);
+      if (cprev.defined()) cnext = add(mul(f, cprev), cnext);
+      hprev = mul(o, tanh(cnext));
+      cprev = cnext;
+      steps[static_cast<std::size_t>(step)] = hprev;
+    }
+    ys.push_back(stack(steps, 0));  // [seq, batch, H]
+    hs.push_back(hprev);
+    cs.push_back(cprev);
+  }
+  return {stack(ys, 1), stack(hs, 0), stack(cs, 0)};
+}
+
 Outs identity_op(NodeContext& c) { return one(c.in(0)); }
 
 const std::map<std::string, ImportConverter>& table() {
@@ -582,7 +641,7 @@ const std::map<std::string, ImportConverter>& table() {
       {"Constant", constant_op}, {"ConstantOfShape", constant_of_shape_op}, {"Range", range_op},
       {"ReduceSum", reduce(0)}, {"ReduceMean", reduce(1)}, {"ReduceMax", reduce(2)}, {"ReduceMin", reduce(3)},
       {"ReduceProd", reduce(4)}, {"Clip", clip_op}, {"Cast", cast_op}, {"Identity", identity_op},
-      {"Dropout", dropout_op}, {"Pad", pad_op}, {"Resize", resize_op},
+      {"Dropout", dropout_op}, {"Pad", pad_op}, {"Resize", resize_op}, {"LSTM", lstm_op},
   };
   return t;
 }

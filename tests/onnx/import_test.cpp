@@ -1,7 +1,8 @@
 // ONNX import (issue 19, item 2): nabla -> ONNX (the exporter) -> nabla gives
-// identical outputs for the seed MLP, fashion_cnn and seed_tf_layers (unknown
+// identical outputs for the seed MLP, fashion_cnn and a dense graph (unknown
 // batch); models exported by Debian's PyTorch (torchvision resnet18 and
-// mobilenet_v2, random weights) import and match PyTorch's outputs (1e-4);
+// mobilenet_v2, an nn.LSTM, an nn.TransformerEncoder; random weights) import
+// and match PyTorch's outputs (1e-4);
 // unsupported operators and malformed files are refused with clear errors.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -181,24 +182,46 @@ TEST(OnnxImport, MalformedFilesAreRefusedWithClearErrors) {
       << msg;
 }
 
-// torchvision models exported by Debian's PyTorch (random weights, no
-// download) through tests/onnx/torch_export_models.py, compared with
-// PyTorch's own outputs.
-TEST(OnnxImport, TorchvisionResnet18AndMobilenetV2MatchPytorch) {
-  WorkDir dir;
-  auto r = nabla::testing::run_program("/usr/bin/python3 " NABLA_TESTS_DIR "/onnx/torch_export_models.py " +
-                                       dir.path.string() + " resnet18 mobilenet_v2 2>&1");
-  if (r.code == 77) GTEST_SKIP() << r.out;
-  ASSERT_EQ(r.code, 0) << r.out;
-  for (std::string name : {"resnet18", "mobilenet_v2"}) {
-    nabla::onnx::ImportedModel m = nabla::onnx::import_model(dir.file(name + ".onnx"));
-    Tensor x = data::read_npy(dir.file(name + "_input.npy"));
-    Tensor want = data::read_npy(dir.file(name + "_output.npy"));
-    double err = max_abs_diff(run_imported(m, x), want);
-    std::printf("[ onnx import ] %s: max abs error vs PyTorch %.3g (outputs up to %.3g)\n", name.c_str(), err,
-                amax(abs(want)).item<double>());
-    EXPECT_LE(err, 1e-4) << name;
-  }
+// Models exported by Debian's PyTorch (random weights, no download) through
+// tests/onnx/torch_export_models.py: torchvision's resnet18 and mobilenet_v2,
+// a 2-layer bidirectional nn.LSTM and a 2-layer nn.TransformerEncoder.
+// Imports model `name` written by torch_export_models.py and compares its
+// output with PyTorch's.
+void expect_matches_pytorch(const WorkDir& dir, const std::string& name) {
+  nabla::onnx::ImportedModel m = nabla::onnx::import_model(dir.file(name + ".onnx"));
+  Tensor x = data::read_npy(dir.file(name + "_input.npy"));
+  Tensor want = data::read_npy(dir.file(name + "_output.npy"));
+  double err = max_abs_diff(run_imported(m, x), want);
+  std::printf("[ onnx import ] %s: max abs error vs PyTorch %.3g (outputs up to %.3g)\n", name.c_str(), err,
+              amax(abs(want)).item<double>());
+  EXPECT_LE(err, 1e-4) << name;
 }
 
+// One python process exports all four (importing torch costs most of the time).
+TEST(OnnxImport, TorchvisionCnnsLstmAndTransformerEncoderMatchPytorch) {
+  WorkDir dir;
+  auto r = nabla::testing::run_program("/usr/bin/python3 " NABLA_TESTS_DIR "/onnx/torch_export_models.py " +
+                                       dir.path.string() + " resnet18 mobilenet_v2 lstm transformer 2>&1");
+  if (r.code == 77) GTEST_SKIP() << r.out;
+  ASSERT_EQ(r.code, 0) << r.out;
+  for (const char* name : {"resnet18", "mobilenet_v2", "lstm", "transformer"}) expect_matches_pytorch(dir, name);
+}
+
+}  // namespace
+
+namespace {
+// The fuzz target's seeds (fuzz/corpus/onnx, written by torch.onnx.export)
+// import and run: a seed the importer refused would fuzz nothing but the parser.
+TEST(OnnxImport, TheFuzzSeedsImportAndRun) {
+  int seeds = 0;
+  for (const auto& e : fs::directory_iterator(NABLA_TESTS_DIR "/../fuzz/corpus/onnx")) {
+    nabla::onnx::ImportedModel m = nabla::onnx::import_model(e.path().string());
+    ASSERT_EQ(m.inputs.size(), 1u) << e.path();
+    Shape sizes = m.inputs[0].second.sizes();
+    Tensor y = run_imported(m, randn(sizes));
+    EXPECT_TRUE(y.defined()) << e.path();
+    ++seeds;
+  }
+  EXPECT_EQ(seeds, 2);
+}
 }  // namespace

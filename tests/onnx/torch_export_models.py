@@ -20,7 +20,25 @@ def model(name):
         return torchvision.models.resnet18(num_classes=10), torch.randn(1, 3, 64, 64)
     if name == "mobilenet_v2":
         return torchvision.models.mobilenet_v2(num_classes=10), torch.randn(1, 3, 64, 64)
+    if name == "lstm":
+        return LstmNet(), torch.randn(2, 5, 6)
+    if name == "transformer":
+        layer = torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, dropout=0.0, batch_first=True)
+        return torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False), torch.randn(2, 5, 16)
     raise SystemExit(f"unknown model {name}")
+
+
+class LstmNet(torch.nn.Module):
+    """A two-layer bidirectional LSTM (batch first) and a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(6, 8, num_layers=2, batch_first=True, bidirectional=True)
+        self.head = torch.nn.Linear(16, 3)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.head(y)
 
 
 def main():
