@@ -556,25 +556,19 @@ Outs resize_op(NodeContext& c) {
 }
 
 
-// LSTM (ONNX's gate order i, o, f, c; forward, reverse or bidirectional),
-// unrolled over the (known) sequence length: X [seq, batch, input], W
-// [dirs, 4H, input], R [dirs, 4H, H], B [dirs, 8H]. Without initial states
-// the first step leaves out the h @ R term and the f * c term (both zero).
-Outs lstm_op(NodeContext& c) {
+// The checks LSTM and GRU share; returns the number of directions.
+int64_t rnn_checks(NodeContext& c, int64_t gates, const std::string& direction) {
   const Tensor &x = c.in(0), &w = c.in(1), &r = c.in(2);
-  std::string direction = c.attr_string("direction", "forward");
   int64_t dirs = direction == "bidirectional" ? 2 : 1;
   if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
     c.fail("direction '" + direction + "' is not one of forward, reverse, bidirectional");
   if (c.attr_int("layout", 0) != 0) c.fail("layout 1 (batch first) is not supported");
-  if (c.attr_int("input_forget", 0) != 0) c.fail("input_forget is not supported");
   if (c.has_attr("clip")) c.fail("clip is not supported");
   if (c.has_attr("activations")) c.fail("activations other than the defaults are not supported");
-  if (c.has(7)) c.fail("peepholes (input P) are not supported");
   if (x.dim() != 3 || w.dim() != 3 || r.dim() != 3) c.fail("X, W and R must be 3-D");
   int64_t seq = x.sizes()[0], h = r.sizes()[2];
   if (seq <= 0) c.fail("the sequence length must be known and positive");
-  if (w.sizes()[0] != dirs || r.sizes()[0] != dirs || w.sizes()[1] != 4 * h || r.sizes()[1] != 4 * h)
+  if (w.sizes()[0] != dirs || r.sizes()[0] != dirs || w.sizes()[1] != gates * h || r.sizes()[1] != gates * h)
     c.fail(concat("W ", w.sizes(), " and R ", r.sizes(), " do not match ", dirs, " direction(s) of hidden size ", h));
   if (c.attr_int("hidden_size", h) != h) c.fail("hidden_size does not match R");
   if (c.has(4)) {
@@ -582,6 +576,20 @@ Outs lstm_op(NodeContext& c) {
     for (int64_t len : c.known_ints(4, "sequence_lens"))
       if (len != seq) c.fail("sequences shorter than X are not supported");
   }
+  return dirs;
+}
+
+// LSTM (ONNX's gate order i, o, f, c; forward, reverse or bidirectional),
+// unrolled over the (known) sequence length: X [seq, batch, input], W
+// [dirs, 4H, input], R [dirs, 4H, H], B [dirs, 8H]. Without initial states
+// the first step leaves out the h @ R term and the f * c term (both zero).
+Outs lstm_op(NodeContext& c) {
+  std::string direction = c.attr_string("direction", "forward");
+  int64_t dirs = rnn_checks(c, 4, direction);
+  if (c.attr_int("input_forget", 0) != 0) c.fail("input_forget is not supported");
+  if (c.has(7)) c.fail("peepholes (input P) are not supported");
+  const Tensor &x = c.in(0), &w = c.in(1), &r = c.in(2);
+  int64_t seq = x.sizes()[0], h = r.sizes()[2];
   std::vector<Tensor> ys, hs, cs;
   for (int64_t d = 0; d < dirs; ++d) {
     Tensor wd = t(select(w, 0, d)), rd = t(select(r, 0, d));
@@ -614,6 +622,55 @@ Outs lstm_op(NodeContext& c) {
   return {stack(ys, 1), stack(hs, 0), stack(cs, 0)};
 }
 
+
+// GRU (gate order z, r, h; linear_before_reset 0 or 1, PyTorch's is 1),
+// unrolled like LSTM; without an initial state the first step's h terms are
+// left out (zero).
+Outs gru_op(NodeContext& c) {
+  std::string direction = c.attr_string("direction", "forward");
+  int64_t dirs = rnn_checks(c, 3, direction);
+  const Tensor &x = c.in(0), &w = c.in(1), &r = c.in(2);
+  int64_t seq = x.sizes()[0], h = r.sizes()[2];
+  bool lbr = c.attr_int("linear_before_reset", 0) != 0;
+  std::vector<Tensor> ys, hs;
+  for (int64_t d = 0; d < dirs; ++d) {
+    Tensor wd = t(select(w, 0, d));
+    std::vector<Tensor> rd = split(select(r, 0, d), h, 0);  // Rz, Rr, Rh: [H, H] each
+    std::vector<Tensor> wb(3), rb(3);
+    if (c.has(3)) {
+      Tensor b = select(c.in(3), 0, d);
+      wb = split(slice(b, 0, 0, 3 * h), h, 0);
+      rb = split(slice(b, 0, 3 * h, 6 * h), h, 0);
+    }
+    auto plus = [](const Tensor& a, const Tensor& b) { return !a.defined() ? b : !b.defined() ? a : add(a, b); };
+    Tensor hprev = c.has(5) ? select(c.in(5), 0, d) : Tensor();
+    bool reverse = direction == "reverse" || d == 1;
+    std::vector<Tensor> steps(static_cast<std::size_t>(seq));
+    for (int64_t k = 0; k < seq; ++k) {
+      int64_t step = reverse ? seq - 1 - k : k;
+      std::vector<Tensor> xg = split(matmul(select(x, 0, step), wd), h, 1);
+      auto hterm = [&](int g) { return hprev.defined() ? plus(matmul(hprev, t(rd[g])), rb[g]) : rb[g]; };
+      Tensor z = sigmoid(plus(plus(xg[0], wb[0]), hterm(0)));
+      Tensor rr = sigmoid(plus(plus(xg[1], wb[1]), hterm(1)));
+      Tensor hh;
+      if (lbr) {
+        Tensor ht = hterm(2);
+        hh = ht.defined() ? mul(rr, ht) : Tensor();
+      } else {
+        hh = hprev.defined() ? plus(matmul(mul(rr, hprev), t(rd[2])), rb[2]) : rb[2];
+      }
+      Tensor cand = tanh(plus(plus(xg[2], wb[2]), hh));
+      Tensor hnext = mul(sub(1.0, z), cand);
+      if (hprev.defined()) hnext = add(hnext, mul(z, hprev));
+      hprev = hnext;
+      steps[static_cast<std::size_t>(step)] = hprev;
+    }
+    ys.push_back(stack(steps, 0));
+    hs.push_back(hprev);
+  }
+  return {stack(ys, 1), stack(hs, 0)};
+}
+
 Outs identity_op(NodeContext& c) { return one(c.in(0)); }
 
 const std::map<std::string, ImportConverter>& table() {
@@ -641,7 +698,7 @@ const std::map<std::string, ImportConverter>& table() {
       {"Constant", constant_op}, {"ConstantOfShape", constant_of_shape_op}, {"Range", range_op},
       {"ReduceSum", reduce(0)}, {"ReduceMean", reduce(1)}, {"ReduceMax", reduce(2)}, {"ReduceMin", reduce(3)},
       {"ReduceProd", reduce(4)}, {"Clip", clip_op}, {"Cast", cast_op}, {"Identity", identity_op},
-      {"Dropout", dropout_op}, {"Pad", pad_op}, {"Resize", resize_op}, {"LSTM", lstm_op},
+      {"Dropout", dropout_op}, {"Pad", pad_op}, {"Resize", resize_op}, {"LSTM", lstm_op}, {"GRU", gru_op},
   };
   return t;
 }

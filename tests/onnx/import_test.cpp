@@ -1,7 +1,7 @@
 // ONNX import (issue 19, item 2): nabla -> ONNX (the exporter) -> nabla gives
 // identical outputs for the seed MLP, fashion_cnn and a dense graph (unknown
 // batch); models exported by Debian's PyTorch (torchvision resnet18 and
-// mobilenet_v2, an nn.LSTM, an nn.TransformerEncoder; random weights) import
+// mobilenet_v2, nn.LSTM, nn.GRU, an nn.TransformerEncoder; random weights) import
 // and match PyTorch's outputs (1e-4);
 // unsupported operators and malformed files are refused with clear errors.
 #include <gtest/gtest.h>
@@ -184,7 +184,7 @@ TEST(OnnxImport, MalformedFilesAreRefusedWithClearErrors) {
 
 // Models exported by Debian's PyTorch (random weights, no download) through
 // tests/onnx/torch_export_models.py: torchvision's resnet18 and mobilenet_v2,
-// a 2-layer bidirectional nn.LSTM and a 2-layer nn.TransformerEncoder.
+// 2-layer bidirectional nn.LSTM and nn.GRU, a 2-layer nn.TransformerEncoder.
 // Imports model `name` written by torch_export_models.py and compares its
 // output with PyTorch's.
 void expect_matches_pytorch(const WorkDir& dir, const std::string& name) {
@@ -197,14 +197,14 @@ void expect_matches_pytorch(const WorkDir& dir, const std::string& name) {
   EXPECT_LE(err, 1e-4) << name;
 }
 
-// One python process exports all four (importing torch costs most of the time).
-TEST(OnnxImport, TorchvisionCnnsLstmAndTransformerEncoderMatchPytorch) {
+// One python process exports all five (importing torch costs most of the time).
+TEST(OnnxImport, TorchvisionCnnsRnnsAndTransformerEncoderMatchPytorch) {
   WorkDir dir;
   auto r = nabla::testing::run_program("/usr/bin/python3 " NABLA_TESTS_DIR "/onnx/torch_export_models.py " +
-                                       dir.path.string() + " resnet18 mobilenet_v2 lstm transformer 2>&1");
+                                       dir.path.string() + " resnet18 mobilenet_v2 lstm gru transformer 2>&1");
   if (r.code == 77) GTEST_SKIP() << r.out;
   ASSERT_EQ(r.code, 0) << r.out;
-  for (const char* name : {"resnet18", "mobilenet_v2", "lstm", "transformer"}) expect_matches_pytorch(dir, name);
+  for (const char* name : {"resnet18", "mobilenet_v2", "lstm", "gru", "transformer"}) expect_matches_pytorch(dir, name);
 }
 
 }  // namespace

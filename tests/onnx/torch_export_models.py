@@ -22,6 +22,8 @@ def model(name):
         return torchvision.models.mobilenet_v2(num_classes=10), torch.randn(1, 3, 64, 64)
     if name == "lstm":
         return LstmNet(), torch.randn(2, 5, 6)
+    if name == "gru":
+        return torch.nn.GRU(6, 8, num_layers=2, bidirectional=True), torch.randn(5, 2, 6)
     if name == "transformer":
         layer = torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, dropout=0.0, batch_first=True)
         return torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False), torch.randn(2, 5, 16)
@@ -56,6 +58,8 @@ def main():
                     mod.weight.uniform_(0.5, 1.5)
                     mod.bias.uniform_(-0.5, 0.5)
             y = m(x)
+        if isinstance(y, tuple):  # nn.GRU: (output, h_n); the output is compared
+            y = y[0]
         path = os.path.join(out, name + ".onnx")
         torch.onnx.export(m, (x,), path, opset_version=17, input_names=["input"], output_names=["output"])
         np.save(os.path.join(out, name + "_input.npy"), x.numpy())
