@@ -300,6 +300,7 @@ Outs unsqueeze_op(NodeContext& c) {
 
 Outs concat_op(NodeContext& c) {
   std::vector<Tensor> xs;
+  if (c.num_inputs() == 0) c.fail("at least one input is required");
   for (std::size_t k = 0; k < c.num_inputs(); ++k) xs.push_back(c.in(k));
   if (!c.has_attr("axis")) c.fail("attribute 'axis' is required");
   return one(cat(xs, c.axis(c.attr_int("axis", 0), xs.at(0).dim(), "axis")));
@@ -530,12 +531,12 @@ Outs resize_op(NodeContext& c) {
   std::string ct = c.attr_string("coordinate_transformation_mode", "half_pixel");
   InterpolateOptions o;
   std::vector<int64_t> size;
-  if (c.has(3)) {
+  if (c.opset() >= 11 && c.has(3)) {
     size = c.known_ints(3, "sizes");
     if (size.size() != 4) c.fail("sizes must have 4 values");
     o.size = {size[2], size[3]};
   } else {
-    const Tensor& s = c.known(2, "scales");
+    const Tensor& s = c.known(c.opset() < 11 ? 1 : 2, "scales");  // opset 10: (X, scales)
     std::vector<double> sc = s.to_vector<double>();
     if (sc.size() != 4 || sc[0] != 1 || sc[1] != 1) c.fail("scales must be 4 values, 1 for N and C");
     o.scale_factor = {sc[2], sc[3]};
