@@ -62,8 +62,21 @@ TEST(OnnxImportSweep, EveryMutantIsRefusedOrImportsAndRuns) {
   MutatorSpec spec;
   spec.header_end = good.size();  // protobuf has no header; damage falls anywhere
   SweepCase c{"onnx import", "onnx import", dir + "/mutant.onnx", /*checked=*/false, import_and_run, {}};
-  const SweepTally t = run_sweep(c, good, make_mutants(good, spec, /*seed=*/1901, mutant_count(600)));
+  const std::vector<Mutant> mutants = make_mutants(good, spec, /*seed=*/1901, mutant_count(600));
+  const SweepTally t = run_sweep(c, good, mutants);
   EXPECT_GE(t.mutants, 600);
+  // A sample, printed for the log: the first truncation and its refusal.
+  for (const Mutant& m : mutants) {
+    if (!m.truncated()) continue;
+    put_file(c.path, m.bytes);
+    try {
+      import_and_run(c.path);
+      ADD_FAILURE() << "a truncated model imported: " << m.what;
+    } catch (const Error& e) {
+      std::printf("[sweep sample] %s -> %s\n", m.what.c_str(), e.what());
+    }
+    break;
+  }
   EXPECT_GT(t.refused, 200);  // the sweep reaches the checks, not only weight bytes
   std::filesystem::remove_all(dir);
 }
