@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 build=$root/build/fuzz
 work=${NABLA_FUZZ_WORK:-$build/work}
-all_targets=(safetensors checkpoint nbg npy npz idx idx_gzip csv json config)
+all_targets=(safetensors checkpoint nbg npy npz idx idx_gzip csv json config onnx)
 
 mode=fuzz seconds=60
 case "${1:-}" in
@@ -60,6 +60,8 @@ run_target() {
   local t=$1 log=$build/logs/$t.log exe=$build/fuzz/fuzz_$t
   mkdir -p "$build/logs" "$work/$t" "$build/crashes/$t"
   local start=$SECONDS rc=0
+  # fuzz_onnx is built only with libnabla_onnx (Debian's libonnx-dev).
+  [ -x "$exe" ] || [ "$t" != onnx ] || { echo "$t: not built (no libonnx-dev), skipped"; return 0; }
   if [ "$mode" = replay ]; then
     mapfile -t inputs < <(find "$root/fuzz/regressions/$t" "$root/fuzz/corpus/$t" -type f 2>/dev/null | sort)
     [ ${#inputs[@]} -gt 0 ] || { echo "$t: no inputs"; return 0; }

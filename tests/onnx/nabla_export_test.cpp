@@ -63,3 +63,38 @@ TEST(NablaExportCommand, WritesACheckedOnnxModelThatOnnxruntimeRunsLikeNabla) {
   EXPECT_NE(r.out.find("no_such_node"), std::string::npos) << r.out;
   if (!have_onnxruntime) GTEST_SKIP() << "onnxruntime is not importable: the exported model was checked, not run";
 }
+
+// `nabla run MODEL.onnx`: an ONNX model (here one `nabla export` wrote) runs
+// like the .nbg it came from, fed and fetched by its ONNX names.
+TEST(NablaRunCommand, RunsAnOnnxModelLikeTheSavedGraph) {
+  fs::path dir = fs::temp_directory_path() / ("nabla_run_onnx_cli_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  struct Remove {
+    fs::path p;
+    ~Remove() { fs::remove_all(p); }
+  } remove{dir};
+  manual_seed(2);
+  graph::Graph g;
+  Tensor x = g.placeholder(kFloat32, {-1, 4}, "x");
+  Tensor w = g.variable(randn({4, 3}), "w");
+  Tensor probs = g.set_name(softmax(relu(matmul(x, w)), 1), "probs");
+  graph::Session sess(g);
+  sess.run(g.global_variables_initializer());
+  std::string nbg = (dir / "m.nbg").string(), onnx_path = (dir / "m.onnx").string();
+  sess.save(nbg);
+  auto r = nabla::testing::run_program(kNabla + " export " + nbg + " --onnx " + onnx_path + " 2>&1");
+  ASSERT_EQ(r.code, 0) << r.out;
+
+  Tensor xv = randn({5, 4});
+  std::string in = (dir / "x.npy").string(), out = (dir / "probs.npy").string();
+  data::write_npy(in, xv);
+  r = nabla::testing::run_program(kNabla + " run " + onnx_path + " --feed x=" + in + " --fetch probs --out " + out +
+                                  " 2>&1");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(allclose(data::read_npy(out), sess.run(probs, {{x, xv}}), 0.0, 0.0));
+
+  // An unknown name names itself and the model.
+  r = nabla::testing::run_program(kNabla + " run " + onnx_path + " --feed nope=" + in + " --fetch probs 2>&1");
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("nope"), std::string::npos) << r.out;
+}

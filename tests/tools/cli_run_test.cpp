@@ -37,7 +37,7 @@ TEST(NablaCliRun, ParsesModelFeedsFetchesAndOuts) {
 }
 
 TEST(NablaCliRun, UsageMistakes) {
-  EXPECT_EQ(usage_error({"run"}), "nabla run: expected the saved graph (a .nbg file) as the first argument");
+  EXPECT_EQ(usage_error({"run"}), "nabla run: expected the saved graph (a .nbg or .onnx file) as the first argument");
   EXPECT_EQ(usage_error({"run", "m.nbg"}), "nabla run: expected at least one --fetch NAME");
   EXPECT_EQ(usage_error({"run", "m.nbg", "n.nbg"}), "nabla run: unexpected argument 'n.nbg' (the model is 'm.nbg')");
   EXPECT_EQ(usage_error({"run", "m.nbg", "--feed", "x", "--fetch", "y"}),

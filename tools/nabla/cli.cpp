@@ -174,7 +174,7 @@ RunConfig parse_run_args(const std::vector<std::string>& args) {
     }
   }
   if (c.help) return c;
-  if (c.model.empty()) usage("nabla run: expected the saved graph (a .nbg file) as the first argument");
+  if (c.model.empty()) usage("nabla run: expected the saved graph (a .nbg or .onnx file) as the first argument");
   if (c.fetches.empty()) usage("nabla run: expected at least one --fetch NAME");
   auto ends_with = [](const std::string& s, const char* suffix) {
     std::string x(suffix);
@@ -409,10 +409,11 @@ std::string predict_help() {
 }
 
 std::string run_help() {
-  return "usage: nabla run MODEL.nbg [--feed NAME=FILE.npy]... --fetch NAME... [--out FILE]...\n"
+  return "usage: nabla run MODEL.nbg|MODEL.onnx [--feed NAME=FILE.npy]... --fetch NAME... [--out FILE]...\n"
          "\n"
-         "Loads a saved graph (graph::save / Session::save) with its variables, feeds\n"
-         "the placeholders from .npy files, runs it once and writes the fetched values.\n"
+         "Loads a saved graph (graph::save / Session::save) with its variables, or imports\n"
+         "an ONNX model (names are its inputs' and outputs' names), feeds the placeholders\n"
+         "from .npy files, runs it once and writes the fetched values.\n"
          "\n"
          "options (value after a space or '='):\n"
          "  --feed NAME=FILE   feed placeholder NAME with the array in FILE (.npy); repeatable\n"

@@ -2,23 +2,65 @@
 // .npy/.npz (see run.h).
 #include "run.h"
 
+#include <map>
+
 #include "nabla/data/npy.h"
 #include "nabla/data/npz.h"
 #include "nabla/graph/serialize.h"
+#ifdef NABLA_TOOL_ONNX
+#include "nabla/onnx/import.h"
+#endif
 
 namespace nabla::tool {
 
+namespace {
+
+bool is_onnx(const std::string& path) {
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+}
+
+// An ONNX model (onnx::import_model) in a fresh Session with its variables
+// initialized; `names` maps its inputs' and outputs' ONNX names to the
+// graph's node names (which cannot hold ':' or '/').
+graph::Session open_onnx(const RunConfig& config, std::map<std::string, std::string>& names) {
+#ifdef NABLA_TOOL_ONNX
+  onnx::ImportedModel m = onnx::import_model(config.model);
+  graph::Graph g = m.graph;
+  for (const auto& io : {m.inputs, m.outputs})
+    for (const auto& [name, t] : io) names[name] = g.node_of(t).name;
+  graph::Session sess(g, Device(config.device));
+  sess.run(g.global_variables_initializer());
+  return sess;
+#else
+  NABLA_CHECK(false, "nabla run: ", config.model, ": this build of nabla has no ONNX support (nabla_onnx was "
+              "not built); install libonnx-dev and configure with -DNABLA_ONNX=ON");
+  return graph::Session(graph::Graph());
+#endif
+}
+
+}  // namespace
+
 void run_graph(const RunConfig& config, std::ostream& out) {
-  graph::Session sess = graph::Session::load(config.model, Device(config.device));
+  // .nbg: Session::load; .onnx: imported (docs/onnx.md, "Import").
+  std::map<std::string, std::string> names;
+  graph::Session sess = is_onnx(config.model) ? open_onnx(config, names)
+                                              : graph::Session::load(config.model, Device(config.device));
+  auto graph_name = [&](const std::string& name) {
+    auto it = names.find(name);
+    return it == names.end() ? name : it->second;
+  };
   graph::NamedFeeds feeds;
-  for (const auto& [name, file] : config.feeds) {
+  for (const auto& [given, file] : config.feeds) {
+    std::string name = graph_name(given);
     // Names are checked before reading the arrays, so a typo fails fast.
     NABLA_CHECK(sess.graph().node_of(sess.graph().tensor(name)).kind == graph::NodeKind::Placeholder,
-                "nabla run: --feed ", name, ": '", name, "' is not a placeholder of ", config.model,
+                "nabla run: --feed ", given, ": '", given, "' is not a placeholder of ", config.model,
                 "; only placeholders can be fed");
     feeds.emplace_back(name, data::read_npy(file));
   }
-  std::vector<Tensor> values = sess.run(config.fetches, feeds);
+  std::vector<std::string> fetches;
+  for (const std::string& f : config.fetches) fetches.push_back(graph_name(f));
+  std::vector<Tensor> values = sess.run(fetches, feeds);
   for (std::size_t i = 0; i < values.size(); ++i)
     NABLA_CHECK(values[i].defined(), "nabla run: --fetch ", config.fetches[i],
                 " has no value (a group or an initializer); fetch a value");
