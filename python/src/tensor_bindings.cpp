@@ -131,6 +131,12 @@ std::vector<nabla::TensorIndex> to_indices(py::handle key) {
   return out;
 }
 
+// x.view(2, 3) and x.view((2, 3)) alike, as in PyTorch.
+nabla::IntList int_list(const py::args& args) {
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) return args[0].cast<nabla::IntList>();
+  return py::handle(args).cast<nabla::IntList>();
+}
+
 py::object item(const Tensor& t) {
   if (t.numel() != 1)
     throw nabla::Error("Tensor.item: the tensor has " + std::to_string(t.numel()) + " elements, expected 1");
@@ -197,9 +203,9 @@ void bind_tensor(py::module_& m) {
       .def("clone", &Tensor::clone)
       .def("contiguous", &Tensor::contiguous)
       // shape
-      .def("view", [](const Tensor& x, py::args sizes) { return x.view(py::cast<nabla::IntList>(sizes.size() == 1 ? sizes[0] : sizes)); })
-      .def("reshape", [](const Tensor& x, py::args sizes) { return x.reshape(py::cast<nabla::IntList>(sizes.size() == 1 ? sizes[0] : sizes)); })
-      .def("permute", [](const Tensor& x, py::args dims) { return x.permute(py::cast<nabla::IntList>(dims.size() == 1 ? dims[0] : dims)); })
+      .def("view", [](const Tensor& x, py::args sizes) { return x.view(int_list(sizes)); })
+      .def("reshape", [](const Tensor& x, py::args sizes) { return x.reshape(int_list(sizes)); })
+      .def("permute", [](const Tensor& x, py::args dims) { return x.permute(int_list(dims)); })
       .def("transpose", &Tensor::transpose, py::arg("dim0"), py::arg("dim1"))
       .def("t", &Tensor::t)
       .def_property_readonly("T", [](const Tensor& x) { return x.dim() < 2 ? x : x.t(); })
@@ -207,7 +213,7 @@ void bind_tensor(py::module_& m) {
            py::arg("dim") = py::none())
       .def("unsqueeze", &Tensor::unsqueeze, py::arg("dim"))
       .def("flatten", &Tensor::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
-      .def("expand", [](const Tensor& x, py::args sizes) { return x.expand(py::cast<nabla::IntList>(sizes.size() == 1 ? sizes[0] : sizes)); })
+      .def("expand", [](const Tensor& x, py::args sizes) { return x.expand(int_list(sizes)); })
       .def("__getitem__", [](const Tensor& x, py::handle key) { return x.index(to_indices(key)); })
       .def("__setitem__", [](Tensor& x, py::handle key, const Tensor& v) { x.index(to_indices(key)).copy_(v); })
       .def("__setitem__", [](Tensor& x, py::handle key, nabla::Scalar v) { x.index(to_indices(key)).fill_(v); })
@@ -240,6 +246,14 @@ void bind_tensor(py::module_& m) {
       .def("__matmul__", &Tensor::matmul)
       .def("__rmatmul__", [](const Tensor& x, const Tensor& o) { return o.matmul(x); })
       // in place
+      .def("add_", [](Tensor& x, const Tensor& o) -> Tensor& { return x.add_(o); }, py::return_value_policy::reference_internal)
+      .def("add_", [](Tensor& x, nabla::Scalar o) -> Tensor& { return x.add_(o); }, py::return_value_policy::reference_internal)
+      .def("sub_", [](Tensor& x, const Tensor& o) -> Tensor& { return x.sub_(o); }, py::return_value_policy::reference_internal)
+      .def("sub_", [](Tensor& x, nabla::Scalar o) -> Tensor& { return x.sub_(o); }, py::return_value_policy::reference_internal)
+      .def("mul_", [](Tensor& x, const Tensor& o) -> Tensor& { return x.mul_(o); }, py::return_value_policy::reference_internal)
+      .def("mul_", [](Tensor& x, nabla::Scalar o) -> Tensor& { return x.mul_(o); }, py::return_value_policy::reference_internal)
+      .def("div_", [](Tensor& x, const Tensor& o) -> Tensor& { return x.div_(o); }, py::return_value_policy::reference_internal)
+      .def("div_", [](Tensor& x, nabla::Scalar o) -> Tensor& { return x.div_(o); }, py::return_value_policy::reference_internal)
       .def("zero_", &Tensor::zero_, py::return_value_policy::reference_internal)
       .def("fill_", &Tensor::fill_, py::return_value_policy::reference_internal)
       .def("copy_", &Tensor::copy_, py::return_value_policy::reference_internal)

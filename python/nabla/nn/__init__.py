@@ -7,9 +7,9 @@ PyTorch. The layers below are Modules like any user's subclass.
 import math
 from collections import OrderedDict
 
-from . import _nabla
-from ._nabla import functional  # noqa: F401  (nabla.nn.functional)
-from ._nabla import Tensor
+from .. import _nabla
+from . import functional
+from .._nabla import Tensor
 
 
 class Parameter(Tensor):
