@@ -6,8 +6,9 @@ nn.Module subclassing, tensor() from nested lists).
 """
 import numpy as _np
 
-from ._nabla import (Error, Tensor, arange, from_numpy, full, is_grad_enabled, load_safetensors, manual_seed,
-                     ones, ones_like, rand, randn, save_safetensors, set_grad_enabled, zeros, zeros_like)
+from ._nabla import (Error, Tensor, arange, from_numpy, full, get_num_threads, is_grad_enabled, load_safetensors,
+                     manual_seed, ones, ones_like, rand, randn, save_safetensors, set_grad_enabled, set_num_threads,
+                     zeros, zeros_like)
 from ._nabla import dtype
 from . import nn, optim
 

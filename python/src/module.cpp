@@ -82,6 +82,9 @@ PYBIND11_MODULE(_nabla, m) {
   m.def("ones_like", [](const Tensor& x) { return nabla::ones_like(x); }, py::arg("input"));
   m.def("manual_seed", [](uint64_t seed) { nabla::manual_seed(seed); }, py::arg("seed"));
 
+  m.def("set_num_threads", &nabla::set_num_threads, py::arg("threads"),
+        "Threads of nabla's pool, OpenBLAS and oneDNN (as torch.set_num_threads)");
+  m.def("get_num_threads", &nabla::get_num_threads);
   m.def("is_grad_enabled", &nabla::GradMode::is_enabled);
   m.def("set_grad_enabled", &nabla::GradMode::set_enabled, py::arg("enabled"));
 
