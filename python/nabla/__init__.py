@@ -10,7 +10,7 @@ from ._nabla import (Error, Tensor, arange, from_numpy, full, get_num_threads, i
                      manual_seed, ones, ones_like, rand, randn, save_safetensors, set_grad_enabled, set_num_threads,
                      zeros, zeros_like)
 from ._nabla import dtype
-from . import nn, optim
+from . import graph, nn, optim
 
 bool = dtype.bool  # noqa: A001 (PyTorch's spelling: nabla.bool)
 uint8, int32, int64 = dtype.uint8, dtype.int32, dtype.int64
@@ -98,3 +98,11 @@ def save(tensors, path):
 def load(path):
     """Reads a safetensors file into a dict name -> Tensor."""
     return load_safetensors(str(path))
+
+
+def maximum(a, b):
+    return a.maximum(b)
+
+
+def minimum(a, b):
+    return a.minimum(b)

@@ -10,6 +10,7 @@ namespace py = pybind11;
 using nabla::Tensor;
 
 void bind_tensor(py::module_& m);
+void bind_graph(py::module_& m);
 
 namespace {
 
@@ -54,6 +55,7 @@ PYBIND11_MODULE(_nabla, m) {
   m.doc() = "nabla's C++ core (see docs/python.md)";
   py::register_exception<nabla::Error>(m, "Error", PyExc_RuntimeError);
   bind_tensor(m);
+  bind_graph(m);
 
   // factories (tensor() is Python: nabla/__init__.py)
   m.def("zeros", [](nabla::IntList size, std::optional<nabla::DType> dtype, bool rg) {

@@ -242,6 +242,16 @@ void bind_tensor(py::module_& m) {
       .def("min", [](const Tensor& x) { return x.min(); })
       .def("argmax", &Tensor::argmax, py::arg("dim") = py::none(), py::arg("keepdim") = false)
       // linear algebra
+      .def("maximum", py::overload_cast<const Tensor&>(&Tensor::maximum, py::const_), py::arg("other"))
+      .def("maximum", py::overload_cast<const nabla::Scalar&>(&Tensor::maximum, py::const_), py::arg("other"))
+      .def("minimum", py::overload_cast<const Tensor&>(&Tensor::minimum, py::const_), py::arg("other"))
+      .def("minimum", py::overload_cast<const nabla::Scalar&>(&Tensor::minimum, py::const_), py::arg("other"))
+      .def("__bool__", [](const Tensor& x) {
+        if (x.numel() != 1)
+          throw nabla::Error("Tensor.__bool__: the truth value of a tensor with " + std::to_string(x.numel()) +
+                             " elements is ambiguous (expected 1 element; use .any() or .all())");
+        return x.item<double>() != 0;  // bool and integer tensors convert exactly here
+      })
       .def("mm", &Tensor::mm).def("matmul", &Tensor::matmul)
       .def("__matmul__", &Tensor::matmul)
       .def("__rmatmul__", [](const Tensor& x, const Tensor& o) { return o.matmul(x); })
