@@ -10,7 +10,7 @@ from ._nabla import (Error, Tensor, arange, from_numpy, full, get_num_threads, i
                      manual_seed, ones, ones_like, rand, randn, save_safetensors, set_grad_enabled, set_num_threads,
                      zeros, zeros_like)
 from ._nabla import dtype
-from . import graph, nn, optim
+from . import data, graph, nn, optim
 
 bool = dtype.bool  # noqa: A001 (PyTorch's spelling: nabla.bool)
 uint8, int32, int64 = dtype.uint8, dtype.int32, dtype.int64
