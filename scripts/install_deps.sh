@@ -11,7 +11,8 @@ packages=(cmake ninja-build g++ pkg-config libopenblas-dev libdnnl-dev libgtest-
   python3-pip python3-numpy  # the TensorBoard reader test (tests/summary) runs TensorBoard's own EventAccumulator
   python3-torchvision  # tests/zoo compares nabla::zoo with torchvision's models (random weights, nothing downloaded)
   libopenmpi-dev openmpi-bin  # nabla/distributed: process groups over MPI, tests run under mpirun
-  libonnx-dev)  # nabla/onnx: ONNX export through ONNX's own protobuf classes and checker
+  libonnx-dev  # nabla/onnx: ONNX export through ONNX's own protobuf classes and checker
+  python3-dev pybind11-dev python3-pytest)  # python/: the nabla Python module and its pytest suite (tests/python)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <array>
 #include <atomic>
 #include <limits>
@@ -84,14 +85,17 @@ constexpr std::size_t kNumClasses = 7 + (64 - 12) * 4 + 4;
 constexpr std::size_t kThreadCachedClasses = 7;
 constexpr std::size_t kThreadCacheDepth = 32;
 
-// Trivially constructible and destructible, so reading it costs no TLS
-// wrapper call; a separate flusher returns its blocks when the thread exits.
+// On the heap, reached through one thread-local pointer (null until the
+// thread's first free, and again once it exits): a 1.8 KB thread_local array
+// would not fit the static TLS that glibc keeps for libraries loaded by
+// dlopen (initial-exec TLS, see CMakeLists.txt), and Python's `import nabla`
+// loads libnabla.so that way. A separate flusher returns its blocks when the
+// thread exits.
 struct ThreadCache {
   std::array<std::array<void*, kThreadCacheDepth>, kThreadCachedClasses> blocks;
   std::array<uint8_t, kThreadCachedClasses> count;
 };
-thread_local ThreadCache t_cache;
-thread_local bool t_cache_alive = false;
+thread_local ThreadCache* t_cache = nullptr;
 thread_local bool t_cache_dead = false;  // the thread is exiting: no more caching
 struct ThreadCacheFlusher {
   ~ThreadCacheFlusher();
@@ -99,7 +103,7 @@ struct ThreadCacheFlusher {
 void activate_thread_cache() {
   static thread_local ThreadCacheFlusher flusher;  // constructed once per thread
   (void)&flusher;
-  t_cache_alive = true;
+  t_cache = new (std::nothrow) ThreadCache{};  // none: this thread goes without a cache
 }
 
 class CachingCpuAllocator final : public Allocator {
@@ -110,8 +114,8 @@ class CachingCpuAllocator final : public Allocator {
     SizeClass sc = size_class(nbytes == 0 ? 1 : nbytes);
     std::size_t cls = sc.bytes;
     if (t_budget) [[unlikely]] charge(*t_budget, nbytes, cls);
-    if (sc.index < kThreadCachedClasses && t_cache_alive && t_cache.count[sc.index] > 0)
-      return t_cache.blocks[sc.index][--t_cache.count[sc.index]];
+    if (sc.index < kThreadCachedClasses && t_cache && t_cache->count[sc.index] > 0)
+      return t_cache->blocks[sc.index][--t_cache->count[sc.index]];
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto& list = free_[sc.index];
@@ -144,9 +148,9 @@ class CachingCpuAllocator final : public Allocator {
       return;
     }
     if (sc.index < kThreadCachedClasses) {
-      if (!t_cache_alive && !t_cache_dead) activate_thread_cache();
-      if (t_cache_alive && t_cache.count[sc.index] < kThreadCacheDepth) {
-        t_cache.blocks[sc.index][t_cache.count[sc.index]++] = p;
+      if (!t_cache && !t_cache_dead) activate_thread_cache();
+      if (t_cache && t_cache->count[sc.index] < kThreadCacheDepth) {
+        t_cache->blocks[sc.index][t_cache->count[sc.index]++] = p;
         return;
       }
     }
@@ -169,7 +173,7 @@ class CachingCpuAllocator final : public Allocator {
     return s;
   }
   void empty_cache() {
-    if (t_cache_alive) take_back(t_cache);
+    if (t_cache) take_back(*t_cache);
     std::lock_guard<std::mutex> lock(mu_);
     std::size_t freed = 0;
     for (std::size_t k = 0; k < free_.size(); ++k) {
@@ -220,9 +224,11 @@ CachingCpuAllocator& cpu_allocator() {
 }
 
 ThreadCacheFlusher::~ThreadCacheFlusher() {
-  t_cache_alive = false;
+  ThreadCache* cache = t_cache;
+  t_cache = nullptr;
   t_cache_dead = true;
-  cpu_allocator().take_back(t_cache);
+  if (cache) cpu_allocator().take_back(*cache);
+  delete cache;
 }
 
 }  // namespace
