@@ -111,6 +111,10 @@ pack() {
 
   # Every library the programs load, found with ldd, but the GPU machine's own.
   echo "== libraries (ldd)"
+  # nabla's own libraries (libnabla, and libnabla_distributed, libnabla_onnx
+  # ... in their folders of the build tree), found where they were built.
+  local nabla_lib_dirs
+  nabla_lib_dirs=$(find "$build" -maxdepth 3 -name 'libnabla*.so*' -printf '%h\n' | sort -u | paste -sd:)
   local missing=0 soname path
   while read -r soname path; do
     if is_system_lib "$soname" "$path"; then continue; fi
@@ -121,7 +125,7 @@ pack() {
     fi
     [ -e "$pkg/lib/$soname" ] || cp -L "$path" "$pkg/lib/$soname"
     printf '  %-28s %6s KiB  %s\n' "$soname" "$(($(stat -Lc %s "$path") / 1024))" "$path"
-  done < <(LD_LIBRARY_PATH="$build:$build/nabla/distributed" ldd "$pkg"/bin/* "$pkg"/lib/libnabla_cuda.so* 2>/dev/null |
+  done < <(LD_LIBRARY_PATH="$nabla_lib_dirs" ldd "$pkg"/bin/* "$pkg"/lib/libnabla_cuda.so* 2>/dev/null |
     awk '$2 == "=>" {print $1, $3}' | sort -u)
   [ $missing = 0 ] || die "pack: libraries not found (above)"
   [ -e "$pkg/lib/libnabla.so.0" ] || die "pack: libnabla.so.0 was not among the programs' libraries"
