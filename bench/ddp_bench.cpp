@@ -11,7 +11,11 @@
 //     backward) against overlap=false (all buckets after backward), the two
 //     alternated in --rounds blocks of --steps steps; medians of the blocks.
 //     Each block's time is the slowest rank's. A third variant runs the same
-//     steps under no_sync() (no communication): the compute alone.
+//     steps under no_sync() (no communication): the compute alone. A fourth
+//     runs forward + backward compiled (compile(), returning the gradients)
+//     and then sync_gradients() and the step eagerly, as TrainStep does under
+//     a data-parallel fit() with Jit::On: no overlap (no autograd hooks run);
+//     its "backward+sync" column includes the compiled forward.
 // (b) Bytes this rank handed to collectives per step (ProcessGroup::
 //     bytes_sent()) against the gradients' size.
 // (c) zoo::fashion_cnn on synthetic [--cnn-batch, 1, 28, 28] per rank, DDP
@@ -32,6 +36,7 @@
 #include "nabla/core/random.h"
 #include "nabla/distributed/data_parallel.h"
 #include "nabla/distributed/distributed.h"
+#include "nabla/graph/compile.h"
 #include "nabla/nn/activation.h"
 #include "nabla/nn/linear.h"
 #include "nabla/nn/sequential.h"
@@ -103,13 +108,35 @@ struct Trainer {
   DistributedDataParallel ddp;
   optim::SGD opt;
   Tensor x, y;
-  Trainer(std::shared_ptr<nn::Module> m, double bucket_mb, bool overlap, Tensor x, Tensor y)
+  std::optional<CompiledFunction> gradients;  // compiled: forward + backward, returning the gradients
+  Trainer(std::shared_ptr<nn::Module> m, double bucket_mb, bool overlap, Tensor x, Tensor y, bool compiled = false)
       : ddp(std::move(m), bucket_mb, ProcessGroup::world(), overlap),
         opt(ddp.module().parameters(), {{"lr", 0.01}}),
         x(std::move(x)),
-        y(std::move(y)) {}
-  // One step; adds the time of backward + sync_gradients() to *backward_ms.
+        y(std::move(y)) {
+    if (compiled)
+      gradients = compile([this](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+        opt.zero_grad();
+        Tensor loss = cross_entropy(ddp(in[0]), in[1]);
+        loss.backward();
+        std::vector<Tensor> out{loss};
+        for (const Tensor& p : ddp.module().parameters()) out.push_back(p.grad());
+        return out;
+      });
+  }
+  // One step; adds the time of backward + sync_gradients() to *backward_ms
+  // (compiled: of forward + backward + sync_gradients()).
   void step(double* backward_ms) {
+    if (gradients) {
+      const auto t0 = Clock::now();
+      std::vector<Tensor> g = (*gradients)({x, y});
+      std::vector<Tensor> params = ddp.module().parameters();
+      for (size_t k = 0; k < params.size(); ++k) params[k].set_grad(g[1 + k]);
+      ddp.sync_gradients();
+      *backward_ms += ms_since(t0);
+      opt.step();
+      return;
+    }
     opt.zero_grad();
     Tensor loss = cross_entropy(ddp(x), y);
     const auto t0 = Clock::now();
@@ -142,15 +169,17 @@ void overlap_against_after_backward(const Args& a, ProcessGroup& pg) {
   manual_seed(2 + static_cast<uint64_t>(r));
   Tensor x = randn({a.batch, a.width}), y = randint(0, 10, {a.batch});
   Trainer with(deep_mlp(a), a.bucket_mb, true, x, y), after(deep_mlp(a), a.bucket_mb, false, x, y);
+  Trainer compiled(deep_mlp(a), a.bucket_mb, true, x, y, /*compiled=*/true);
   double ignored = 0;
-  for (int s = 0; s < a.warmup; ++s) with.step(&ignored), after.step(&ignored);
+  for (int s = 0; s < a.warmup; ++s) with.step(&ignored), after.step(&ignored), compiled.step(&ignored);
   // Variant 2: the same model under no_sync(), which reduces nothing: the
   // compute alone, against which the others' communication shows.
-  std::vector<double> step_ms[3], backward_ms[3];
-  Trainer* variants[3] = {&with, &after, &with};
+  constexpr int kVariants = 4;
+  std::vector<double> step_ms[kVariants], backward_ms[kVariants];
+  Trainer* variants[kVariants] = {&with, &after, &with, &compiled};
   uint64_t bytes_per_step = 0;
   for (int round = 0; round < a.rounds; ++round) {
-    for (int v = 0; v < 3; ++v) {
+    for (int v = 0; v < kVariants; ++v) {
       pg.barrier();
       const uint64_t bytes0 = pg.bytes_sent();
       double bwd = 0;
@@ -172,14 +201,17 @@ void overlap_against_after_backward(const Args& a, ProcessGroup& pg) {
               "buckets of %.3g MB: %zu buckets\n",
               a.layers, a.width, a.width, a.width, a.batch, W, a.threads, a.bucket_mb, with.ddp.bucket_sizes().size());
   std::printf("    %-34s %12s %18s\n", "variant", "ms/step", "ms backward+sync");
-  const char* names[3] = {"overlap (reduce during backward)", "reduce after backward", "no reduction (no_sync)"};
-  for (int v = 0; v < 3; ++v)
+  const char* names[kVariants] = {"overlap (reduce during backward)", "reduce after backward",
+                                  "no reduction (no_sync)", "compiled fwd+bwd, reduce after"};
+  for (int v = 0; v < kVariants; ++v)
     std::printf("    %-34s %12.2f %18.2f\n", names[v], median(step_ms[v]), median(backward_ms[v]));
   std::printf("    step time, after / overlap: %.3f; backward+sync: %.3f (medians of %d rounds of %d steps)\n",
               median(step_ms[1]) / median(step_ms[0]), median(backward_ms[1]) / median(backward_ms[0]), a.rounds,
               a.steps);
   std::printf("    communication not hidden, ms/step over no_sync: overlap %.2f, after backward %.2f\n",
               median(step_ms[0]) - median(step_ms[2]), median(step_ms[1]) - median(step_ms[2]));
+  std::printf("    compiled / overlap step time: %.3f; compiled / reduce after backward: %.3f\n",
+              median(step_ms[3]) / median(step_ms[0]), median(step_ms[3]) / median(step_ms[1]));
   std::printf("(b) bytes handed to all_reduce per step (rank 0): %llu; gradients: %llu bytes (ratio %.3f)\n",
               static_cast<unsigned long long>(bytes_per_step), static_cast<unsigned long long>(grads),
               static_cast<double>(bytes_per_step) / static_cast<double>(grads));

@@ -63,33 +63,72 @@ std::vector<bool> TrainStep::fixed_by_trace() const {
   return fixed;
 }
 
+void TrainStep::set_gradient_sync(DataParallel* parallel) {
+  parallel_ = parallel;
+  if (compiled_) make_compiled();  // the graph ends after backward now (or again runs the whole step)
+}
+
 void TrainStep::make_compiled() {
-  // The same step as eager(), traced: zero_grad, backward and the optimizer
-  // step become graph nodes (graph/compile.h, "Training steps").
+  grad_params_.clear();
   CompileConfig options;  // nabla's (compile.h), not train::CompileOptions
   options.cuda_graphs = cuda_graphs_;
-  compiled_ = compile(
-      [this](const std::vector<Tensor>& in) -> std::vector<Tensor> {
-        Tensor output = model_(in[0]);
-        Tensor loss = checked_loss(output, in[1]);
-        optimizer_.zero_grad();
-        loss.backward();
-        optimizer_.step();
-        return {loss, output};
-      },
-      options);
+  if (parallel_ == nullptr) {
+    // The same step as eager(), traced: zero_grad, backward and the optimizer
+    // step become graph nodes (graph/compile.h, "Training steps").
+    compiled_ = compile(
+        [this](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+          Tensor output = model_(in[0]);
+          Tensor loss = checked_loss(output, in[1]);
+          optimizer_.zero_grad();
+          loss.backward();
+          optimizer_.step();
+          return {loss, output};
+        },
+        options);
+  } else {
+    // The gradient sync is not a graph op (an all-reduce between processes):
+    // the graph ends with backward and returns the gradients, which
+    // compiled_call() writes to .grad() before the sync and the step.
+    compiled_ = compile(
+        [this](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+          Tensor output = model_(in[0]);
+          Tensor loss = checked_loss(output, in[1]);
+          optimizer_.zero_grad();
+          loss.backward();
+          std::vector<Tensor> out{loss, output};
+          grad_params_.clear();
+          for (const Tensor& p : model_.parameters())
+            if (p.requires_grad() && p.grad().defined()) {  // unused parameters get none, as eagerly
+              grad_params_.push_back(p);
+              out.push_back(p.grad());
+            }
+          return out;
+        },
+        options);
+  }
   traced_with_ = fixed_by_trace();
   shapes_.clear();
 }
 
 StepResult TrainStep::compiled_call(const Tensor& x, const Tensor& y) {
   std::vector<Tensor> r = (*compiled_)({x, y});
+  if (parallel_ != nullptr) {
+    NABLA_CHECK(r.size() == 2 + grad_params_.size(), api_, ": the compiled step returned ", r.size() - 2,
+                " gradients for ", grad_params_.size(), " parameters");
+    // eager()'s zero_grad() then backward(): .grad() is this batch's gradient,
+    // none for a parameter it did not reach. Session results are fresh
+    // tensors (graph/session.h), so .grad() may keep them.
+    optimizer_.zero_grad();
+    for (std::size_t k = 0; k < grad_params_.size(); ++k) Tensor(grad_params_[k]).set_grad(r[2 + k]);
+    parallel_->sync_gradients();
+    optimizer_.step();
+  }
   ++compiled_steps_;
   return {r[0], r[1]};
 }
 
 StepResult TrainStep::operator()(const Tensor& x, const Tensor& y) {
-  if (!compiled_ || parallel_ != nullptr) return eager(x, y);
+  if (!compiled_) return eager(x, y);
   if (fixed_by_trace() != traced_with_) make_compiled();  // a mode or requires_grad changed: trace afresh
   const std::string key = shape_key(x, y);
   const bool known = shapes_.contains(key);

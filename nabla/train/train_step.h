@@ -12,7 +12,11 @@
 // smaller batch) is traced once more and cached; past kMaxTraces shapes,
 // further ones run eagerly. A change of what the trace fixed (a module's
 // train/eval mode, a parameter's requires_grad: freezing) traces the step
-// afresh. When the step cannot be traced (it reads tensor
+// afresh. With a gradient sync (a data-parallel fit()) the compiled graph is
+// forward, loss, zero_grad and backward only, returning the gradients: they
+// are written to the parameters' .grad(), the sync (DDP's all-reduce, not a
+// graph op) runs eagerly, then the optimizer step eagerly
+// (docs/distributed.md, "compile()"). When the step cannot be traced (it reads tensor
 // data, a layer refuses compile(), ...): Jit::Auto trains eagerly and says
 // why once (verbose > 0); Jit::On raises nabla::Error with the reason.
 // docs/train_api.md, "jit".
@@ -52,8 +56,9 @@ class TrainStep {
   StepResult operator()(const Tensor& x, const Tensor& y);
 
   // Called after backward and before the optimizer step (a data-parallel
-  // fit(): gradients averaged over ranks); the step then runs eagerly.
-  void set_gradient_sync(DataParallel* parallel) { parallel_ = parallel; }
+  // fit(): gradients averaged over ranks). Compiled (Jit::On / Auto), the
+  // graph then stops after backward (see above).
+  void set_gradient_sync(DataParallel* parallel);
 
   // CUDA graphs for the compiled step on a CUDA device (graph/cuda_graphs.h;
   // compile()'s CompileConfig): once warmed up, each step is one graph
@@ -88,6 +93,9 @@ class TrainStep {
   DataParallel* parallel_ = nullptr;
   std::optional<CompiledFunction> compiled_;
   graph::CudaGraphs cuda_graphs_ = graph::CudaGraphs::Off;
+  // With a gradient sync: the parameters whose gradients the compiled graph
+  // returns after the loss and the output, in that order (set while tracing).
+  std::vector<Tensor> grad_params_;
   std::vector<bool> traced_with_;  // fixed_by_trace() when compiled_ was made
   std::set<std::string> shapes_;   // the batches' shapes compiled_ traced
   std::string reason_;

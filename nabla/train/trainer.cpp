@@ -194,9 +194,6 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
               ": give validation_data or validation_split, not both");
   DataParallel* dp = o.distributed.get();
   if (dp) {
-    NABLA_CHECK(o.jit != Jit::On, api,
-                ": jit = Jit::On cannot be used with FitOptions::distributed (the gradients' all-reduce between "
-                "backward and the optimizer step is not a graph op); use Jit::Auto or Jit::Off");
     NABLA_CHECK(dp->world_size() >= 1 && dp->rank() >= 0 && dp->rank() < dp->world_size(), api,
                 ": FitOptions::distributed says rank ", dp->rank(), " of ", dp->world_size(),
                 ", expected a rank in [0, world_size)");
@@ -263,7 +260,7 @@ History Trainer::fit(const Data& train_data, FitOptions o) {
   steps_ = b.loader->size();
   stop_training = false;
   // Forward, loss, backward and the optimizer step: compiled or eager (train_step.h).
-  TrainStep step(*model_, *options_.optimizer, options_.loss, dp ? Jit::Off : o.jit, chief ? o.verbose : 0, api);
+  TrainStep step(*model_, *options_.optimizer, options_.loss, o.jit, chief ? o.verbose : 0, api);
   if (dp) {
     dp->setup(model_);  // the replicas start equal (DDP: broadcast from rank 0)
     step.set_gradient_sync(dp);

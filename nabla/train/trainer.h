@@ -109,8 +109,9 @@ struct FitOptions {
   // Data-parallel training over several processes (data_parallel.h): one
   // replica per rank, each on its shard of the data, gradients averaged
   // before every step. distributed::FitDataParallel (nabla/distributed/fit.h)
-  // is the MPI one. batch_size is then per rank; the step runs eagerly (jit
-  // Auto trains eagerly, On is an Error: the all-reduce is not a graph op).
+  // is the MPI one. batch_size is then per rank. Compiled (jit Auto / On),
+  // forward and backward run as a graph and the all-reduce and the optimizer
+  // step eagerly (train_step.h; docs/distributed.md, "DDP with compile()").
   DataParallelPtr distributed = nullptr;
 };
 

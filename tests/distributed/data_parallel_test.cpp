@@ -9,17 +9,20 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <string>
 
 #include "nabla/autograd/hooks.h"
 #include "nabla/core/grad_mode.h"
 #include "nabla/core/random.h"
 #include "nabla/distributed/distributed.h"
+#include "nabla/graph/compile.h"
 #include "nabla/nn/activation.h"
 #include "nabla/nn/conv.h"
 #include "nabla/nn/linear.h"
 #include "nabla/nn/pooling.h"
 #include "nabla/nn/sequential.h"
+#include "nabla/ops/elementwise.h"
 #include "nabla/ops/factory.h"
 #include "nabla/ops/loss.h"
 #include "nabla/optim/sgd.h"
@@ -128,6 +131,97 @@ TEST(DistributedDataParallel, OverlapGivesTheBitsOfTheReductionAfterBackward) {
   const double with = ddp_against_full_batch(kFloat32, 2, small_cnn, {1, 28, 28}, true);
   const double after = ddp_against_full_batch(kFloat32, 2, small_cnn, {1, 28, 28}, false);
   EXPECT_EQ(with, after);
+}
+
+// DDP with compile(): the compiled function is forward + backward and returns
+// the gradients (the all-reduce is not a graph op); they go to .grad, then
+// sync_gradients() reduces them eagerly and the optimizer steps eagerly
+// (docs/distributed.md, "compile()"). 3 steps at W ranks against one process
+// on the whole batch and against the same DDP trained eagerly.
+TEST(DistributedDataParallel, CompiledGradientsMatchOneProcessAndEagerDdp) {
+  ProcessGroup pg = ProcessGroup::world();
+  const int64_t W = pg.size(), r = pg.rank();
+  auto run = [&](bool compiled) {
+    DistributedDataParallel ddp(mlp(1 + static_cast<uint64_t>(r), kFloat32), /*bucket_cap_mb=*/0.01, pg);
+    std::vector<Tensor> params = ddp.module().parameters();
+    optim::SGD opt(params, {{"lr", 0.5}});
+    CompiledFunction gradients = compile([&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+      opt.zero_grad();
+      Tensor loss = cross_entropy(ddp(in[0]), in[1]);
+      loss.backward();
+      std::vector<Tensor> out{loss};
+      for (const Tensor& p : params) out.push_back(p.grad());
+      return out;
+    });
+    for (int step = 0; step < 3; ++step) {
+      manual_seed(100 + static_cast<uint64_t>(step));  // the same batch on every rank
+      Tensor x = randn({W * kPerRank, kIn}), y = randint(0, kOut, {W * kPerRank});
+      Tensor mine = x.narrow(0, r * kPerRank, kPerRank), my_y = y.narrow(0, r * kPerRank, kPerRank);
+      if (compiled) {
+        std::vector<Tensor> g = gradients({mine, my_y});
+        for (size_t k = 0; k < params.size(); ++k) params[k].set_grad(g[1 + k]);
+      } else {
+        opt.zero_grad();
+        cross_entropy(ddp(mine), my_y).backward();
+      }
+      ddp.sync_gradients();
+      opt.step();
+    }
+    if (compiled) {
+      EXPECT_EQ(gradients.num_traces(), 1);
+      EXPECT_EQ(gradients.num_calls(), 3);
+    }
+    return params;
+  };
+  auto reference = mlp(1, kFloat32);
+  optim::SGD ref_opt(reference->parameters(), {{"lr", 0.5}});
+  for (int step = 0; step < 3; ++step) {
+    manual_seed(100 + static_cast<uint64_t>(step));
+    Tensor x = randn({W * kPerRank, kIn}), y = randint(0, kOut, {W * kPerRank});
+    ref_opt.zero_grad();
+    cross_entropy((*reference)(x), y).backward();
+    ref_opt.step();
+  }
+  const std::vector<Tensor> compiled = run(true), eager = run(false);
+  const double to_one = max_relative_difference(compiled, reference->parameters());
+  const double to_eager = max_relative_difference(compiled, eager);
+  if (r == 0)
+    std::cout << "[ compiled DDP W=" << W << " ] max relative difference to one process " << scientific(to_one)
+              << ", to eager DDP " << scientific(to_eager) << "\n";
+  EXPECT_LT(to_one, 1e-6);
+  EXPECT_LT(to_eager, 1e-6);
+}
+
+// no_sync() with compiled gradients: the program adds them to .grad itself
+// (a compiled call computes each call's gradients afresh), sync_gradients()
+// inside the guard leaves them local, the first one after it averages the sum.
+TEST(DistributedDataParallel, NoSyncHoldsForCompiledGradients) {
+  ProcessGroup pg = ProcessGroup::world();
+  const double W = pg.size(), r = pg.rank();
+  DistributedDataParallel ddp(mlp(3, kFloat64));
+  optim::SGD opt(ddp.module().parameters(), {{"lr", 0.1}});
+  Tensor w = ddp.module().parameters().back();  // fc2's bias
+  CompiledFunction grad_of_w = compile([&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+    opt.zero_grad();
+    mul(ddp(in[0]).sum(), in[1]).backward();
+    return {w.grad()};
+  });
+  auto pass = [&](double scale) {
+    Tensor g = grad_of_w({ones({2, kIn}, kFloat64), full({1}, scale, kFloat64)})[0];
+    if (w.grad().defined())
+      w.mutable_grad().add_(g);
+    else
+      w.set_grad(g);
+  };
+  {
+    auto guard = ddp.no_sync();
+    pass(r + 1);
+    ddp.sync_gradients();  // skipped: the local gradient stays
+    EXPECT_DOUBLE_EQ(w.grad().to_vector<double>()[0], 2 * (r + 1));
+  }
+  pass(1);
+  ddp.sync_gradients();
+  EXPECT_DOUBLE_EQ(w.grad().to_vector<double>()[0], (W + 1) + 2);
 }
 
 TEST(DistributedDataParallel, BucketsStartDuringBackwardAndSendTheGradientsOnce) {

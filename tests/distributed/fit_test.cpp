@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <string>
 
 #include "nabla/core/random.h"
@@ -18,15 +19,13 @@
 #include "nabla/nn/linear.h"
 #include "nabla/nn/sequential.h"
 #include "nabla/ops/factory.h"
+#include "nabla/ops/loss.h"
 #include "nabla/optim/sgd.h"
 #include "nabla/train/train.h"
-#include "support/error_message.h"
+#include "nabla/train/train_step.h"
 
 namespace nabla::distributed {
 namespace {
-
-using nabla::testing::error_of;
-using nabla::testing::expect_error;
 
 constexpr int64_t kIn = 16, kOut = 4, kPerRank = 8;
 
@@ -165,15 +164,64 @@ TEST(FitDistributed, BackupAndRestoreResumesEveryRankFromRankZerosBackup) {
   if (pg.rank() == 0) std::filesystem::remove_all(dir);
 }
 
-TEST(FitDistributed, JitOnIsRefused) {
-  auto model = tiny_mlp(1);
-  train::Trainer t(model,
-                   {.optimizer = std::make_shared<optim::SGD>(model->parameters(), optim::Options{{"lr", 0.1}})});
-  expect_error(error_of([&] {
-                 t.fit(randn({8, kIn}), randint(0, kOut, {8}),
-                       {.verbose = 0, .jit = train::Jit::On, .distributed = std::make_shared<FitDataParallel>()});
-               }),
-               {"Trainer::fit", "Jit::On", "FitOptions::distributed"});
+// Jit::On with FitOptions::distributed: forward and backward compiled, the
+// all-reduce and the optimizer step eager (train_step.h). The same weights as
+// the eager data-parallel fit and as one process on the whole batch.
+TEST(FitDistributed, JitOnCompilesTheStepAndMatchesEagerAndOneProcess) {
+  ProcessGroup pg = ProcessGroup::world();
+  const int64_t W = pg.size();
+  manual_seed(7);
+  Tensor x = randn({4 * W * kPerRank, kIn}), y = randint(0, kOut, {4 * W * kPerRank});
+  auto fit = [&](train::Jit jit, int64_t batch, bool distributed, uint64_t init) {
+    auto model = tiny_mlp(init);
+    train::Trainer t(model,
+                     {.optimizer = std::make_shared<optim::SGD>(model->parameters(), optim::Options{{"lr", 0.5}})});
+    t.fit(x, y,
+          {.epochs = 2,
+           .batch_size = batch,
+           .verbose = 0,
+           .jit = jit,
+           .seed = 11,
+           .distributed = distributed ? std::make_shared<FitDataParallel>(0.001) : nullptr});
+    return model->parameters();
+  };
+  const auto one = fit(train::Jit::Off, W * kPerRank, false, 1);
+  const auto eager = fit(train::Jit::Off, kPerRank, true, 1 + static_cast<uint64_t>(pg.rank()));
+  const auto compiled = fit(train::Jit::On, kPerRank, true, 1 + static_cast<uint64_t>(pg.rank()));
+  const double to_one = max_relative_difference(compiled, one), to_eager = max_relative_difference(compiled, eager);
+  if (pg.rank() == 0)
+    std::cout << "[ fit jit=on W=" << W << " ] max relative weight difference to one process " << to_one
+              << ", to eager " << to_eager << "\n";
+  EXPECT_LT(to_one, 1e-6);
+  EXPECT_LT(to_eager, 1e-6);
+}
+
+// TrainStep with a gradient sync runs compiled (no eager fallback) and syncs
+// every step: the replicas, started apart, stay equal.
+TEST(FitDistributed, CompiledTrainStepSyncsEveryStep) {
+  ProcessGroup pg = ProcessGroup::world();
+  auto model = tiny_mlp(1 + static_cast<uint64_t>(pg.rank()));
+  optim::SGD opt(model->parameters(), {{"lr", 0.5}});
+  FitDataParallel parallel(0.001);
+  parallel.setup(model);
+  train::TrainStep step(*model, opt, [](const Tensor& out, const Tensor& t) { return cross_entropy(out, t); },
+                        train::Jit::On);
+  step.set_gradient_sync(&parallel);
+  manual_seed(20 + static_cast<uint64_t>(pg.rank()));  // each rank its own data
+  for (int i = 0; i < 3; ++i) {
+    train::StepResult r = step(randn({kPerRank, kIn}), randint(0, kOut, {kPerRank}));
+    EXPECT_EQ(r.loss.numel(), 1);
+    EXPECT_EQ(r.output.sizes(), (std::vector<int64_t>{kPerRank, kOut}));
+  }
+  EXPECT_TRUE(step.compiled());
+  EXPECT_EQ(step.compiled_steps(), 3);
+  EXPECT_EQ(step.eager_steps(), 0);
+  // Equal replicas: every rank's weights are rank 0's.
+  for (const Tensor& p : model->parameters()) {
+    Tensor mine = p.detach().clone(), first = p.detach().clone();
+    pg.broadcast(first, 0);
+    EXPECT_EQ(max_relative_difference({mine}, {first}), 0.0);
+  }
 }
 
 }  // namespace
