@@ -173,7 +173,7 @@ default_filter() {
     opencl*) f+=':*OpenCL*' ;;
     # The OpenCL instances would run on whatever OpenCL the GPU machine has
     # (there: PoCL on its CPU, 2.5 minutes): not what a CUDA run is for.
-    *) minus+=':*/opencl_*:*OpenCL*' ;;
+    *) minus+=':*/opencl_*:*/opencl:*OpenCL*' ;;
   esac
   echo "$f-$minus"
 }
