@@ -378,6 +378,9 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start, std::op
   int64_t b = start ? clampi(*start) : 0;
   int64_t e = stop ? clampi(*stop) : len;
   if (e < b) e = b;
+  // A step past the dim's length takes one element, like a step of exactly the
+  // length; clamping keeps the view's stride (stride * step) from overflowing.
+  step = std::min(step, std::max<int64_t>(len, 1));
   return call1(slice_op, {x}, {dim, b, e, step});
 }
 Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {

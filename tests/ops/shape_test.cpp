@@ -1,4 +1,8 @@
 // OpInfo entries for view ops: each reference permutes host values by index.
+#include <limits>
+
+#include <gtest/gtest.h>
+
 #include "support/op_info.h"
 
 namespace nabla::testing {
@@ -82,6 +86,18 @@ NABLA_OP_INFO(view_info("unfold", {"unfold", "unfold_backward"}, [](const Tensor
                             return std::vector<int64_t>{i[0], i[1], i[2] + i[3]};
                           });
                         }));
+
+// A step far past the dim's length takes the first element (PyTorch and NumPy
+// agree); the fuzzer found that stride * step overflowed int64 in the view.
+TEST(Slice, HugeStepTakesOneElementWithoutOverflow) {
+  Tensor x = arange(0, 12, 1, kFloat32).reshape({3, 4});
+  Tensor col = x.slice(1, 1, std::nullopt, int64_t{7279224372714274815});
+  ASSERT_EQ(col.sizes(), (Shape{3, 1}));
+  EXPECT_EQ(values(col), (std::vector<double>{1, 5, 9}));
+  Tensor g = x.detach().requires_grad_();
+  g.slice(0, 0, std::nullopt, std::numeric_limits<int64_t>::max()).sum().backward();
+  EXPECT_EQ(values(g.grad()), (std::vector<double>{1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}));
+}
 
 }  // namespace
 }  // namespace nabla::testing
