@@ -2,7 +2,7 @@
 # CI, after the README's test command (.ci/run): the "fuzz" preset (clang,
 # ASan + UBSan, libFuzzer) is built once and
 #   1. replays every checked-in fuzz input (fuzz/regressions/, fuzz/corpus/),
-#   2. fuzzes each reader for NABLA_CI_FUZZ_SECONDS (default 15) from the seed corpus,
+#   2. fuzzes each reader for NABLA_CI_FUZZ_SECONDS (default 15) from the seed corpus, with a fixed seed,
 #   3. runs the sanitizer subset of the test suite (nabla_sanitize_tests, fuzz/CMakeLists.txt:
 #      the readers with their sweeps, autograd, the op table with its error inputs, core errors).
 # Prints the seconds of each step; fails on any finding. docs/fuzzing.md.
@@ -23,6 +23,7 @@ scripts/fuzz.sh --replay
 step "replayed the checked-in inputs"
 
 export NABLA_FUZZ_WORK=$PWD/build/fuzz/ci-work  # CI fuzzes from the checked-in seeds only
+export NABLA_FUZZ_SEED=${NABLA_FUZZ_SEED:-1}     # and repeatably: the same commit fuzzes the same inputs
 rm -rf "$NABLA_FUZZ_WORK"
 scripts/fuzz.sh "$seconds"
 step "fuzzed each target for $seconds s"

@@ -54,6 +54,8 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 flags=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=8192 -print_final_stats=1)
+# NABLA_FUZZ_SEED=N makes a run repeat itself (CI sets it: a gate judges the change, not the dice).
+[ -n "${NABLA_FUZZ_SEED:-}" ] && flags+=(-seed="$NABLA_FUZZ_SEED")
 
 # One target: replay its checked-in inputs, or fuzz it for $seconds. Prints one summary line.
 run_target() {
@@ -90,6 +92,12 @@ run_target() {
   else
     echo "$t: FINDING after $((SECONDS - start)) s (exit $rc): $(ls -t "$build/crashes/$t" | head -1) in build/fuzz/crashes/$t/, log: $log"
     grep -m3 -E 'ERROR: |runtime error|terminate called|deadly signal|Test unit written' "$log" | sed 's/^/    /'
+    # The input itself, so a finding on a machine that is gone can be replayed:
+    #   echo ... | base64 -d > fuzz/regressions/<target>/<name>
+    local crash
+    crash=$(ls -t "$build/crashes/$t" | head -1)
+    [ -n "$crash" ] && [ "$(stat -c %s "$build/crashes/$t/$crash")" -le 8192 ] &&
+      echo "    input (base64): $(base64 -w0 "$build/crashes/$t/$crash")"
   fi
   return $rc
 }
