@@ -14,13 +14,16 @@
 // probability is at least 0.5 gives a box, widened by DBNet's unclip ratio
 // 1.6; each box is cut from the picture, scaled to 48 pixels high, and the
 // recognizer's per-column character probabilities are decoded greedily
-// (best character per column, repeats merged, blanks dropped).
+// (best character per column, repeats merged, blanks dropped). The model is
+// imported for each input shape: PaddleOCR's models compute shapes at run
+// time, which nabla does while importing.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "nabla/data/png.h"
 #include "nabla/nabla.h"
 #include "nabla/onnx/import.h"
 
@@ -62,7 +65,8 @@ std::vector<Box> text_boxes(const Tensor& prob_map, int64_t height, int64_t widt
     for (int64_t x = 0; x < w; ++x)
       for (int64_t dy = 0; dy <= 1; ++dy)
         for (int64_t dx = 0; dx <= 1; ++dx)
-          if (y >= dy && x >= dx && p[static_cast<size_t>((y - dy) * w + x - dx)] > 0.3f) on[static_cast<size_t>(y * w + x)] = 1;
+          if (y >= dy && x >= dx && p[static_cast<size_t>((y - dy) * w + x - dx)] > 0.3f)
+            on[static_cast<size_t>(y * w + x)] = 1;
   std::vector<Box> boxes;
   std::vector<int64_t> stack;
   for (int64_t start = 0; start < h * w; ++start) {
@@ -96,7 +100,8 @@ std::vector<Box> text_boxes(const Tensor& prob_map, int64_t height, int64_t widt
                      std::min<int64_t>(width, std::llround((static_cast<double>(b.x1) + d) * sx)),
                      std::min<int64_t>(height, std::llround((static_cast<double>(b.y1) + d) * sy))});
   }
-  std::sort(boxes.begin(), boxes.end(), [](const Box& a, const Box& b) { return a.y0 != b.y0 ? a.y0 < b.y0 : a.x0 < b.x0; });
+  std::sort(boxes.begin(), boxes.end(),
+            [](const Box& a, const Box& b) { return a.y0 != b.y0 ? a.y0 < b.y0 : a.x0 < b.x0; });
   return boxes;
 }
 
@@ -137,33 +142,32 @@ int main(int argc, char** argv) {
     auto round32 = [&](int64_t v) {
       return std::max<int64_t>(32, std::llround(static_cast<double>(v) * scale / 32.0) * 32);
     };
-    Tensor prob_map = run_model(models + "/ch_PP-OCRv4_det_infer.onnx", model_input(picture, round32(height), round32(width)));
+    Tensor prob_map =
+        run_model(models + "/ch_PP-OCRv4_det_infer.onnx", model_input(picture, round32(height), round32(width)));
     std::vector<Box> boxes = text_boxes(prob_map, height, width);
     std::printf("%s: %lldx%lld pixels, %zu text line(s)\n", argv[2], static_cast<long long>(width),
                 static_cast<long long>(height), boxes.size());
     if (boxes.empty()) return 0;
 
-    // Recognition of every line in one batch: 48 pixels high, the widths
-    // padded with zeros to the widest (at least 320), as rapidocr does.
-    std::vector<Tensor> lines;
-    int64_t batch_width = 320;
+    // Recognition, line by line: 48 pixels high, padded with zeros to at
+    // least 320 wide, as rapidocr does. (One batch padded to the widest line
+    // would import the model once, but the padding changes what it reads:
+    // "PaddleOCR" becomes "Paddle0CR" on tests/onnx/images/ocr_page.png, in
+    // onnxruntime too.)
+    std::vector<std::string> chars;
     for (const Box& b : boxes) {
       Tensor crop = picture.narrow(0, b.y0, b.y1 - b.y0).narrow(1, b.x0, b.x1 - b.x0);
-      const int64_t w = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(48.0 * static_cast<double>(crop.size(1)) /
-                                                                             static_cast<double>(crop.size(0)))));
-      lines.push_back(model_input(crop, 48, w));
-      batch_width = std::max(batch_width, w);
-    }
-    for (Tensor& line : lines) line = pad(line, {0, batch_width - line.size(3)});
-    std::vector<std::pair<std::string, std::string>> metadata;
-    Tensor probs = run_model(models + "/ch_PP-OCRv4_rec_infer.onnx", cat(lines, 0), &metadata);  // [N, T, classes]
-    const std::vector<std::string> chars = characters(metadata);
-    NABLA_CHECK(static_cast<int64_t>(chars.size()) == probs.size(2), "pretrained_ocr: ", chars.size(),
-                " characters for ", probs.size(2), " classes");
-    auto [best, index] = max(probs, 2);
-    for (size_t i = 0; i < boxes.size(); ++i) {
-      const std::vector<int64_t> idx = index[static_cast<int64_t>(i)].to_vector<int64_t>();
-      const std::vector<float> p = best[static_cast<int64_t>(i)].to_vector<float>();
+      const double ratio = static_cast<double>(crop.size(1)) / static_cast<double>(crop.size(0));
+      const int64_t w = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(48.0 * ratio)));
+      Tensor line = pad(model_input(crop, 48, w), {0, std::max<int64_t>(320, w) - w});
+      std::vector<std::pair<std::string, std::string>> metadata;
+      Tensor probs = run_model(models + "/ch_PP-OCRv4_rec_infer.onnx", line, &metadata)[0];  // [T, classes]
+      if (chars.empty()) chars = characters(metadata);
+      NABLA_CHECK(static_cast<int64_t>(chars.size()) == probs.size(1), "pretrained_ocr: ", chars.size(),
+                  " characters for ", probs.size(1), " classes");
+      auto [best, index] = max(probs, 1);
+      const std::vector<int64_t> idx = index.to_vector<int64_t>();
+      const std::vector<float> p = best.to_vector<float>();
       std::string text;
       double confidence = 0;
       int kept = 0;
@@ -173,7 +177,6 @@ int main(int argc, char** argv) {
         confidence += p[t];
         ++kept;
       }
-      const Box& b = boxes[i];
       std::printf("  [%lld, %lld, %lld, %lld] \"%s\" (confidence %.3f)\n", static_cast<long long>(b.x0),
                   static_cast<long long>(b.y0), static_cast<long long>(b.x1), static_cast<long long>(b.y1),
                   text.c_str(), kept ? confidence / kept : 0.0);

@@ -1,5 +1,5 @@
 // nabla data: datasets, samplers, the DataLoader, transforms and file readers
-// (IDX, .npy, .npz, CSV, PNG).
+// (IDX, .npy, .npz, CSV).
 #pragma once
 #include "nabla/data/csv.h"
 #include "nabla/data/dataloader.h"
@@ -9,7 +9,6 @@
 #include "nabla/data/idx.h"
 #include "nabla/data/npy.h"
 #include "nabla/data/npz.h"
-#include "nabla/data/png.h"
 #include "nabla/data/sample_context.h"
 #include "nabla/data/sampler.h"
 #include "nabla/data/transforms.h"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "nabla/data/png.h"
 #include "nabla/nabla.h"
 #include "nabla/summary/png.h"
 
