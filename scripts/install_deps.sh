@@ -38,3 +38,13 @@ if ! /usr/bin/python3 -c "import onnxruntime" 2>/dev/null; then
   /usr/bin/python3 -m pip install --quiet --break-system-packages onnxruntime ||
     echo "warning: could not install onnxruntime from PyPI; tests/onnx's comparison will skip" >&2
 fi
+# rapidocr-onnxruntime for tests/onnx/pretrained_test.cpp and
+# examples/pretrained_ocr: real pretrained networks (PaddleOCR's PP-OCRv4 text
+# detector and recognizer, Apache-2.0) that ship as .onnx files inside the
+# package (about 15 MB). Only those files are used, so its own dependencies
+# (OpenCV among them) are not installed: --no-deps. Tests skip with a message
+# when it is missing.
+if ! /usr/bin/python3 -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('rapidocr_onnxruntime') is None)" 2>/dev/null; then
+  /usr/bin/python3 -m pip install --quiet --break-system-packages --no-deps rapidocr-onnxruntime==1.4.4 ||
+    echo "warning: could not install rapidocr-onnxruntime from PyPI; tests/onnx's pretrained-model test will skip" >&2
+fi

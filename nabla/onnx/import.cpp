@@ -208,11 +208,13 @@ struct Value {
 
 class Importer {
  public:
-  Importer(const onnxpb::ModelProto& model, std::string source) : model_(model), source_(std::move(source)) {}
+  Importer(const onnxpb::ModelProto& model, std::string source, const InputShapes& shapes)
+      : model_(model), source_(std::move(source)), shapes_(shapes) {}
 
   ImportedModel run() {
     ImportedModel out;
     out.opset = opset();
+    for (const auto& p : model_.metadata_props()) out.metadata.emplace_back(p.key(), p.value());
     const onnxpb::GraphProto& gp = model_.graph();
     for (int i = 0; i < gp.initializer_size(); ++i) {
       const auto& p = gp.initializer(i);
@@ -222,11 +224,19 @@ class Importer {
       v.trainable = is_floating(v.known.dtype());
       values_[p.name()] = std::move(v);
     }
+    std::string input_names;
     for (const auto& vi : gp.input()) {
       if (values_.count(vi.name())) continue;  // an initializer listed as an input (IR < 4): a default
       Tensor ph = placeholder(vi);
       values_[vi.name()].symbolic = ph;
       out.inputs.emplace_back(vi.name(), ph);
+      input_names += (input_names.empty() ? "" : ", ") + vi.name();
+    }
+    for (const auto& [name, dims] : shapes_) {
+      bool found = false;
+      for (const auto& in : out.inputs) found = found || in.first == name;
+      NABLA_CHECK(found, "onnx import: ", source_, ": '", name, "' is not an input of the model (its inputs: ",
+                  input_names, "); a shape ", Shape(dims), " was given for it");
     }
     for (const auto& node : gp.node()) convert(node, out.opset);
     for (const auto& vi : gp.output()) {
@@ -259,13 +269,23 @@ class Importer {
     NABLA_CHECK(tt.has_shape(), "onnx import: ", where, ": the input has no shape (its rank must be known)");
     std::vector<int64_t> dims;
     for (const auto& d : tt.shape().dim()) {
-      if (d.has_dim_value()) {
+      if (d.has_dim_value() && d.dim_value() != -1) {  // Paddle2ONNX writes -1 for an unknown dim
         NABLA_CHECK(d.dim_value() >= 0 && d.dim_value() <= (int64_t{1} << 34), "onnx import: ", where, ": dim ",
                     d.dim_value(), " out of range");
         dims.push_back(d.dim_value());
       } else {
         dims.push_back(-1);  // symbolic or absent: unknown until fed
       }
+    }
+    auto given = shapes_.find(vi.name());
+    if (given != shapes_.end()) {
+      const std::vector<int64_t>& want = given->second;
+      bool fits = want.size() == dims.size();
+      for (std::size_t k = 0; fits && k < dims.size(); ++k)
+        fits = want[k] >= 0 && want[k] <= (int64_t{1} << 34) && (dims[k] == -1 || dims[k] == want[k]);
+      NABLA_CHECK(fits, "onnx import: ", where, ": the shape given for it, ", Shape(want),
+                  ", does not fit the model's ", Shape(dims), " (same rank, the same fixed dims; -1 is any)");
+      dims = want;
     }
     return g_.placeholder(dt, dims, graph_name(vi.name()));
   }
@@ -345,13 +365,14 @@ class Importer {
 
   const onnxpb::ModelProto& model_;
   std::string source_;
+  const InputShapes& shapes_;
   graph::Graph g_;
   std::unordered_map<std::string, Value> values_;
 };
 
 }  // namespace
 
-ImportedModel import_model_bytes(const std::string& bytes, const std::string& source) {
+ImportedModel import_model_bytes(const std::string& bytes, const std::string& source, const InputShapes& shapes) {
   onnxpb::ModelProto model;
   NABLA_CHECK(bytes.size() < (std::size_t{1} << 31), "onnx import: ", source, ": ", bytes.size(),
               " bytes; ONNX files are at most 2 GiB");
@@ -362,15 +383,15 @@ ImportedModel import_model_bytes(const std::string& bytes, const std::string& so
   } catch (const std::exception& e) {
     NABLA_CHECK(false, "onnx import: ", source, ": the ONNX checker refused the model: ", e.what());
   }
-  return Importer(model, source).run();
+  return Importer(model, source, shapes).run();
 }
 
-ImportedModel import_model(const std::string& path) {
+ImportedModel import_model(const std::string& path, const InputShapes& shapes) {
   std::ifstream f(path, std::ios::binary);
   NABLA_CHECK(f, "onnx import: cannot open '", path, "'");
   std::ostringstream ss;
   ss << f.rdbuf();
-  return import_model_bytes(ss.str(), path);
+  return import_model_bytes(ss.str(), path, shapes);
 }
 
 std::vector<std::string> imported_op_types() { return detail::import_op_types(); }

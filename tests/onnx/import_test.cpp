@@ -182,6 +182,44 @@ TEST(OnnxImport, MalformedFilesAreRefusedWithClearErrors) {
       << msg;
 }
 
+// Input shapes given to import_model fix a model's symbolic dims, so a model
+// that takes the Shape of its input (as Paddle2ONNX's do; tests/onnx/
+// pretrained_test.cpp runs PaddleOCR's) imports; a shape that does not fit is
+// an error. A dim_value of -1 (Paddle2ONNX's unknown dim) is unknown, and the
+// model's metadata_props come along.
+TEST(OnnxImport, InputShapesFixSymbolicDims) {
+  ::onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(one_node_model("Shape")));
+  auto* dims = model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(0)->set_dim_param("batch");
+  dims->mutable_dim(1)->set_dim_value(-1);
+  auto* add = dims->add_dim();
+  add->set_dim_value(5);
+  auto* meta = model.add_metadata_props();
+  meta->set_key("character");
+  meta->set_value("a\nb");
+  const std::string bytes = model.SerializeAsString();
+
+  std::string msg = error_of([&] { nabla::onnx::import_model_bytes(bytes, "shape.onnx"); });
+  EXPECT_NE(msg.find("shape.onnx: Shape node 'the_node' (opset 17)"), std::string::npos) << msg;
+  nabla::onnx::ImportedModel m = nabla::onnx::import_model_bytes(bytes, "shape.onnx", {{"x", {4, 2, 5}}});
+  EXPECT_EQ(m.inputs.at(0).second.sizes(), Shape({4, 2, 5}));
+  EXPECT_EQ(run_imported(m, zeros({4, 2, 5})).to_vector<int64_t>(), (std::vector<int64_t>{4, 2, 5}));
+  ASSERT_EQ(m.metadata.size(), 1u);
+  EXPECT_EQ(m.metadata[0], (std::pair<std::string, std::string>("character", "a\nb")));
+
+  msg = error_of([&] { nabla::onnx::import_model_bytes(bytes, "shape.onnx", {{"x", {4, 2, 6}}}); });
+  EXPECT_NE(msg.find("shape.onnx: input 'x': the shape given for it, [4, 2, 6], does not fit the model's [-1, -1, 5]"),
+            std::string::npos)
+      << msg;
+  msg = error_of([&] { nabla::onnx::import_model_bytes(bytes, "shape.onnx", {{"x", {4, 2}}}); });
+  EXPECT_NE(msg.find("does not fit"), std::string::npos) << msg;
+  msg = error_of([&] { nabla::onnx::import_model_bytes(bytes, "shape.onnx", {{"input", {4, 2, 5}}}); });
+  EXPECT_NE(msg.find("shape.onnx: 'input' is not an input of the model (its inputs: x); a shape [4, 2, 5] was given"),
+            std::string::npos)
+      << msg;
+}
+
 // Models exported by Debian's PyTorch (random weights, no download) through
 // tests/onnx/torch_export_models.py: torchvision's resnet18 and mobilenet_v2,
 // 2-layer bidirectional nn.LSTM and nn.GRU, a 2-layer nn.TransformerEncoder.

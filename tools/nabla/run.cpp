@@ -20,11 +20,16 @@ bool is_onnx(const std::string& path) {
 }
 
 // An ONNX model (onnx::import_model) in a fresh Session with its variables
-// initialized; `names` maps its inputs' and outputs' ONNX names to the
-// graph's node names (which cannot hold ':' or '/').
-graph::Session open_onnx(const RunConfig& config, std::map<std::string, std::string>& names) {
+// initialized, built for the shapes of the arrays fed (so a model that
+// computes shapes at run time, as Paddle2ONNX writes them, runs); `names`
+// maps its inputs' and outputs' ONNX names to the graph's node names (which
+// cannot hold ':' or '/').
+graph::Session open_onnx(const RunConfig& config, const std::vector<std::pair<std::string, Tensor>>& fed,
+                         std::map<std::string, std::string>& names) {
 #ifdef NABLA_TOOL_ONNX
-  onnx::ImportedModel m = onnx::import_model(config.model);
+  onnx::InputShapes shapes;
+  for (const auto& [name, value] : fed) shapes[name] = value.sizes().vec();
+  onnx::ImportedModel m = onnx::import_model(config.model, shapes);
   graph::Graph g = m.graph;
   for (const auto& io : {m.inputs, m.outputs})
     for (const auto& [name, t] : io) names[name] = g.node_of(t).name;
@@ -34,6 +39,7 @@ graph::Session open_onnx(const RunConfig& config, std::map<std::string, std::str
 #else
   NABLA_CHECK(false, "nabla run: ", config.model, ": this build of nabla has no ONNX support (nabla_onnx was "
               "not built); install libonnx-dev and configure with -DNABLA_ONNX=ON");
+  (void)fed;
   return graph::Session(graph::Graph());
 #endif
 }
@@ -42,8 +48,12 @@ graph::Session open_onnx(const RunConfig& config, std::map<std::string, std::str
 
 void run_graph(const RunConfig& config, std::ostream& out) {
   // .nbg: Session::load; .onnx: imported (docs/onnx.md, "Import").
+  // An ONNX model is imported for the shapes fed, so its arrays are read first.
   std::map<std::string, std::string> names;
-  graph::Session sess = is_onnx(config.model) ? open_onnx(config, names)
+  std::vector<std::pair<std::string, Tensor>> fed;
+  if (is_onnx(config.model))
+    for (const auto& [given, file] : config.feeds) fed.emplace_back(given, data::read_npy(file));
+  graph::Session sess = is_onnx(config.model) ? open_onnx(config, fed, names)
                                               : graph::Session::load(config.model, Device(config.device));
   auto graph_name = [&](const std::string& name) {
     auto it = names.find(name);
@@ -56,7 +66,7 @@ void run_graph(const RunConfig& config, std::ostream& out) {
     NABLA_CHECK(sess.graph().node_of(sess.graph().tensor(name)).kind == graph::NodeKind::Placeholder,
                 "nabla run: --feed ", given, ": '", given, "' is not a placeholder of ", config.model,
                 "; only placeholders can be fed");
-    feeds.emplace_back(name, data::read_npy(file));
+    feeds.emplace_back(name, fed.empty() ? data::read_npy(file) : fed[feeds.size()].second);
   }
   std::vector<std::string> fetches;
   for (const std::string& f : config.fetches) fetches.push_back(graph_name(f));
