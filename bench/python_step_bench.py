@@ -5,8 +5,10 @@ in one run (issue 19, acceptance 4).
   step = zero_grad, Sequential(Linear(1000, 100), ReLU, Linear(100, 10)) on x [64, 1000],
          mse_loss(reduction="sum"), backward, Adam(lr=1e-4).step()
 
-Also the lecture's raw-autograd seed (x.mm(w1).clamp(min=0).mm(w2), manual SGD
-under no_grad), nabla-Python against PyTorch-Python (no C++ timer for that one).
+Also the same step compiled (nabla.compile from Python against
+seed_step_bench --mode compiled), and the lecture's raw-autograd seed
+(x.mm(w1).clamp(min=0).mm(w2), manual SGD under no_grad), nabla-Python against
+PyTorch-Python (no C++ timer for that one).
 One thread each (--threads). Rounds alternate the implementations so that a
 busy machine slows them alike; each figure is the lowest of the rounds'
 medians. Prints one line per implementation and the ratios.
@@ -55,6 +57,24 @@ def nabla_adam_step():
     return step
 
 
+def nabla_compiled_adam_step():
+    """The same step through nabla.compile: traced once, the cached graph's Session after."""
+    nabla.manual_seed(0)
+    x, y = nabla.randn([N, D_IN]), nabla.randn([N, D_OUT])
+    model = nn.Sequential(nn.Linear(D_IN, H), nn.ReLU(), nn.Linear(H, D_OUT))
+    opt = nabla.optim.Adam(model.parameters(), lr=1e-4)
+
+    @nabla.compile
+    def train_step(x, y):
+        opt.zero_grad()
+        loss = F.mse_loss(model(x), y, reduction="sum")
+        loss.backward()
+        opt.step()
+        return loss
+
+    return lambda: train_step(x, y).item()
+
+
 def torch_adam_step(torch):
     torch.manual_seed(0)
     x, y = torch.randn(N, D_IN), torch.randn(N, D_OUT)
@@ -90,8 +110,8 @@ def autograd_step(lib):
     return step
 
 
-def cpp_adam_step_ms(binary, warmup, steps, threads):
-    out = subprocess.run([binary, "--mode", "eager", "--threads", str(threads), "--warmup", str(warmup),
+def cpp_adam_step_ms(binary, warmup, steps, threads, mode="eager"):
+    out = subprocess.run([binary, "--mode", mode, "--threads", str(threads), "--warmup", str(warmup),
                           "--steps", str(steps)], check=True, capture_output=True, text=True).stdout
     return float(re.search(r"median_ms=([0-9.]+)", out).group(1))
 
@@ -116,6 +136,8 @@ def main():
 
     runs = {"cpp-adam": lambda: cpp_adam_step_ms(a.cpp, a.warmup, a.steps, a.threads),
             "nabla-python-adam": lambda: median_ms(nabla_adam_step(), a.warmup, a.steps),
+            "cpp-compiled-adam": lambda: cpp_adam_step_ms(a.cpp, a.warmup, a.steps, a.threads, "compiled"),
+            "nabla-python-compiled-adam": lambda: median_ms(nabla_compiled_adam_step(), a.warmup, a.steps),
             "nabla-python-autograd": lambda: median_ms(autograd_step(nabla), a.warmup, a.steps)}
     if torch:
         runs["torch-python-adam"] = lambda: median_ms(torch_adam_step(torch), a.warmup, a.steps)
@@ -127,6 +149,8 @@ def main():
     for name, ms in best.items():
         print(f"impl={name} threads={a.threads} median_ms={ms:.4f}")
     print(f"ratio python/cpp (adam step) = {best['nabla-python-adam'] / best['cpp-adam']:.3f}  (acceptance: <= 1.2)")
+    print(f"ratio python/cpp (compiled adam step) = "
+          f"{best['nabla-python-compiled-adam'] / best['cpp-compiled-adam']:.3f}")
     if torch:
         print(f"ratio python/torch (adam step) = {best['nabla-python-adam'] / best['torch-python-adam']:.3f}  "
               f"(acceptance: < 1)")

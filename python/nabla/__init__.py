@@ -1,16 +1,16 @@
 """nabla: a deep learning framework in C++20, from Python (docs/python.md).
 
-Tensors, autograd, nn, optim and safetensors are the C++ library's own; this
-package adds Python's spellings on top (no_grad as a context manager,
-nn.Module subclassing, tensor() from nested lists).
+Tensors, autograd, nn, optim, graphs, compile() and safetensors/.nbg/ONNX
+files are the C++ library's own; this package adds Python's spellings on top
+(no_grad as a context manager, nn.Module subclassing, tensor() from nested lists).
 """
 import numpy as _np
 
-from ._nabla import (Error, Tensor, arange, from_numpy, full, get_num_threads, is_grad_enabled, load_safetensors,
-                     manual_seed, ones, ones_like, rand, randn, save_safetensors, set_grad_enabled, set_num_threads,
-                     zeros, zeros_like)
+from ._nabla import (CompiledFunction, Error, Tensor, arange, compile, cuda, device, from_dlpack, from_numpy, full,
+                     get_num_threads, has_onnx, is_grad_enabled, load_safetensors, manual_seed, ones, ones_like,
+                     opencl, rand, randn, save_safetensors, set_grad_enabled, set_num_threads, zeros, zeros_like)
 from ._nabla import dtype
-from . import data, graph, nn, optim
+from . import data, graph, nn, onnx, optim
 
 bool = dtype.bool  # noqa: A001 (PyTorch's spelling: nabla.bool)
 uint8, int32, int64 = dtype.uint8, dtype.int32, dtype.int64

@@ -5,12 +5,18 @@
 #include <pybind11/stl.h>
 
 #include "casters.h"
+#include "nabla/cuda.h"
+#include "nabla/opencl.h"
 
 namespace py = pybind11;
 using nabla::Tensor;
 
 void bind_tensor(py::module_& m);
 void bind_graph(py::module_& m);
+void bind_compile(py::module_& m);
+#ifdef NABLA_PYTHON_ONNX
+void bind_onnx(py::module_& m);
+#endif
 
 namespace {
 
@@ -56,6 +62,25 @@ PYBIND11_MODULE(_nabla, m) {
   py::register_exception<nabla::Error>(m, "Error", PyExc_RuntimeError);
   bind_tensor(m);
   bind_graph(m);
+  bind_compile(m);
+#ifdef NABLA_PYTHON_ONNX
+  bind_onnx(m);
+  m.attr("has_onnx") = true;
+#else
+  m.attr("has_onnx") = false;
+#endif
+
+  // Devices are strings ("cpu", "opencl:0", "cuda:1"); device() checks and normalizes one.
+  m.def("device", [](nabla::Device d) { return d; }, py::arg("spec"),
+        "The device named by `spec` (\"cpu\", \"opencl:0\", \"cuda:1\"), checked, as its canonical string");
+  auto backend = [&](const char* name, bool (*available)(), int (*count)(), std::string (*why)()) {
+    auto sub = m.def_submodule(name);
+    sub.def("is_available", available);
+    sub.def("device_count", count);
+    sub.def("unavailable_reason", why);
+  };
+  backend("cuda", &nabla::cuda::is_available, &nabla::cuda::device_count, &nabla::cuda::unavailable_reason);
+  backend("opencl", &nabla::opencl::is_available, &nabla::opencl::device_count, &nabla::opencl::unavailable_reason);
 
   // factories (tensor() is Python: nabla/__init__.py)
   m.def("zeros", [](nabla::IntList size, std::optional<nabla::DType> dtype, bool rg) {

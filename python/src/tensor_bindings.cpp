@@ -86,11 +86,11 @@ Tensor from_numpy(py::array array) {
   return Tensor(nabla::make_ref<nabla::TensorImpl>(storage, sizes, strides, 0, dtype, nabla::kCPU));
 }
 
+// A CPU tensor's array shares its memory; a device tensor's is a copy on the host.
 py::array to_numpy(const Tensor& t) {
-  if (!t.device().is_cpu())
-    throw nabla::Error("Tensor.numpy: the tensor is on " + t.device().str() + "; call .cpu() first");
   if (t.requires_grad())
     throw nabla::Error("Tensor.numpy: the tensor requires grad; call .detach().numpy()");
+  if (!t.device().is_cpu()) return to_numpy(t.cpu());
   const auto itemsize = static_cast<py::ssize_t>(nabla::itemsize(t.dtype()));
   std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end()), strides;
   for (int64_t s : t.strides()) strides.push_back(s * itemsize);
@@ -144,6 +144,8 @@ py::object item(const Tensor& t) {
   if (t.dtype() == nabla::kBool) return py::bool_(t.item<bool>());
   return py::int_(t.item<int64_t>());
 }
+
+void bind_dlpack(py::module_& m, py::class_<Tensor>& t);
 
 void bind_tensor(py::module_& m) {
   py::enum_<nabla::DType>(m, "dtype")
@@ -200,6 +202,8 @@ void bind_tensor(py::module_& m) {
       .def("double", [](const Tensor& x) { return x.to(nabla::kFloat64); })
       .def("long", [](const Tensor& x) { return x.to(nabla::kInt64); })
       .def("cpu", &Tensor::cpu)
+      .def("_set_data", [](Tensor& x, const Tensor& value) { x = value; },
+           "Points this Python object at `value`'s tensor (Module.to moves parameters in place this way)")
       .def("clone", &Tensor::clone)
       .def("contiguous", &Tensor::contiguous)
       // shape
@@ -304,6 +308,7 @@ void bind_tensor(py::module_& m) {
   t.attr("__hash__") = py::cpp_function([](const Tensor& x) { return reinterpret_cast<std::uintptr_t>(x.impl()); },
                                         py::is_method(t));
 
+  bind_dlpack(m, t);
   m.def("from_numpy", &from_numpy, py::arg("array"),
         "A tensor over the array's memory (no copy): writes through either are seen by both.");
 }

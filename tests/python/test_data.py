@@ -57,3 +57,45 @@ def test_loader_errors():
         DataLoader(object())
     with pytest.raises(nabla.Error, match="same first dim"):
         TensorDataset(nabla.ones([2]), nabla.ones([3]))
+
+
+class SlowSquares(Squares):
+    """Squares whose __getitem__ waits (releasing the GIL, as file reads do) and counts how many run at once."""
+
+    def __init__(self):
+        import threading
+        self.lock, self.running, self.most = threading.Lock(), 0, 0
+
+    def __getitem__(self, i):
+        import time
+        with self.lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        time.sleep(0.01)
+        with self.lock:
+            self.running -= 1
+        return super().__getitem__(i)
+
+
+def test_worker_threads_give_the_same_batches_and_overlap():
+    serial = [b["y"].tolist() for b in DataLoader(Squares(), batch_size=3, shuffle=True, seed=2)]
+    dataset = SlowSquares()
+    loader = DataLoader(dataset, batch_size=3, shuffle=True, seed=2, num_workers=3)
+    assert [b["y"].tolist() for b in loader] == serial
+    assert dataset.most > 1  # batches were loaded concurrently
+    for first in DataLoader(SlowSquares(), batch_size=1, num_workers=2):  # leaving early shuts the workers down
+        assert first["y"].tolist() == [0.0]
+        break
+    with pytest.raises(nabla.Error, match="num_workers must be >= 0"):
+        DataLoader(Squares(), num_workers=-1)
+
+
+def test_a_worker_error_reaches_the_loop():
+    class Broken(Squares):
+        def __getitem__(self, i):
+            if i == 5:
+                raise KeyError("sample 5 is missing")
+            return super().__getitem__(i)
+
+    with pytest.raises(KeyError, match="sample 5"):
+        list(DataLoader(Broken(), batch_size=2, num_workers=2))

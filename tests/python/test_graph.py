@@ -42,6 +42,6 @@ def test_session_errors_name_the_problem():
     with pytest.raises(nabla.Error, match="x"):
         sess.run(x * 2)  # x is not fed
     with pytest.raises(nabla.Error, match="feed_dict keys"):
-        sess.run(x * 2, feed_dict={"x": np.ones((2, 3), np.float32)})
+        sess.run(x * 2, feed_dict={5: np.ones((2, 3), np.float32)})
     with pytest.raises(nabla.Error, match="ambiguous"):
         bool(nabla.ones([2]))

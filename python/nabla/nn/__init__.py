@@ -85,6 +85,22 @@ class Module:
             for name, p in own.items():
                 p.copy_(state[name])
 
+    def to(self, target):
+        """Moves (a device: "opencl:0", nabla.device(...)) or converts (a dtype) every parameter, in place.
+
+        The Parameter objects stay the same (their tensors change), so build
+        optimizers after moving, as in PyTorch. Returns self.
+        """
+        convert = (lambda t: t.to(target)) if isinstance(target, _nabla.dtype) else (lambda t: t.to(str(target)))
+        with _no_grad():
+            for p in self.parameters():
+                requires_grad, grad = p.requires_grad, p.grad
+                p._set_data(convert(p.detach()))
+                p.requires_grad_(requires_grad)
+                if grad is not None:
+                    p.grad = convert(grad)
+        return self
+
     def zero_grad(self):
         for p in self.parameters():
             p.grad = None
