@@ -39,7 +39,9 @@ __attribute__((target("avx512f"))) double fma_loop_avx512(int64_t iterations) {
   }
   __m512 sum = _mm512_setzero_ps();
   NABLA_BENCH_16(ADD)
-  sink = _mm512_reduce_add_ps(sum);
+  float out[16];  // not _mm512_reduce_add_ps: GCC 12's header trips -Wuninitialized
+  _mm512_storeu_ps(out, sum);
+  sink = out[0] + out[15];
   return double(iterations) * kChains * 16 * 2;  // FLOP
 #undef DECLARE
 #undef STEP
