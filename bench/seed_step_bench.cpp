@@ -254,11 +254,14 @@ constexpr double kAdamBytes = 28.0 * kParams;
 // Peaks measured between rounds of timed steps.
 struct PeakSample {
   double gflops, dram_gbps, cache_gbps;
+  std::string isa;  // of the FMA loop
 };
 
 PeakSample measure_peaks() {
   PeakSample s{};
-  s.gflops = nabla_bench::measure_fma_peak().gflops;
+  const nabla_bench::FmaPeak fma = nabla_bench::measure_fma_peak();
+  s.gflops = fma.gflops;
+  s.isa = fma.isa;
   // DRAM: 4 arrays of 64 MiB, 8x the 32 MiB L3 of the development VM.
   s.dram_gbps = nabla_bench::measure_adam_stream_gbps(int64_t(16) << 20, 3);
   // Adam's own working set (4 x 404 KB): between steps it stays in L2/L3.
@@ -315,7 +318,7 @@ double print_floor(const std::vector<PeakSample>& samples, double step_median_ms
               "(median of the samples in parentheses)\n",
               samples.size());
   std::printf("  FMA peak, 1 thread (%s loop)         %8.1f GFLOP/s (%.1f)\n",
-              nabla_bench::measure_fma_peak(1, 1).isa.c_str(), peak, median_of(gflops));
+              samples.front().isa.c_str(), peak, median_of(gflops));
   std::printf("  bandwidth, Adam-shaped loop on 4 x %.0f KB  %8.1f GB/s    (%.1f)\n", 4.0 * kParams / 1e3, bw_cache,
               median_of(cache));
   std::printf("  bandwidth, the same loop on 4 x 64 MiB    %8.1f GB/s    (%.1f)\n", bw_dram, median_of(dram));
