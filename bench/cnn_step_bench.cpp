@@ -9,12 +9,15 @@
 // bench/reference/torch_cnn_step.cpp is the same program against libtorch;
 // bench/cnn_compare.sh runs both and prints the ratio table.
 //
-// Usage: cnn_step_bench [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]
-// Prints one line of key=value pairs (parsed by cnn_compare.sh):
-//   impl=nabla threads=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=..
-// --layers adds the time of each phase of the step (forward, backward, step)
-// and of every op of the model called on its own (forward and the backward
-// ops its gradient calls), best of S runs each.
+// Usage: cnn_step_bench [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]
+// Prints one line of key=value pairs (parsed by cnn_compare.sh and cnn_tf_compare.py):
+//   impl=nabla threads=.. mode=.. params=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=..
+// --mode compiled runs the same step function through nabla::compile (traced
+// once into a graph on the first warm-up step; one Session run per step);
+// impl stays `nabla` in both modes (cnn_compare.sh keys on it), mode= tells.
+// --layers (eager) adds the time of each phase of the step (forward, backward,
+// step) and of every op of the model called on its own (forward and the
+// backward ops its gradient calls), best of S runs each.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -24,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +50,7 @@ double peak_rss_mib() {
 }
 
 struct Args {
+  std::string mode = "eager";
   int threads = 1, warmup = 5, steps = 30, batch = 64;
   bool layers = false;
 };
@@ -60,7 +65,9 @@ Args parse(int argc, char** argv) {
       }
       v = std::atoi(argv[++i]);
     };
-    if (!std::strcmp(argv[i], "--threads"))
+    if (!std::strcmp(argv[i], "--mode") && i + 1 < argc)
+      a.mode = argv[++i];
+    else if (!std::strcmp(argv[i], "--threads"))
       next(a.threads);
     else if (!std::strcmp(argv[i], "--warmup"))
       next(a.warmup);
@@ -71,9 +78,17 @@ Args parse(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--layers"))
       a.layers = true;
     else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]\n", argv[0]);
       std::exit(2);
     }
+  }
+  if (a.mode != "eager" && a.mode != "compiled") {
+    std::fprintf(stderr, "unknown --mode %s (eager|compiled)\n", a.mode.c_str());
+    std::exit(2);
+  }
+  if (a.layers && a.mode != "eager") {
+    std::fprintf(stderr, "--layers times the phases of the eager step: use --mode eager\n");
+    std::exit(2);
   }
   return a;
 }
@@ -196,6 +211,19 @@ int main(int argc, char** argv) {
   Tensor x = randn({a.batch, 1, 28, 28});
   Tensor target = randint(0, 10, {a.batch});
   optim::Adam opt(net.parameters(), {{"lr", 1e-3}});
+  int64_t params = 0;
+  for (const Tensor& p : net.parameters()) params += p.numel();
+
+  // The compiled step: the eager step's code, traced by compile() on its first call.
+  std::optional<CompiledFunction> compiled;
+  if (a.mode == "compiled")
+    compiled = compile([&net, &opt](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+      opt.zero_grad();
+      Tensor loss = cross_entropy(net.forward(in[0]), in[1]);
+      loss.backward();
+      opt.step();
+      return {loss};
+    });
 
   double t_fwd = 1e30, t_bwd = 1e30, t_opt = 1e30;
   std::vector<double> times, cpu_times;
@@ -203,12 +231,18 @@ int main(int argc, char** argv) {
   for (int s = 0; s < a.warmup + a.steps; ++s) {
     auto t0 = Clock::now();
     double c0 = cpu_ms();
-    opt.zero_grad();
-    Tensor loss = cross_entropy(net.forward(x), target);
-    auto t1 = Clock::now();
-    loss.backward();
-    auto t2 = Clock::now();
-    opt.step();
+    Tensor loss;
+    auto t1 = t0, t2 = t0;
+    if (compiled) {
+      loss = (*compiled)({x, target})[0];
+    } else {
+      opt.zero_grad();
+      loss = cross_entropy(net.forward(x), target);
+      t1 = Clock::now();
+      loss.backward();
+      t2 = Clock::now();
+      opt.step();
+    }
     auto t3 = Clock::now();
     double c3 = cpu_ms();
     loss_value = loss.item<float>();
@@ -233,8 +267,9 @@ int main(int argc, char** argv) {
     op_breakdown(a.batch, a.steps);
   }
   std::printf(
-      "impl=nabla threads=%d batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f peak_rss_mib=%.1f "
-      "final_loss=%.5f\n",
-      a.threads, a.batch, a.steps, median, best, cpu_median, rss, loss_value);
+      "impl=nabla threads=%d mode=%s params=%lld batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f "
+      "peak_rss_mib=%.1f final_loss=%.5f\n",
+      a.threads, a.mode.c_str(), static_cast<long long>(params), a.batch, a.steps, median, best, cpu_median, rss,
+      loss_value);
   return 0;
 }
