@@ -9,9 +9,11 @@
 // bench/reference/torch_cnn_step.cpp is the same program against libtorch;
 // bench/cnn_compare.sh runs both and prints the ratio table.
 //
-// Usage: cnn_step_bench [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]
-// Prints one line of key=value pairs (parsed by cnn_compare.sh):
-//   impl=nabla threads=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=..
+// Usage: cnn_step_bench [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] [--autocast]
+// Prints one line of key=value pairs (parsed by cnn_compare.sh and autocast_compare.sh):
+//   impl=nabla threads=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=.. autocast=off|bf16
+// --autocast runs forward and loss under AutocastGuard(kBFloat16) (bf16
+// convolutions and linear layers, float32 master weights; docs/autocast.md).
 // --layers adds the time of each phase of the step (forward, backward, step)
 // and of every op of the model called on its own (forward and the backward
 // ops its gradient calls), best of S runs each.
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "nabla/nabla.h"
+#include "nabla/ops/autocast.h"
 
 using namespace nabla;
 
@@ -47,7 +50,7 @@ double peak_rss_mib() {
 
 struct Args {
   int threads = 1, warmup = 5, steps = 30, batch = 64;
-  bool layers = false;
+  bool layers = false, autocast = false;
 };
 
 Args parse(int argc, char** argv) {
@@ -70,8 +73,11 @@ Args parse(int argc, char** argv) {
       next(a.batch);
     else if (!std::strcmp(argv[i], "--layers"))
       a.layers = true;
+    else if (!std::strcmp(argv[i], "--autocast"))
+      a.autocast = true;
     else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] [--autocast]\n",
+                   argv[0]);
       std::exit(2);
     }
   }
@@ -204,7 +210,11 @@ int main(int argc, char** argv) {
     auto t0 = Clock::now();
     double c0 = cpu_ms();
     opt.zero_grad();
-    Tensor loss = cross_entropy(net.forward(x), target);
+    Tensor loss;
+    {
+      AutocastGuard autocast(kBFloat16, a.autocast);
+      loss = cross_entropy(net.forward(x), target);
+    }
     auto t1 = Clock::now();
     loss.backward();
     auto t2 = Clock::now();
@@ -234,7 +244,7 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "impl=nabla threads=%d batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f peak_rss_mib=%.1f "
-      "final_loss=%.5f\n",
-      a.threads, a.batch, a.steps, median, best, cpu_median, rss, loss_value);
+      "final_loss=%.5f autocast=%s\n",
+      a.threads, a.batch, a.steps, median, best, cpu_median, rss, loss_value, a.autocast ? "bf16" : "off");
   return 0;
 }
