@@ -7,7 +7,7 @@
 # first) for several rounds in one run, and prints the CPU, whether it has
 # AVX512-BF16 / AMX-BF16, and one markdown table:
 #   ms/step = best-of-rounds median step time of each variant
-#   ratio   = autocast / float32 (below 1: autocast is faster)
+#   ratio   = autocast / float32 (below 1: autocast is faster), of wall and of CPU time
 #   cpu     = best-of-rounds median CPU time per step (all threads): a check
 #             on the wall times when the machine is shared
 #   loss    = the final loss of each (same data and initial weights)
@@ -19,7 +19,7 @@
 set -euo pipefail
 
 nabla=build/release/bench/cnn_step_bench
-[[ -x $nabla ]] || nabla=$(ls build/*/bench/cnn_step_bench 2>/dev/null | head -1)
+[[ -x $nabla ]] || nabla=$(ls build/*/bench/cnn_step_bench 2>/dev/null | head -1 || true)
 threads="1 2"
 rounds=5
 steps=30
@@ -72,8 +72,8 @@ echo
 echo "CNN training step, batch 64, float32 vs bf16 autocast ($rounds interleaved rounds of $warmup warm-up + $steps"
 echo "timed steps; ms/step = best-of-rounds median)"
 echo
-echo "| threads | float32 ms/step | autocast ms/step | ratio | float32 cpu ms | autocast cpu ms | float32 loss | autocast loss |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| threads | float32 ms/step | autocast ms/step | ratio | float32 cpu ms | autocast cpu ms | cpu ratio | float32 loss | autocast loss |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for t in $threads; do
   awk -v t="$t" '
     $1 == t {
@@ -82,7 +82,7 @@ for t in $threads; do
       loss[$2] = $5
     }
     END {
-      printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n", t, med["off"], med["bf16"],
-             med["bf16"] / med["off"], cpu["off"], cpu["bf16"], loss["off"], loss["bf16"]
+      printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n", t, med["off"], med["bf16"],
+             med["bf16"] / med["off"], cpu["off"], cpu["bf16"], cpu["bf16"] / cpu["off"], loss["off"], loss["bf16"]
     }' "$results"
 done
