@@ -156,6 +156,19 @@ TEST(Autocast, BFloat16ResultsMatchFloat32) {
                                conv2d(xh.to(kFloat32), wh.to(kFloat32), Tensor(), {1}, {1}), kBf16Close);
 }
 
+// The slices of one bfloat16 product run the same oneDNN primitive on
+// several threads at once: each with its own scratchpad, or the results
+// vary from run to run (they did, 5 runs in 50, before).
+TEST(Autocast, BFloat16MatmulIsDeterministicOnSeveralThreads) {
+  manual_seed(4);
+  Tensor a = randn({64, 3136}).to(kBFloat16), w = randn({128, 3136}).to(kBFloat16);
+  int threads = get_num_threads();
+  set_num_threads(2);
+  Tensor first = mm(a, w.t());
+  for (int i = 0; i < 30; ++i) ASSERT_TRUE(equal(mm(a, w.t()), first)) << "run " << i;
+  set_num_threads(threads);
+}
+
 // Master weights: float32 parameters used under autocast get float32
 // gradients (through the casts' rules), close to float32 training's.
 TEST(Autocast, GradientsReachFloat32ParametersAsFloat32) {

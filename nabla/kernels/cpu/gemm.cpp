@@ -64,6 +64,7 @@ dnnl::engine& bf16_engine() {
 struct Bf16Plan {
   dnnl::matmul prim;
   dnnl::memory::desc a, b, c;
+  size_t scratch_bytes = 0;
 };
 
 // The primitive for this product, or null when oneDNN only has its reference
@@ -85,7 +86,13 @@ std::shared_ptr<const Bf16Plan> bf16_plan(const Bf16Key& key) {
     p->a = desc(key.m, key.k, key.lda, key.ta, dt::bf16);
     p->b = desc(key.k, key.n, key.ldb, key.tb, dt::bf16);
     p->c = desc(key.m, key.n, key.ldc, false, dt::bf16);
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p->a, p->b, p->c), bf16_engine());
+    // A scratchpad of the caller's per call: the slices of one product run
+    // the same primitive on several threads at once, which oneDNN's own
+    // (per-primitive) scratchpad would share.
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p->a, p->b, p->c), attr, bf16_engine());
+    p->scratch_bytes = pd.scratchpad_desc().get_size();
     if (std::string_view(pd.impl_info_str()).find("ref") == std::string_view::npos) {
       p->prim = dnnl::matmul(pd);
       plan = std::move(p);
@@ -101,9 +108,18 @@ std::shared_ptr<const Bf16Plan> bf16_plan(const Bf16Key& key) {
 void bf16_run(const Bf16Plan& p, const BFloat16* a, const BFloat16* b, BFloat16* c) {
   auto& eng = bf16_engine();
   dnnl::stream stream(eng);
-  p.prim.execute(stream, {{DNNL_ARG_SRC, dnnl::memory(p.a, eng, const_cast<BFloat16*>(a))},
-                          {DNNL_ARG_WEIGHTS, dnnl::memory(p.b, eng, const_cast<BFloat16*>(b))},
-                          {DNNL_ARG_DST, dnnl::memory(p.c, eng, c)}});
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(p.a, eng, const_cast<BFloat16*>(a))},
+                                             {DNNL_ARG_WEIGHTS, dnnl::memory(p.b, eng, const_cast<BFloat16*>(b))},
+                                             {DNNL_ARG_DST, dnnl::memory(p.c, eng, c)}};
+  Tensor scratch;
+  if (p.scratch_bytes > 0) {
+    scratch = make_empty({static_cast<int64_t>(p.scratch_bytes)}, kUInt8, kCPU);
+    args.emplace(DNNL_ARG_SCRATCHPAD,
+                 dnnl::memory(dnnl::memory::desc({static_cast<int64_t>(p.scratch_bytes)}, dnnl::memory::data_type::u8,
+                                                 dnnl::memory::format_tag::a),
+                              eng, scratch.raw_data()));
+  }
+  p.prim.execute(stream, args);
   stream.wait();
 }
 
