@@ -129,15 +129,17 @@ std::pair<double, double> best_of(int reps, const std::function<void()>& fn) {
   return {best, best_cpu};
 }
 
-// Every op of the model on its own, at the shapes of the step.
-void op_breakdown(int64_t B, int reps) {
+// Every op of the model on its own, at the shapes of the step, on tensors of
+// dtype dt (bfloat16 with --autocast: the ops' bfloat16 kernels).
+void op_breakdown(int64_t B, int reps, DType dt) {
   NoGradGuard no_grad;
-  Tensor x = randn({B, 1, 28, 28});
-  Tensor w1 = randn({32, 1, 3, 3}), b1 = randn({32}), w2 = randn({64, 32, 3, 3}), b2 = randn({64});
-  Tensor y1 = randn({B, 32, 28, 28}), p1 = randn({B, 32, 14, 14});
-  Tensor y2 = randn({B, 64, 14, 14}), p2 = randn({B, 64, 7, 7});
-  Tensor f1w = randn({128, 3136}), f1b = randn({128}), h = randn({B, 128}), f2w = randn({10, 128});
-  Tensor logits = randn({B, 10}), target = randint(0, 10, {B});
+  auto r = [dt](IntList sizes) { return randn(sizes).to(dt); };
+  Tensor x = r({B, 1, 28, 28});
+  Tensor w1 = r({32, 1, 3, 3}), b1 = r({32}), w2 = r({64, 32, 3, 3}), b2 = r({64});
+  Tensor y1 = r({B, 32, 28, 28}), p1 = r({B, 32, 14, 14});
+  Tensor y2 = r({B, 64, 14, 14}), p2 = r({B, 64, 7, 7});
+  Tensor f1w = r({128, 3136}), f1b = r({128}), h = r({B, 128}), f2w = r({10, 128});
+  Tensor logits = r({B, 10}), target = randint(0, 10, {B});
   auto [pv1, pi1] = max_pool2d_with_indices(y1, {2});
   auto [pv2, pi2] = max_pool2d_with_indices(y2, {2});
   struct Row {
@@ -185,7 +187,7 @@ void op_breakdown(int64_t B, int reps) {
       {"fc2 fwd", [&] { linear(h, f2w); }},
       {"cross_entropy fwd", [&] { cross_entropy(logits, target); }},
   };
-  std::printf("%-32s %10s %10s\n", "op (no autograd)", "best ms", "cpu ms");
+  std::printf("%-32s %10s %10s   (%s)\n", "op (no autograd)", "best ms", "cpu ms", dtype_name(dt).data());
   for (const Row& r : rows) {
     auto [wall, cpu] = best_of(reps, r.fn);
     std::printf("%-32s %10.3f %10.3f\n", r.name, wall, cpu);
@@ -240,7 +242,7 @@ int main(int argc, char** argv) {
     std::printf("%-32s %10.3f\n", "zero_grad + forward + loss", t_fwd);
     std::printf("%-32s %10.3f\n", "backward", t_bwd);
     std::printf("%-32s %10.3f\n", "Adam step", t_opt);
-    op_breakdown(a.batch, a.steps);
+    op_breakdown(a.batch, a.steps, a.autocast ? kBFloat16 : kFloat32);
   }
   std::printf(
       "impl=nabla threads=%d batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f peak_rss_mib=%.1f "
