@@ -30,7 +30,6 @@
 #include "nabla/io/training_state.h"
 #include "nabla/nn/module_variables.h"
 #include "nabla/nn/nn.h"
-#include "nabla/ops/autocast.h"
 #include "nabla/cuda.h"
 #include "nabla/opencl.h"
 #include "nabla/ops/kernel_registry.h"
