@@ -11,7 +11,7 @@
 
 namespace nabla {
 namespace detail {
-thread_local bool g_autocast_enabled = false;
+constinit thread_local bool g_autocast_enabled = false;
 }  // namespace detail
 
 namespace {

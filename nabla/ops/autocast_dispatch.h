@@ -8,7 +8,9 @@
 
 namespace nabla::detail {
 
-extern thread_local bool g_autocast_enabled;
+// constinit: no dynamic initialization, so reading it from another file needs
+// no TLS wrapper call (one load per op call).
+extern constinit thread_local bool g_autocast_enabled;
 
 // The op's outputs computed from its inputs cast as the op's autocast policy
 // says, or nullopt when the op has no policy (dispatch then goes on as usual).
