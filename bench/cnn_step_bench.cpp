@@ -9,12 +9,16 @@
 // bench/reference/torch_cnn_step.cpp is the same program against libtorch;
 // bench/cnn_compare.sh runs both and prints the ratio table.
 //
-// Usage: cnn_step_bench [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]
+// Usage: cnn_step_bench [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] [--channels-last]
 // Prints one line of key=value pairs (parsed by cnn_compare.sh):
 //   impl=nabla threads=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=..
 // --layers adds the time of each phase of the step (forward, backward, step)
 // and of every op of the model called on its own (forward and the backward
 // ops its gradient calls), best of S runs each.
+// --channels-last runs the step channels-last (PyTorch's
+// model.to(memory_format=torch.channels_last) and x.to(...)): the input and
+// the convolution weights are restrided NHWC, so oneDNN's convolutions read
+// and write NHWC in place and ReLU, pooling and batch norm keep the format.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -28,6 +32,8 @@
 #include <vector>
 
 #include "nabla/nabla.h"
+#include "nabla/nn/memory_format.h"
+#include "nabla/ops/memory_format.h"
 
 using namespace nabla;
 
@@ -47,7 +53,7 @@ double peak_rss_mib() {
 
 struct Args {
   int threads = 1, warmup = 5, steps = 30, batch = 64;
-  bool layers = false;
+  bool layers = false, channels_last = false;
 };
 
 Args parse(int argc, char** argv) {
@@ -70,8 +76,12 @@ Args parse(int argc, char** argv) {
       next(a.batch);
     else if (!std::strcmp(argv[i], "--layers"))
       a.layers = true;
+    else if (!std::strcmp(argv[i], "--channels-last"))
+      a.channels_last = true;
     else {
-      std::fprintf(stderr, "usage: %s [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] [--channels-last]\n",
+                   argv[0]);
       std::exit(2);
     }
   }
@@ -195,6 +205,11 @@ int main(int argc, char** argv) {
   Net net;
   Tensor x = randn({a.batch, 1, 28, 28});
   Tensor target = randint(0, 10, {a.batch});
+  if (a.channels_last) {
+    nn::to(net.conv1, MemoryFormat::ChannelsLast);
+    nn::to(net.conv2, MemoryFormat::ChannelsLast);
+    x = to(x, MemoryFormat::ChannelsLast);
+  }
   optim::Adam opt(net.parameters(), {{"lr", 1e-3}});
 
   double t_fwd = 1e30, t_bwd = 1e30, t_opt = 1e30;
@@ -233,8 +248,8 @@ int main(int argc, char** argv) {
     op_breakdown(a.batch, a.steps);
   }
   std::printf(
-      "impl=nabla threads=%d batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f peak_rss_mib=%.1f "
+      "impl=nabla%s threads=%d batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f peak_rss_mib=%.1f "
       "final_loss=%.5f\n",
-      a.threads, a.batch, a.steps, median, best, cpu_median, rss, loss_value);
+      a.channels_last ? "_channels_last" : "", a.threads, a.batch, a.steps, median, best, cpu_median, rss, loss_value);
   return 0;
 }
