@@ -17,6 +17,27 @@ void float_dispatch(DType t, Fn&& fn) {
   else fail("max_pool2d: unsupported dtype ", t, " (expected float32 or float64)");
 }
 
+// One tap of a window for the C channels of a pixel: the first tap starts
+// the maximum; a later one wins if larger or a NaN (pool.cpp's rule,
+// PyTorch's: the last NaN of a window wins). Branch-free over the
+// contiguous channels, so it vectorizes.
+template <class T>
+void max_tap(const T* __restrict src, int64_t at, int64_t C, bool first, T* __restrict v, int64_t* __restrict ix) {
+  if (first) {
+    for (int64_t c = 0; c < C; ++c) {
+      v[c] = src[c];
+      ix[c] = at;
+    }
+    return;
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    const T s = src[c];
+    const bool take = s > v[c] || s != s;
+    v[c] = take ? s : v[c];
+    ix[c] = take ? at : ix[c];
+  }
+}
+
 }  // namespace
 
 void max_pool2d_forward_nhwc(const Tensor& x, const Tensor& values, const Tensor& indices, const Pool2dGeometry& g) {
@@ -34,25 +55,20 @@ void max_pool2d_forward_nhwc(const Tensor& x, const Tensor& values, const Tensor
                      for (int64_t ow = 0; ow < g.out_w; ++ow) {
                        T* v = pv + ((n * g.out_h + oh) * g.out_w + ow) * C;
                        int64_t* ix = pi + ((n * g.out_h + oh) * g.out_w + ow) * C;
-                       std::fill(v, v + C, -std::numeric_limits<T>::infinity());
-                       std::fill(ix, ix + C, int64_t{-1});
+                       bool first = true;
                        for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
                          const int64_t ih = oh * g.stride_h - g.pad_h + kh * g.dilation_h;
                          if (ih < 0 || ih >= g.in_h) continue;
                          for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
                            const int64_t iw = ow * g.stride_w - g.pad_w + kw * g.dilation_w;
                            if (iw < 0 || iw >= W) continue;
-                           const T* src = xn + (ih * W + iw) * C;
-                           const int64_t at = ih * W + iw;
-                           // The first tap starts the maximum; a later one wins if
-                           // larger or a NaN (pool.cpp's rule, PyTorch's).
-                           for (int64_t c = 0; c < C; ++c) {
-                             const T s = src[c];
-                             const bool take = ix[c] < 0 || s > v[c] || std::isnan(s);
-                             v[c] = take ? s : v[c];
-                             ix[c] = take ? at : ix[c];
-                           }
+                           max_tap(xn + (ih * W + iw) * C, ih * W + iw, C, first, v, ix);
+                           first = false;
                          }
+                       }
+                       if (first) {  // a window with no element
+                         std::fill(v, v + C, -std::numeric_limits<T>::infinity());
+                         std::fill(ix, ix + C, int64_t{-1});
                        }
                      }
                    }
