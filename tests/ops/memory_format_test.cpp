@@ -9,6 +9,7 @@
 
 #include "nabla/kernels/cpu/conv.h"
 #include "nabla/nabla.h"
+#include "nabla/nn/config.h"
 #include "nabla/nn/memory_format.h"
 #include "support/op_info.h"
 
@@ -279,7 +280,58 @@ TEST(MemoryFormat, Conv2dNhwcIsChannelsLast) {
                      1e-5, "conv2d_nhwc");
 }
 
-// ---- models run channels-last ----------------------------------------------
+// ---- layers: data_format = "NHWC", and models run channels-last ----------
+
+// An NHWC layer on NHWC data equals the NCHW layer on the permuted data.
+TEST(MemoryFormat, NhwcLayersEqualNchwOnPermutedData) {
+  manual_seed(11);
+  Tensor x_nhwc = randn({2, 6, 6, 3});
+  Tensor x_nchw = permute(x_nhwc, {0, 3, 1, 2}).contiguous();
+  auto nhwc = [](const Tensor& y) { return permute(y, {0, 2, 3, 1}); };
+  nn::Conv2d conv(3, 4, 3, 1, 1), conv_nhwc(3, 4, 3, 1, 1, 1, 1, true, "NHWC");
+  {
+    NoGradGuard g;
+    conv_nhwc.weight.copy_(conv.weight);
+    conv_nhwc.bias.copy_(conv.bias);
+  }
+  Tensor y = conv_nhwc(x_nhwc);
+  EXPECT_EQ(y.sizes(), (Shape{2, 6, 6, 4}));
+  EXPECT_TRUE(y.is_contiguous());  // oneDNN wrote NHWC: the NHWC view of it is plain contiguous
+  expect_same_values(y, nhwc(conv(x_nchw)), 1e-5, "Conv2d NHWC");
+  nn::MaxPool2d pool(2), pool_nhwc(2, std::nullopt, 0, 1, false, "NHWC");
+  expect_same_values(pool_nhwc(x_nhwc), nhwc(pool(x_nchw)), 0, "MaxPool2d NHWC");
+  nn::AvgPool2d avg(3, 2, 1), avg_nhwc(3, 2, 1, false, true, std::nullopt, "channels_last");
+  expect_same_values(avg_nhwc(x_nhwc), nhwc(avg(x_nchw)), 1e-6, "AvgPool2d NHWC");
+  nn::AdaptiveAvgPool2d ada(2), ada_nhwc(2, "NHWC");
+  expect_same_values(ada_nhwc(x_nhwc), nhwc(ada(x_nchw)), 1e-6, "AdaptiveAvgPool2d NHWC");
+  nn::BatchNorm2d bn(3), bn_nhwc(3, 1e-5, 0.1, true, true, "NHWC");
+  expect_same_values(bn_nhwc(x_nhwc), nhwc(bn(x_nchw)), 1e-5, "BatchNorm2d NHWC");
+  expect_same_values(bn_nhwc.running_var, bn.running_var, 1e-6, "BatchNorm2d NHWC running_var");
+  EXPECT_NE(conv_nhwc.extra_repr().find("data_format=NHWC"), std::string::npos);
+  try {
+    nn::Conv2d bad(3, 4, 3, 1, 0, 1, 1, true, "HWCN");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("nn::Conv2d: data_format must be \"NCHW\" or \"NHWC\""), std::string::npos)
+        << e.what();
+  }
+}
+
+// A Sequential of NHWC layers survives its config (Keras's get_config) and the
+// shape check follows NHWC shapes.
+TEST(MemoryFormat, NhwcLayersInConfigs) {
+  auto model = std::make_shared<nn::Sequential>();
+  model->push_back(std::make_shared<nn::Conv2d>(3, 8, 3, 1, 1, 1, 1, true, "NHWC"));
+  model->push_back(std::make_shared<nn::BatchNorm2d>(8, 1e-5, 0.1, true, true, "NHWC"));
+  model->push_back(std::make_shared<nn::MaxPool2d>(2, std::nullopt, 0, 1, false, "NHWC"));
+  model->push_back(std::make_shared<nn::AdaptiveAvgPool2d>(1, "NHWC"));
+  nn::Json j = nn::config(*model);
+  EXPECT_EQ(j.dump().find("NCHW"), std::string::npos);
+  EXPECT_EQ(nn::check_shapes(j, {8, 8, 3}), (std::vector<int64_t>{1, 1, 8}));  // one sample, [H, W, C]
+  EXPECT_EQ(nn::config(*nn::from_config(j)).dump(), j.dump());
+  // NCHW layers write no data_format: their configs are unchanged.
+  EXPECT_EQ(nn::config(nn::Conv2d(3, 8, 3)).dump().find("data_format"), std::string::npos);
+}
 
 // A zoo model run channels-last (nn::to(model, ChannelsLast), PyTorch's
 // model.to(memory_format=...)) gives the contiguous run's outputs and gradients.
