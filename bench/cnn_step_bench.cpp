@@ -10,14 +10,19 @@
 // bench/cnn_compare.sh runs both and prints the ratio table.
 //
 // Usage: cnn_step_bench [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]
-//                       [--autocast]
+//                       [--autocast] [--channels-last]
 // Prints one line of key=value pairs (parsed by cnn_compare.sh, cnn_tf_compare.py and autocast_compare.sh):
 //   impl=nabla threads=.. mode=.. params=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=.. autocast=off|bf16
+//   format=nchw|channels_last
 // --mode compiled runs the same step function through nabla::compile (traced
 // once into a graph on the first warm-up step; one Session run per step);
 // impl stays `nabla` in both modes (cnn_compare.sh keys on it), mode= tells.
 // --autocast runs forward and loss under AutocastGuard(kBFloat16) (bf16
 // convolutions and linear layers, float32 master weights; docs/autocast.md).
+// --channels-last runs the step channels-last (PyTorch's
+// model.to(memory_format=torch.channels_last) and x.to(...)): the input and
+// the convolution weights are restrided NHWC, so oneDNN's convolutions read
+// and write NHWC in place and ReLU, pooling and batch norm keep the format.
 // --layers (eager) adds the time of each phase of the step (forward, backward,
 // step) and of every op of the model called on its own (forward and the
 // backward ops its gradient calls), best of S runs each.
@@ -35,7 +40,9 @@
 #include <vector>
 
 #include "nabla/nabla.h"
+#include "nabla/nn/memory_format.h"
 #include "nabla/ops/autocast.h"
+#include "nabla/ops/memory_format.h"
 
 using namespace nabla;
 
@@ -56,7 +63,7 @@ double peak_rss_mib() {
 struct Args {
   std::string mode = "eager";
   int threads = 1, warmup = 5, steps = 30, batch = 64;
-  bool layers = false, autocast = false;
+  bool layers = false, autocast = false, channels_last = false;
 };
 
 Args parse(int argc, char** argv) {
@@ -83,10 +90,12 @@ Args parse(int argc, char** argv) {
       a.layers = true;
     else if (!std::strcmp(argv[i], "--autocast"))
       a.autocast = true;
+    else if (!std::strcmp(argv[i], "--channels-last"))
+      a.channels_last = true;
     else {
       std::fprintf(stderr,
                    "usage: %s [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] "
-                   "[--autocast]\n",
+                   "[--autocast] [--channels-last]\n",
                    argv[0]);
       std::exit(2);
     }
@@ -221,6 +230,11 @@ int main(int argc, char** argv) {
   Net net;
   Tensor x = randn({a.batch, 1, 28, 28});
   Tensor target = randint(0, 10, {a.batch});
+  if (a.channels_last) {
+    nn::to(net.conv1, MemoryFormat::ChannelsLast);
+    nn::to(net.conv2, MemoryFormat::ChannelsLast);
+    x = to(x, MemoryFormat::ChannelsLast);
+  }
   optim::Adam opt(net.parameters(), {{"lr", 1e-3}});
   int64_t params = 0;
   for (const Tensor& p : net.parameters()) params += p.numel();
@@ -286,8 +300,8 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "impl=nabla threads=%d mode=%s params=%lld batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f "
-      "peak_rss_mib=%.1f final_loss=%.5f autocast=%s\n",
+      "peak_rss_mib=%.1f final_loss=%.5f autocast=%s format=%s\n",
       a.threads, a.mode.c_str(), static_cast<long long>(params), a.batch, a.steps, median, best, cpu_median, rss,
-      loss_value, a.autocast ? "bf16" : "off");
+      loss_value, a.autocast ? "bf16" : "off", a.channels_last ? "channels_last" : "nchw");
   return 0;
 }

@@ -12,6 +12,7 @@
 // When a rule's result comes out larger than the input it belongs to (rows no
 // window reaches: output_padding >= stride, or an output gradient smaller than
 // the natural output), it is narrowed back.
+#include "nabla/core/memory_format.h"
 #include "nabla/core/user_op.h"
 #include "nabla/ops/conv.h"
 #include "nabla/ops/conv_geometry.h"
@@ -214,8 +215,13 @@ Shape recovering_output_padding(const Shape& in_sizes, const Shape& out_sizes, c
 // Sums H, W first: those dims are contiguous, so the reduction reads gy in
 // place, while one sum over {0, 2, 3} makes the reduce kernel copy all of gy
 // to bring the reduced dims last (a third of LeNet's backward time).
+// A channels-last gy (NHWC in memory) sums over {0, 2, 3} at once: its
+// leading dims in memory, rows the reduce kernel adds in place.
 Tensor bias_grad(GradCtx& c) {
-  return c.num_inputs() > 2 && c.needs_grad(2) ? sum(sum(c.grad(), {2, 3}), {0}) : Tensor();
+  if (c.num_inputs() <= 2 || !c.needs_grad(2)) return Tensor();
+  const Tensor& gy = c.grad();
+  if (!gy.is_symbolic() && !gy.is_contiguous() && is_contiguous(gy, MemoryFormat::ChannelsLast)) return sum(gy, {0, 2, 3});
+  return sum(sum(gy, {2, 3}), {0});
 }
 
 TensorList conv2d_grad(GradCtx& c) {

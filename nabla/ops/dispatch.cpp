@@ -12,6 +12,7 @@
 #include "nabla/ops/autocast_dispatch.h"
 #include "nabla/ops/autograd_hook.h"
 #include "nabla/ops/kernel_registry.h"
+#include "nabla/ops/memory_format_rules.h"
 #include "nabla/ops/op.h"
 #include "nabla/ops/reduced_float.h"
 
@@ -273,7 +274,12 @@ TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
   if (op.has(kView)) {
     outputs.resize(metas.size());
   } else {
-    for (const OutputMeta& m : metas) outputs.push_back(make_empty(m.sizes, m.dtype, device, op.name.data()));
+    for (const OutputMeta& m : metas) {
+      // Channels-last outputs for channels-last inputs (memory_format_rules.h), CPU only.
+      MemoryFormat format = device.is_cpu() ? detail::output_memory_format(op, inputs, m.sizes) : MemoryFormat::Contiguous;
+      outputs.push_back(format == MemoryFormat::Contiguous ? make_empty(m.sizes, m.dtype, device, op.name.data())
+                                                           : make_empty(m.sizes, m.dtype, device, format, op.name.data()));
+    }
   }
   std::span<Tensor> out_span(outputs.data(), outputs.size());
   if (device.is_cpu() && needs_float32_compute(op, inputs, metas)) {
