@@ -30,9 +30,9 @@ extern "C" void omp_set_num_threads(int) __attribute__((weak));
 //   (100 us by default; kernels of a step follow each other within
 //   microseconds and a futex wake-up costs tens), then sleep on a futex.
 // - Under load the pool backs off to the calling thread alone. A worker that
-//   sees a gap in its own spin loop (it was preempted), or a caller left
-//   waiting on a claimed chunk for long, means there are fewer free cores
-//   than threads: then every region runs inline for a while (10 ms, doubling
+//   sees a gap in its own spin loop (it was preempted), a caller left
+//   waiting on a claimed chunk for long, or regions in a row that no worker
+//   came to help with mean there are fewer free cores than threads: then every region runs inline for a while (10 ms, doubling
 //   up to 1 s while each probe afterwards meets contention again) and the
 //   workers sleep, so nabla stops competing with the neighbour, its own
 //   DataLoader workers or itself. NABLA_ADAPTIVE_THREADS=0 turns this off.
@@ -73,6 +73,9 @@ constexpr int64_t kPreemptedNs = 250'000;
 // A caller waiting this long on a chunk some worker claimed: that worker was
 // descheduled in the middle of it.
 constexpr int64_t kStalledNs = 250'000;
+// Regions in a row that the caller ran entirely alone: the workers were
+// late every time.
+constexpr int kMissesToBackOff = 8;
 constexpr int64_t kBackoffMinNs = 10'000'000, kBackoffMaxNs = 1'000'000'000;
 
 // The load detector: while backing off, regions run on the caller alone.
@@ -82,8 +85,11 @@ class Backoff {
 
   bool active() {
     if (!active_.load(std::memory_order_relaxed)) return false;  // the quiet fast path: one load
-    if (now_ns() < until_.load(std::memory_order_relaxed)) return true;
-    active_.store(false, std::memory_order_relaxed);
+    int64_t now = now_ns();
+    if (now < until_.load(std::memory_order_relaxed)) return true;
+    std::lock_guard<std::mutex> lock(mu_);  // not to clear a back-off contention() just started
+    if (now < until_.load()) return true;
+    active_.store(false);
     return false;
   }
 
@@ -164,10 +170,18 @@ class ThreadPool {
       wake_.notify_all();
     }
     int64_t start = now_ns();
-    int c = 0;
-    do run_chunk(c);
+    int c = 0, ran = 0;
+    do run_chunk(c), ++ran;
     while ((c = claim()) >= 0);
     wait_done(chunks, now_ns() - start);
+    // Regions after regions that no worker got to help with: the workers
+    // are not getting a core (or wake too late to matter). Waking them costs
+    // the caller a system call per region for nothing.
+    misses_ = ran == chunks ? misses_ + 1 : 0;
+    if (misses_ >= kMissesToBackOff) {
+      misses_ = 0;
+      backoff().contention(now_ns());
+    }
     if (error_) std::rethrow_exception(error_);
   }
 
@@ -267,6 +281,7 @@ class ThreadPool {
   }
 
   const int64_t spin_ns_;
+  int misses_ = 0;  // regions in a row the caller ran alone (only the caller touches it)
   std::vector<std::thread> workers_;
   std::atomic<uint64_t> word_{0};  // pack(generation, chunks, next)
   std::atomic<Task> task_{nullptr};
