@@ -11,7 +11,7 @@
 //
 // Usage: cnn_step_bench [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]
 // Prints one line of key=value pairs (parsed by cnn_compare.sh):
-//   impl=nabla threads=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=..
+//   impl=nabla threads=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=.. backoffs=..
 // --layers adds the time of each phase of the step (forward, backward, step)
 // and of every op of the model called on its own (forward and the backward
 // ops its gradient calls), best of S runs each.
@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "nabla/core/parallel_stats.h"
 #include "nabla/nabla.h"
 
 using namespace nabla;
@@ -234,7 +235,8 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "impl=nabla threads=%d batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f peak_rss_mib=%.1f "
-      "final_loss=%.5f\n",
-      a.threads, a.batch, a.steps, median, best, cpu_median, rss, loss_value);
+      "final_loss=%.5f backoffs=%lld\n",
+      a.threads, a.batch, a.steps, median, best, cpu_median, rss, loss_value,
+      static_cast<long long>(parallel_backoff_events()));
   return 0;
 }

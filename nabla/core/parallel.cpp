@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -93,14 +94,15 @@ class Backoff {
     return false;
   }
 
-  void contention(int64_t now) {
+  // Contention seen from `since` (when the slow wait or call began) to `now`.
+  void contention(int64_t since, int64_t now) {
     if (!enabled_) return;
     std::lock_guard<std::mutex> lock(mu_);
     int64_t until = until_.load();
     if (now < until) return;
     // Contention again right after the last back-off ended: the probe failed,
     // so wait longer before the next one; otherwise start short.
-    length_ = now - until < 2 * length_ ? std::min(2 * length_, kBackoffMaxNs) : kBackoffMinNs;
+    length_ = since - until < 2 * length_ ? std::min(2 * length_, kBackoffMaxNs) : kBackoffMinNs;
     until_.store(now + length_);
     active_.store(true);
     ++events_;
@@ -180,7 +182,8 @@ class ThreadPool {
     misses_ = ran == chunks ? misses_ + 1 : 0;
     if (misses_ >= kMissesToBackOff) {
       misses_ = 0;
-      backoff().contention(now_ns());
+      int64_t now = now_ns();
+      backoff().contention(now, now);
     }
     if (error_) std::rethrow_exception(error_);
   }
@@ -239,7 +242,7 @@ class ThreadPool {
     int64_t end = now_ns();
     // A wait much longer than the caller's own share: the worker was not
     // running (a chunk a little bigger than the caller's is not a stall).
-    if (end - start > std::max(kStalledNs, worked / 4)) backoff().contention(end);
+    if (end - start > std::max(kStalledNs, worked / 4)) backoff().contention(start, end);
   }
 
   // Waits for a claimable chunk (true) or for stop() (false): spins for
@@ -253,7 +256,7 @@ class ThreadPool {
         cpu_relax();
       }
       int64_t now = now_ns();
-      if (now - last > kPreemptedNs) backoff().contention(now);
+      if (now - last > kPreemptedNs) backoff().contention(last, now);
       if (now >= deadline) break;
       last = now;
     }
@@ -329,6 +332,24 @@ void set_num_threads(int n) {
 
 int64_t parallel_backoff_events() { return backoff().events(); }
 bool parallel_backing_off() { return backoff().active(); }
+
+namespace {
+int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+}  // namespace
+
+ContentionProbe::ContentionProbe() : wall_ns_(now_ns()), cpu_ns_(thread_cpu_ns()) {}
+
+ContentionProbe::~ContentionProbe() {
+  int64_t now = now_ns(), wall = now - wall_ns_, off_cpu = wall - (thread_cpu_ns() - cpu_ns_);
+  // Off the CPU for most of the call: the team's barrier waited on members
+  // that had no core (a passive wait also sleeps, but not for most of a
+  // balanced region).
+  if (off_cpu > std::max(kStalledNs, wall / 2)) backoff().contention(wall_ns_, now);
+}
 
 void parallel_for_pool(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   int64_t n = end - begin;

@@ -111,5 +111,19 @@ TEST(ThreadPool, StalledWorkerFinishesAndMakesThePoolBackOff) {
   if (worker_ran) EXPECT_GT(parallel_backoff_events(), before);
 }
 
+TEST(ThreadPool, ContentionProbeSeesACallSpentOffTheCpu) {
+  // oneDNN's OpenMP calls are timed with a ContentionProbe: a call during
+  // which the calling thread was mostly not running (here: asleep) is
+  // reported as a busy machine, and the pool (and oneDNN's thread count with
+  // it) backs off.
+  while (parallel_backing_off()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  int64_t before = parallel_backoff_events();
+  {
+    ContentionProbe probe;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_GT(parallel_backoff_events(), before);
+}
+
 }  // namespace
 }  // namespace nabla
