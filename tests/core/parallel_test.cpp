@@ -91,24 +91,44 @@ TEST(ThreadPool, ConcurrentCallersBothFinish) {
 }
 
 TEST(ThreadPool, StalledWorkerFinishesAndMakesThePoolBackOff) {
+  using Clock = std::chrono::steady_clock;
   ThreadsGuard guard;
   set_num_threads(2);
   const auto caller = std::this_thread::get_id();
-  int64_t before = parallel_backoff_events();
   std::atomic<bool> worker_ran{false};
   std::vector<int> visits(8000, 0);
-  for (int round = 0; round < 5 && !worker_ran; ++round) {
-    parallel_for(0, 8000, 1000, [&](int64_t b, int64_t e) {
-      if (std::this_thread::get_id() != caller && !worker_ran.exchange(true))
-        std::this_thread::sleep_for(std::chrono::milliseconds(3));  // a worker descheduled mid-chunk
-      for (int64_t i = b; i < e; ++i) ++visits[i];
-    });
+  int rounds = 0;
+  for (; rounds < 20 && !worker_ran; ++rounds) {
     while (parallel_backing_off()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    int64_t before = parallel_backoff_events();
+    Clock::time_point start = Clock::now(), caller_done = start, worker_done = start;
+    parallel_for(0, 8000, 1000, [&](int64_t b, int64_t e) {
+      if (std::this_thread::get_id() != caller && !worker_ran.exchange(true)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a worker descheduled mid-chunk
+        for (int64_t i = b; i < e; ++i) ++visits[i];
+        worker_done = Clock::now();
+        return;
+      }
+      // 50 us of work per chunk: time for a waking worker to claim one.
+      auto end = Clock::now() + std::chrono::microseconds(50);
+      while (Clock::now() < end) {
+      }
+      for (int64_t i = b; i < e; ++i) ++visits[i];
+      if (std::this_thread::get_id() == caller) caller_done = Clock::now();
+    });
+    if (!worker_ran) continue;  // (++rounds still runs)
+    // The caller waited on a chunk a worker had claimed, much longer than its
+    // own share took: a busy machine. (Under heavy load the caller itself may
+    // have been descheduled as long; then there is nothing to check. The
+    // margins over the pool's 250 us and a quarter of the caller's share
+    // cover the caller being descheduled between its chunks and its wait.)
+    auto waited = worker_done - caller_done, worked = caller_done - start;
+    if (waited > std::chrono::milliseconds(2) && waited > worked)
+      EXPECT_GT(parallel_backoff_events(), before)
+          << "waited " << std::chrono::duration<double, std::micro>(waited).count() << " us, worked "
+          << std::chrono::duration<double, std::micro>(worked).count() << " us, round " << rounds;
   }
-  for (int v : visits) ASSERT_GE(v, 1);
-  // The caller waited ~3 ms on a chunk a worker had claimed: a busy machine.
-  // (On a machine so busy that no worker ever got to run, there is nothing to see.)
-  if (worker_ran) EXPECT_GT(parallel_backoff_events(), before);
+  for (int v : visits) ASSERT_EQ(v, rounds);  // every index once per round
 }
 
 TEST(ThreadPool, ContentionProbeSeesACallSpentOffTheCpu) {
