@@ -19,7 +19,7 @@ extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 extern "C" void omp_set_num_threads(int) __attribute__((weak));
 
 // How the pool behaves when other processes hold cores (docs/tensors.md,
-// "Threads and memory"):
+// "The thread pool on a busy machine"):
 //
 // - Chunks are claimed, not assigned. A parallel region is split into chunks
 //   (up to kChunksPerThread per thread, a function of the thread count only,
@@ -31,17 +31,20 @@ extern "C" void omp_set_num_threads(int) __attribute__((weak));
 //   (100 us by default; kernels of a step follow each other within
 //   microseconds and a futex wake-up costs tens), then sleep on a futex.
 // - Under load the pool backs off to the calling thread alone. A worker that
-//   sees a gap in its own spin loop (it was preempted), a caller left
-//   waiting on a claimed chunk for long, or regions in a row that no worker
-//   came to help with mean there are fewer free cores than threads: then every region runs inline for a while (10 ms, doubling
-//   up to 1 s while each probe afterwards meets contention again) and the
-//   workers sleep, so nabla stops competing with the neighbour, its own
-//   DataLoader workers or itself. NABLA_ADAPTIVE_THREADS=0 turns this off.
+//   sees a gap in its own spin loop (it was preempted), a caller left waiting
+//   on a claimed chunk for long, regions in a row that no worker came to help
+//   with, or an OpenMP call spent off the CPU (ContentionProbe) mean there
+//   are fewer free cores than threads: then every region runs inline for a
+//   while (10 ms, doubling up to 1 s while each probe afterwards meets
+//   contention again) and the workers sleep, so nabla stops competing with
+//   the neighbour, its own DataLoader workers or itself.
+//   NABLA_ADAPTIVE_THREADS=0 turns this off.
 //
 // oneDNN's OpenMP threads (Debian's libdnnl is built with the OpenMP runtime,
 // so oneDNN's threadpool interface, which would let it run on this pool, is
 // not available) are kept out of the way by the kernels: they call oneDNN
-// single-threaded on slices run on this pool (omp_single.h).
+// single-threaded on slices run on this pool (omp_single.h), and with one
+// OpenMP thread while the pool backs off (conv_onednn.cpp).
 
 namespace nabla {
 namespace {
