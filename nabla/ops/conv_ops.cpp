@@ -266,16 +266,19 @@ TensorList weight_grad_grad(GradCtx& c) {
 extern constinit const OpDef conv2d_op{.name = "conv2d", .num_inputs = -1,
                                        .attr_names = "stride,padding,dilation,groups",
                                        .infer = infer_conv2d, .grad = conv2d_grad,
+                                       .flags = kNativeReducedFloat,  // bfloat16 on oneDNN (kernels/cpu/conv_ops.cpp)
                                        .promote = Promote::Common, .save_inputs = 0b011};
 extern constinit const OpDef conv_transpose2d_op{.name = "conv_transpose2d", .num_inputs = -1,
                                                  .attr_names = "stride,padding,output_padding,groups,dilation",
                                                  .infer = infer_conv_transpose2d,
-                                                 .grad = conv_transpose2d_grad, .promote = Promote::Common,
+                                                 .grad = conv_transpose2d_grad, .flags = kNativeReducedFloat,
+                                                 .promote = Promote::Common,
                                                  .save_inputs = 0b011};
 extern constinit const OpDef conv2d_weight_grad_op{.name = "conv2d_weight_grad", .num_inputs = 2,
                                                    .attr_names = "weight_sizes,stride,padding,dilation,groups",
                                                    .infer = infer_weight_grad,
-                                                   .grad = weight_grad_grad, .promote = Promote::Common};
+                                                   .grad = weight_grad_grad, .flags = kNativeReducedFloat,
+                                                   .promote = Promote::Common};
 
 namespace {
 detail::RegisterOps register_conv{&conv2d_op, &conv_transpose2d_op, &conv2d_weight_grad_op};

@@ -12,18 +12,12 @@
 #include "nabla/data/png.h"
 #include "nabla/nabla.h"
 #include "nabla/summary/png.h"
+#include "support/error_message.h"
 
 namespace nabla::data {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::error_of;
 
 TEST(ReadPng, EveryChannelCountReadsAsRgb) {
   const int h = 3, w = 5;

@@ -26,7 +26,11 @@ void all_reduce_expecting_timeout() {
     ADD_FAILURE() << "all_reduce returned although the peers never joined";
   } catch (const Error& e) {
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << "rank 0 caught after " << seconds << " s: " << e.what() << "\n";
+    std::cerr << "rank 0 caught after " << seconds << " s: " << e.what() << std::endl;
+    // mpirun forwards this line from a pipe; the abort that ends the job
+    // (finalize()) can kill that forwarding first on a loaded machine, and
+    // ctest, which passes the test on the line, would see nothing.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
     EXPECT_NE(std::string(e.what()).find("timed out after"), std::string::npos) << e.what();
     EXPECT_LT(seconds, timeout().count() / 1000.0 + 2);
   }

@@ -16,6 +16,7 @@
 #include "nabla/onnx/import.h"
 #include "nabla/zoo/zoo.h"
 #include "onnx/onnx_pb.h"
+#include "support/error_message.h"
 #include "support/run_program.h"
 
 namespace fs = std::filesystem;
@@ -122,14 +123,7 @@ std::string one_node_model(const std::string& op_type, int64_t opset = 17) {
   return model.SerializeAsString();
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::error_of;
 
 TEST(OnnxImport, AnUnsupportedOperatorNamesItsNodeAndTheOpset) {
   std::string msg = error_of([] { nabla::onnx::import_model_bytes(one_node_model("Hardmax"), "m.onnx"); });

@@ -17,6 +17,7 @@
 #include "nabla/summary/proto/hparams.pb.h"
 #include "nabla/summary/proto/tensorboard.pb.h"
 #include "nabla/summary/record_writer.h"
+#include "support/error_message.h"
 
 namespace nabla::summary {
 namespace {
@@ -44,14 +45,7 @@ std::vector<pb::Event> read_events(const std::string& file) {
   return events;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::error_of;
 
 TEST(SummaryWriter, NamesItsFileLikeTensorBoardAndStartsWithTheFileVersion) {
   TempDir dir("name");

@@ -1,4 +1,4 @@
-// oneDNN convolution primitives for float32 conv2d (see conv_onednn.h).
+// oneDNN convolution primitives for float32 and bfloat16 conv2d (see conv_onednn.h).
 #include "nabla/kernels/cpu/conv_onednn.h"
 
 #include <array>
@@ -6,6 +6,7 @@
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -41,6 +42,7 @@ struct Plan {
   Operand in[2], out;
   memory::desc bias;  // forward only, zero-dim when there is no bias
   size_t scratch_bytes = 0;
+  std::string impl;  // oneDNN's name of the implementation ("jit:avx512_core_bf16", "ref:any")
 };
 
 Operand make_operand(int arg, const memory::desc& user, const memory::desc& prim, bool is_output) {
@@ -66,14 +68,16 @@ std::optional<int64_t> pad_right(int64_t in, int64_t out, int64_t k_eff, int64_t
 struct Shapes {
   Dims src, wei, dst, bias, strides, dilates, pad_l, pad_r;
   memory::format_tag wei_tag;
+  memory::data_type dt = memory::data_type::f32;  // of every operand but bfloat16's weight gradient (float32)
 };
 
-std::optional<Shapes> shapes_of(const Conv2dGeometry& g) {
+std::optional<Shapes> shapes_of(const Conv2dGeometry& g, memory::data_type dt) {
   int64_t keh = g.dilation_h * (g.kernel_h - 1) + 1, kew = g.dilation_w * (g.kernel_w - 1) + 1;
   auto prh = pad_right(g.in_h, g.out_h, keh, g.stride_h, g.pad_h);
   auto prw = pad_right(g.in_w, g.out_w, kew, g.stride_w, g.pad_w);
   if (!prh || !prw) return std::nullopt;
   Shapes s;
+  s.dt = dt;
   s.src = {g.batch, g.in_channels, g.in_h, g.in_w};
   s.dst = {g.batch, g.out_channels, g.out_h, g.out_w};
   s.bias = {g.out_channels};
@@ -92,8 +96,8 @@ std::optional<Shapes> shapes_of(const Conv2dGeometry& g) {
   return s;
 }
 
-memory::desc plain(const Dims& d, memory::format_tag tag) { return {d, memory::data_type::f32, tag}; }
-memory::desc any(const Dims& d) { return {d, memory::data_type::f32, memory::format_tag::any}; }
+memory::desc plain(const Dims& d, memory::format_tag tag, memory::data_type dt) { return {d, dt, tag}; }
+memory::desc any(const Dims& d, memory::data_type dt) { return {d, dt, memory::format_tag::any}; }
 
 dnnl::primitive_attr user_scratchpad() {
   dnnl::primitive_attr attr;
@@ -105,46 +109,53 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_
   auto alg = dnnl::algorithm::convolution_direct;
   auto pk = dnnl::prop_kind::forward_training;
   auto d = with_bias
-               ? dnnl::convolution_forward::desc(pk, alg, any(s.src), any(s.wei), plain(s.bias, memory::format_tag::a),
-                                                 any(s.dst), s.strides, s.dilates, s.pad_l, s.pad_r)
-               : dnnl::convolution_forward::desc(pk, alg, any(s.src), any(s.wei), any(s.dst), s.strides, s.dilates,
-                                                 s.pad_l, s.pad_r);
+               ? dnnl::convolution_forward::desc(pk, alg, any(s.src, s.dt), any(s.wei, s.dt),
+                                                 plain(s.bias, memory::format_tag::a, s.dt), any(s.dst, s.dt),
+                                                 s.strides, s.dilates, s.pad_l, s.pad_r)
+               : dnnl::convolution_forward::desc(pk, alg, any(s.src, s.dt), any(s.wei, s.dt), any(s.dst, s.dt),
+                                                 s.strides, s.dilates, s.pad_l, s.pad_r);
   return {d, user_scratchpad(), engine()};
 }
 
 // Builds the primitive; throws dnnl::error when oneDNN has no implementation.
 std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias) {
   auto nchw = memory::format_tag::nchw;
+  auto dt = s.dt, f32 = memory::data_type::f32;
   auto p = std::make_shared<Plan>();
   auto alg = dnnl::algorithm::convolution_direct;
   if (kind == Kind::forward) {
     auto pd = forward_pd(s, with_bias);
     p->prim = dnnl::convolution_forward(pd);
-    p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, nchw), pd.src_desc(), false);
-    p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag), pd.weights_desc(), false);
-    p->out = make_operand(DNNL_ARG_DST, plain(s.dst, nchw), pd.dst_desc(), true);
-    if (with_bias) p->bias = plain(s.bias, memory::format_tag::a);
+    p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, nchw, dt), pd.src_desc(), false);
+    p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag, dt), pd.weights_desc(), false);
+    p->out = make_operand(DNNL_ARG_DST, plain(s.dst, nchw, dt), pd.dst_desc(), true);
+    if (with_bias) p->bias = plain(s.bias, memory::format_tag::a, dt);
     p->scratch_bytes = pd.scratchpad_desc().get_size();
+    p->impl = pd.impl_info_str();
   } else if (kind == Kind::backward_data) {
     auto hint = forward_pd(s, false);
-    dnnl::convolution_backward_data::desc d(alg, any(s.src), any(s.wei), any(s.dst), s.strides, s.dilates, s.pad_l,
-                                            s.pad_r);
+    dnnl::convolution_backward_data::desc d(alg, any(s.src, dt), any(s.wei, dt), any(s.dst, dt), s.strides,
+                                            s.dilates, s.pad_l, s.pad_r);
     dnnl::convolution_backward_data::primitive_desc pd(d, user_scratchpad(), engine(), hint);
     p->prim = dnnl::convolution_backward_data(pd);
-    p->in[0] = make_operand(DNNL_ARG_DIFF_DST, plain(s.dst, nchw), pd.diff_dst_desc(), false);
-    p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag), pd.weights_desc(), false);
-    p->out = make_operand(DNNL_ARG_DIFF_SRC, plain(s.src, nchw), pd.diff_src_desc(), true);
+    p->in[0] = make_operand(DNNL_ARG_DIFF_DST, plain(s.dst, nchw, dt), pd.diff_dst_desc(), false);
+    p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag, dt), pd.weights_desc(), false);
+    p->out = make_operand(DNNL_ARG_DIFF_SRC, plain(s.src, nchw, dt), pd.diff_src_desc(), true);
     p->scratch_bytes = pd.scratchpad_desc().get_size();
+    p->impl = pd.impl_info_str();
   } else {
     auto hint = forward_pd(s, false);
-    dnnl::convolution_backward_weights::desc d(alg, any(s.src), any(s.wei), any(s.dst), s.strides, s.dilates, s.pad_l,
-                                               s.pad_r);
+    // bfloat16's weight gradient accumulates in float32: the batch slices' sums
+    // add up in float32 and are rounded once (run()).
+    dnnl::convolution_backward_weights::desc d(alg, any(s.src, dt), any(s.wei, f32), any(s.dst, dt), s.strides,
+                                               s.dilates, s.pad_l, s.pad_r);
     dnnl::convolution_backward_weights::primitive_desc pd(d, user_scratchpad(), engine(), hint);
     p->prim = dnnl::convolution_backward_weights(pd);
-    p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, nchw), pd.src_desc(), false);
-    p->in[1] = make_operand(DNNL_ARG_DIFF_DST, plain(s.dst, nchw), pd.diff_dst_desc(), false);
-    p->out = make_operand(DNNL_ARG_DIFF_WEIGHTS, plain(s.wei, s.wei_tag), pd.diff_weights_desc(), true);
+    p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, nchw, dt), pd.src_desc(), false);
+    p->in[1] = make_operand(DNNL_ARG_DIFF_DST, plain(s.dst, nchw, dt), pd.diff_dst_desc(), false);
+    p->out = make_operand(DNNL_ARG_DIFF_WEIGHTS, plain(s.wei, s.wei_tag, f32), pd.diff_weights_desc(), true);
     p->scratch_bytes = pd.scratchpad_desc().get_size();
+    p->impl = pd.impl_info_str();
   }
   return p;
 }
@@ -178,7 +189,8 @@ std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash>& cache() {
 // cached, so an unsupported geometry is tried once). oneDNN sizes its work
 // split for the OpenMP thread count current at creation (omp_threads, which
 // the caller has set), hence part of the key.
-std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias, int omp_threads) {
+std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias, int omp_threads,
+                                     memory::data_type dt) {
   Key key{static_cast<int64_t>(kind),
           g.batch,
           g.in_channels,
@@ -198,15 +210,18 @@ std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool wi
           g.groups,
           with_bias,
           omp_threads,
-          0,
+          static_cast<int64_t>(dt),
           0};
   std::lock_guard<std::mutex> lock(g_cache_mu);
   auto it = cache().find(key);
   if (it != cache().end()) return it->second;
   std::shared_ptr<const Plan> plan;
-  if (auto s = shapes_of(g)) {
+  if (auto s = shapes_of(g, dt)) {
     try {
       plan = make_plan(kind, *s, with_bias);
+      // bfloat16 without AVX-512 gets oneDNN's reference kernels: slower
+      // than the float32 path on widened copies, which then runs instead.
+      if (dt != memory::data_type::f32 && plan->impl.find("ref") != std::string::npos) plan = nullptr;
     } catch (const dnnl::error&) {
       plan = nullptr;  // no oneDNN implementation: the im2col kernels run it
     }
@@ -276,8 +291,10 @@ void execute(const Call& c) {
 // a and b (backward weights) are sliced along the batch; the weight gradients
 // of the slices are summed into out.
 bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, const Tensor& bias, const Tensor& out) {
-  if (out.dtype() != kFloat32 || a.dtype() != kFloat32 || b.dtype() != kFloat32) return false;
-  if (bias.defined() && bias.dtype() != kFloat32) return false;
+  const DType dtype = a.dtype();
+  if ((dtype != kFloat32 && dtype != kBFloat16) || b.dtype() != dtype || out.dtype() != dtype) return false;
+  if (bias.defined() && bias.dtype() != dtype) return false;
+  const auto dt = dtype == kFloat32 ? memory::data_type::f32 : memory::data_type::bf16;
   if (a.numel() == 0 || b.numel() == 0 || out.numel() == 0) return false;
   // Only the forward primitive takes the bias; conv_transpose2d adds its own.
   bool primitive_bias = kind == Kind::forward && bias.defined();
@@ -293,10 +310,10 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
   int64_t base = g.batch / chunks, extra = g.batch % chunks;  // the first `extra` slices get one more sample
   Conv2dGeometry gs = g;
   gs.batch = base;
-  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias, omp_threads), plan_plus;
+  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias, omp_threads, dt), plan_plus;
   if (plan && extra > 0) {
     gs.batch = base + 1;
-    plan_plus = plan_for(kind, gs, primitive_bias, omp_threads);
+    plan_plus = plan_for(kind, gs, primitive_bias, omp_threads, dt);
   }
   if (!plan || (extra > 0 && !plan_plus)) return false;
 
@@ -306,22 +323,28 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
   int64_t a_sample = ca.numel() / g.batch;
   int64_t b_sample = kind == Kind::backward_weights ? cb.numel() / g.batch : 0;
   int64_t out_sample = kind == Kind::backward_weights ? 0 : out.numel() / g.batch;
-  const float* pa = static_cast<const float*>(ca.raw_data());
-  const float* pb = static_cast<const float*>(cb.raw_data());
-  float* po = static_cast<float*>(out.raw_data());
-  // Weight gradients: slice 0 writes out, the others their own buffers.
+  // Pointers in bytes: the operands are float32 or bfloat16.
+  const int64_t esz = static_cast<int64_t>(itemsize(dtype));
+  const char* pa = static_cast<const char*>(ca.raw_data());
+  const char* pb = static_cast<const char*>(cb.raw_data());
+  // bfloat16's weight gradient is summed in float32 (acc) and rounded into out at the end.
+  Tensor acc = kind == Kind::backward_weights && dtype != kFloat32 ? make_empty(out.sizes(), kFloat32, out.device())
+                                                                    : out;
+  float* po = static_cast<float*>(acc.raw_data());  // read as float only for the weight gradient
+  char* po_bytes = static_cast<char*>(out.raw_data());
+  // Weight gradients: slice 0 writes acc, the others their own buffers.
   std::vector<Tensor> partial;
   std::vector<Call> calls;
   for (int64_t c = 0, n0 = 0; c < chunks; ++c) {
     int64_t nb = base + (c < extra ? 1 : 0);
     const Plan& pc = nb == base ? *plan : *plan_plus;
-    void* dst = po + n0 * out_sample;
+    void* dst = kind == Kind::backward_weights ? static_cast<void*>(po) : po_bytes + n0 * out_sample * esz;
     if (kind == Kind::backward_weights && c > 0) {
       partial.push_back(make_empty(out.sizes(), kFloat32, out.device()));
       dst = partial.back().raw_data();
     }
-    calls.push_back(
-        prepare(pc, pa + n0 * a_sample, pb + n0 * b_sample, cbias.defined() ? cbias.raw_data() : nullptr, dst, out));
+    calls.push_back(prepare(pc, pa + n0 * a_sample * esz, pb + n0 * b_sample * esz,
+                            cbias.defined() ? cbias.raw_data() : nullptr, dst, out));
     n0 += nb;
   }
   try {
@@ -345,6 +368,11 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
       for (int64_t i = 0; i < n; ++i) po[i] += pt[i];
     }
   }
+  if (!acc.is_same(out)) {
+    const Tensor src[1] = {acc};
+    Tensor dst[1] = {out};
+    cast_kernel(src, {}, dst);
+  }
   return true;
 }
 
@@ -357,21 +385,25 @@ bool onednn_conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias,
 
 bool onednn_conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                                      const Conv2dGeometry& g) {
-  if (bias.defined() && bias.dtype() != kFloat32) return false;
+  if (bias.defined() && bias.dtype() != x.dtype()) return false;
   if (!run(Kind::backward_data, g, x, w, Tensor(), out)) return false;
   if (!bias.defined()) return true;
   // out[n, c] += bias[c], plane by plane (the backward-data primitive has no bias).
   Tensor cb = contiguous_input(bias);
-  const float* pb = static_cast<const float*>(cb.raw_data());
-  float* po = static_cast<float*>(out.raw_data());
   int64_t C = g.in_channels, HW = g.in_h * g.in_w;
-  parallel_for(0, g.batch * C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(HW, 1)),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t q = b; q < e; ++q) {
-                   float v = pb[q % C];
-                   for (float *p = po + q * HW, *end = p + HW; p < end; ++p) *p += v;
-                 }
-               });
+  auto add_bias = [&]<class T>() {
+    const T* pb = static_cast<const T*>(cb.raw_data());
+    T* po = static_cast<T*>(out.raw_data());
+    parallel_for(0, g.batch * C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(HW, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t q = b; q < e; ++q) {
+                     float v = pb[q % C];
+                     for (T *p = po + q * HW, *end = p + HW; p < end; ++p) *p = T(float(*p) + v);
+                   }
+                 });
+  };
+  if (out.dtype() == kFloat32) add_bias.operator()<float>();
+  else add_bias.operator()<BFloat16>();
   return true;
 }
 
