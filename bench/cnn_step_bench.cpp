@@ -13,7 +13,7 @@
 //                       [--autocast] [--channels-last]
 // Prints one line of key=value pairs (parsed by cnn_compare.sh, cnn_tf_compare.py and autocast_compare.sh):
 //   impl=nabla threads=.. mode=.. params=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=.. autocast=off|bf16
-//   format=nchw|channels_last
+//   format=nchw|channels_last backoffs=.. (times the thread pool saw a busy machine: nabla/core/parallel_stats.h)
 // --mode compiled runs the same step function through nabla::compile (traced
 // once into a graph on the first warm-up step; one Session run per step);
 // impl stays `nabla` in both modes (cnn_compare.sh keys on it), mode= tells.
@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "nabla/core/parallel_stats.h"
 #include "nabla/nabla.h"
 #include "nabla/nn/memory_format.h"
 #include "nabla/ops/autocast.h"
@@ -300,8 +301,9 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "impl=nabla threads=%d mode=%s params=%lld batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f "
-      "peak_rss_mib=%.1f final_loss=%.5f autocast=%s format=%s\n",
+      "peak_rss_mib=%.1f final_loss=%.5f autocast=%s format=%s backoffs=%lld\n",
       a.threads, a.mode.c_str(), static_cast<long long>(params), a.batch, a.steps, median, best, cpu_median, rss,
-      loss_value, a.autocast ? "bf16" : "off", a.channels_last ? "channels_last" : "nchw");
+      loss_value, a.autocast ? "bf16" : "off", a.channels_last ? "channels_last" : "nchw",
+      static_cast<long long>(parallel_backoff_events()));
   return 0;
 }

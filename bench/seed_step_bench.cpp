@@ -9,15 +9,19 @@
 //   compiled  the same step function through nabla::compile (one graph run)
 //   blas   the same step hand-written on cblas_sgemm with plain loops (the
 //          floor an op-by-op framework is measured against)
+//   autograd  examples/seed_autograd.cpp's step: raw autograd on x.mm(w1).clamp(0).mm(w2),
+//          sum of squares, manual SGD under no_grad (its own seed data, as the example)
 //   graph  the same step as a static graph (the model's parameters as graph
 //          variables, graph::gradients, graph-mode Adam), timed as
 //          sess.run({loss, train_op}, {{x, x}, {y, y}})
 // bench/reference/torch_seed_step.cpp is the libtorch twin;
 // bench/seed_compare.sh runs them all and prints the ratio table.
 //
-// Usage: seed_step_bench [--mode eager|compiled|graph|blas] [--threads N] [--warmup W] [--steps S] [--print-plan 1]
-//                        [--profile 1] [--floor R]
-// Prints one line: impl=nabla-<mode> threads=.. median_ms=.. best_ms=.. cpu_ms=.. final_loss=..
+// Usage: seed_step_bench [--mode eager|compiled|graph|blas|autograd] [--threads N] [--warmup W] [--steps S]
+//                        [--print-plan 1] [--profile 1] [--floor R]
+// Prints one line: impl=nabla-<mode> threads=.. median_ms=.. p90_ms=.. best_ms=.. cpu_ms=.. final_loss=..
+// backoffs=.. (times the thread pool saw a busy machine and ran regions on one
+// thread: nabla/core/parallel_stats.h; bench/loaded_bench.sh)
 // --floor R (issue 20, acceptance 2): the step's physical floor, measured in
 // the same run: the timed steps are cut into R rounds, and before each round
 // (and after the last) the core's FMA peak and the bandwidth of an Adam-shaped
@@ -43,6 +47,7 @@
 #include <vector>
 
 #include "machine_peaks.h"
+#include "nabla/core/parallel_stats.h"
 #include "nabla/nabla.h"
 
 using namespace nabla;
@@ -90,7 +95,7 @@ Args parse(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--floor"))
       a.floor_rounds = std::max(0, std::atoi(argv[i + 1]));
     else {
-      std::fprintf(stderr, "usage: %s [--mode eager|compiled|graph|blas] [--threads N] [--warmup W] [--steps S] [--print-plan 1] [--profile 1] [--floor R]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--mode eager|compiled|graph|blas|autograd] [--threads N] [--warmup W] [--steps S] [--print-plan 1] [--profile 1] [--floor R]\n", argv[0]);
       std::exit(2);
     }
   }
@@ -113,6 +118,23 @@ struct NablaStep {
     return loss;
   }
 };
+
+// examples/seed_autograd.cpp's loop body, step for step.
+std::function<float()> autograd_step() {
+  auto x = randn({N, D_in}), y = randn({N, D_out});
+  auto w1 = randn({D_in, H}, TensorOptions().requires_grad()), w2 = randn({H, D_out}, TensorOptions().requires_grad());
+  return [=]() mutable {
+    auto loss = (x.mm(w1).clamp(0).mm(w2) - y).pow(2).sum();
+    float value = loss.item<float>();
+    loss.backward();
+    NoGradGuard no_grad;
+    w1 -= 1e-6 * w1.grad();
+    w2 -= 1e-6 * w2.grad();
+    w1.grad().zero_();
+    w2.grad().zero_();
+    return value;
+  };
+}
 
 // Profiling of the modes that run a Session: switched on for the timed
 // steps, reported after them (--profile 1).
@@ -343,7 +365,7 @@ double print_floor(const std::vector<PeakSample>& samples, double step_median_ms
 int main(int argc, char** argv) {
   Args a = parse(argc, argv);
   if (a.mode == "list") {  // for bench/seed_compare.sh
-    std::printf("eager compiled graph blas\n");
+    std::printf("eager compiled graph blas\n");  // autograd: not a twin of the others
     return 0;
   }
   set_num_threads(a.threads);  // nabla's pool, OpenBLAS's and oneDNN's threads
@@ -357,10 +379,12 @@ int main(int argc, char** argv) {
     step = compiled_step(x, y, profiler);
   } else if (a.mode == "blas") {
     step = BlasStep(x, y);
+  } else if (a.mode == "autograd") {
+    step = autograd_step();
   } else if (a.mode == "graph") {
     step = graph_step(x, y, a.print_plan, profiler);
   } else {
-    std::fprintf(stderr, "unknown --mode %s (eager|compiled|graph|blas)\n", a.mode.c_str());
+    std::fprintf(stderr, "unknown --mode %s (eager|compiled|graph|blas|autograd)\n", a.mode.c_str());
     return 2;
   }
   if (a.profile && !profiler.start) {
@@ -404,8 +428,11 @@ int main(int argc, char** argv) {
     const double floor_ms = print_floor(peaks, median, best);
     floor_fields = " floor_ms=" + std::to_string(floor_ms) + " floor_ratio=" + std::to_string(median / floor_ms);
   }
-  std::printf("impl=nabla-%s threads=%d steps=%d median_ms=%.4f best_ms=%.4f cpu_ms=%.4f first_loss=%.4f final_loss=%.4f%s\n",
-              a.mode.c_str(), a.threads, a.steps, median, best,
-              cpu_times.empty() ? 0 : cpu_times[cpu_times.size() / 2], first_loss, loss, floor_fields.c_str());
+  std::printf(
+      "impl=nabla-%s threads=%d steps=%d median_ms=%.4f p90_ms=%.4f best_ms=%.4f cpu_ms=%.4f first_loss=%.4f "
+      "final_loss=%.4f backoffs=%lld%s\n",
+      a.mode.c_str(), a.threads, a.steps, median, times.empty() ? 0 : times[times.size() * 9 / 10], best,
+      cpu_times.empty() ? 0 : cpu_times[cpu_times.size() / 2], first_loss, loss,
+      static_cast<long long>(parallel_backoff_events()), floor_fields.c_str());
   return 0;
 }

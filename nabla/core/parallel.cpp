@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
+#include <ctime>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -11,150 +11,302 @@
 #include <vector>
 
 #include "nabla/core/error.h"
+#include "nabla/core/parallel_stats.h"
 
 // The BLAS libraries' own thread pools follow nabla's thread count: OpenBLAS
 // (pthreads) and oneDNN (OpenMP). Weak, so nabla links without either.
 extern "C" void openblas_set_num_threads(int) __attribute__((weak));
 extern "C" void omp_set_num_threads(int) __attribute__((weak));
 
+// How the pool behaves when other processes hold cores (docs/tensors.md,
+// "The thread pool on a busy machine"):
+//
+// - Chunks are claimed, not assigned. A parallel region is split into chunks
+//   (up to kChunksPerThread per thread, a function of the thread count only,
+//   so results never depend on the load); the caller and the workers take
+//   them from one atomic counter. A worker that has not started yet (asleep,
+//   or descheduled by a busy neighbour) leaves its share to the caller, which
+//   only ever waits for chunks a worker is actually running.
+// - Spinning is bounded: workers poll for the next region for NABLA_SPIN_US
+//   (100 us by default; kernels of a step follow each other within
+//   microseconds and a futex wake-up costs tens), then sleep on a futex.
+// - Under load the pool backs off to the calling thread alone. A worker that
+//   sees a gap in its own spin loop (it was preempted), a caller left waiting
+//   on a claimed chunk for long, regions in a row that no worker came to help
+//   with, or an OpenMP call spent off the CPU (ContentionProbe) mean there
+//   are fewer free cores than threads: then every region runs inline for a
+//   while (10 ms, doubling up to 1 s while each probe afterwards meets
+//   contention again) and the workers sleep, so nabla stops competing with
+//   the neighbour, its own DataLoader workers or itself.
+//   NABLA_ADAPTIVE_THREADS=0 turns this off.
+//
+// oneDNN's OpenMP threads (Debian's libdnnl is built with the OpenMP runtime,
+// so oneDNN's threadpool interface, which would let it run on this pool, is
+// not available) are kept out of the way by the kernels: they call oneDNN
+// single-threaded on slices run on this pool (omp_single.h), and with one
+// OpenMP thread while the pool backs off (conv_onednn.cpp).
+
 namespace nabla {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+int64_t now_ns() { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); }
+
+int env_int(const char* name, int fallback) {
+  if (const char* env = std::getenv(name)) {
+    char* end = nullptr;
+    long v = std::strtol(env, &end, 10);
+    if (end != env && v >= 0) return static_cast<int>(v);
+  }
+  return fallback;
+}
+
 int default_threads() {
-  if (const char* env = std::getenv("NABLA_NUM_THREADS")) {
-    int n = std::atoi(env);
-    if (n > 0) return n;
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
+  int n = env_int("NABLA_NUM_THREADS", 0);
+  return n > 0 ? n : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-// Spins for up to `budget` waiting for ready() before the caller blocks.
-// Kernels of one training step follow each other within microseconds; a
-// worker parked on a condition variable takes tens of microseconds to be
-// woken (a futex call and a reschedule), which at 2 threads cost more than
-// the second thread gained on the seed step. So workers and the caller poll
-// for a short while first and only then sleep.
-template <class Ready>
-bool spin_until(Ready&& ready, std::chrono::microseconds budget) {
-  auto deadline = std::chrono::steady_clock::now() + budget;
-  while (true) {
-    for (int i = 0; i < 64; ++i) {
-      if (ready()) return true;
+// A region is cut into at most this many chunks per thread: a late worker's
+// share is then taken in pieces by whoever is free, at ~50 ns per claim.
+constexpr int kChunksPerThread = 4;
+// A spin loop whose clock jumps by this much was preempted: another runnable
+// thread wanted this core. Timer interrupts take microseconds; a scheduler
+// slice taken by another task is a millisecond or more.
+constexpr int64_t kPreemptedNs = 250'000;
+// A caller waiting this long on a chunk some worker claimed: that worker was
+// descheduled in the middle of it.
+constexpr int64_t kStalledNs = 250'000;
+// Regions in a row that the caller ran entirely alone: the workers were
+// late every time.
+constexpr int kMissesToBackOff = 8;
+constexpr int64_t kBackoffMinNs = 10'000'000, kBackoffMaxNs = 1'000'000'000;
+
+// The load detector: while backing off, regions run on the caller alone.
+class Backoff {
+ public:
+  Backoff() : enabled_(env_int("NABLA_ADAPTIVE_THREADS", 1) != 0) {}
+
+  bool active() {
+    if (!active_.load(std::memory_order_relaxed)) return false;  // the quiet fast path: one load
+    int64_t now = now_ns();
+    if (now < until_.load(std::memory_order_relaxed)) return true;
+    std::lock_guard<std::mutex> lock(mu_);  // not to clear a back-off contention() just started
+    if (now < until_.load()) return true;
+    active_.store(false);
+    return false;
+  }
+
+  // Contention seen from `since` (when the slow wait or call began) to `now`.
+  void contention(int64_t since, int64_t now) {
+    if (!enabled_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    int64_t until = until_.load();
+    if (now < until) return;
+    // Contention again right after the last back-off ended: the probe failed,
+    // so wait longer before the next one; otherwise start short.
+    length_ = since - until < 2 * length_ ? std::min(2 * length_, kBackoffMaxNs) : kBackoffMinNs;
+    until_.store(now + length_);
+    active_.store(true);
+    ++events_;
+  }
+
+  int64_t events() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return events_;
+  }
+
+ private:
+  const bool enabled_;
+  std::atomic<bool> active_{false};
+  std::atomic<int64_t> until_{0};
+  std::mutex mu_;
+  int64_t length_ = kBackoffMinNs;  // guarded by mu_
+  int64_t events_ = 0;              // guarded by mu_
+};
+
+Backoff& backoff() {
+  static Backoff* b = new Backoff();  // leaked: workers may use it until exit
+  return *b;
+}
+
+thread_local bool t_in_parallel = false;
+
+// Marks the current thread as running a chunk, so nested regions run inline.
+struct InParallel {
+  InParallel() { t_in_parallel = true; }
+  ~InParallel() { t_in_parallel = false; }
+};
+
+inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
+  __builtin_ia32_pause();
 #endif
-    }
-    if (std::chrono::steady_clock::now() >= deadline) return ready();
-  }
 }
-
-constexpr std::chrono::microseconds kSpin{100};
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int n) { resize(n); }
+  explicit ThreadPool(int n) : spin_ns_(int64_t{env_int("NABLA_SPIN_US", 100)} * 1000) { resize(n); }
   ~ThreadPool() { stop(); }
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
   void resize(int n) {
     stop();
-    stopping_ = false;
-    // Workers start from the current generation so they never run a task
-    // that was handed out before they existed.
-    uint64_t start = work_.load();
-    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i, start] { loop(i, start); });
+    stopping_.store(false);
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this] { loop(); });
   }
 
-  // Runs fn(chunk) for chunk in [0, chunks) on the pool; the caller takes chunk 0.
-  void run(int chunks, const std::function<void(int)>& fn) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      task_ = &fn;
-      pending_.store(chunks - 1);
-      error_ = nullptr;
-      // Generation and chunk count change together in one word, so a worker
-      // never pairs a new generation with an old count (or the reverse).
-      work_.store(pack(generation(work_.load()) + 1, chunks), std::memory_order_release);
+  // Runs fn(chunk) for every chunk in [0, chunks) on the pool and returns when
+  // all have run; the first exception is rethrown here (chunks not started
+  // after it are skipped).
+  using Task = void (*)(const void* context, int chunk);
+  void run(int chunks, Task task, const void* context) {
+    task_.store(task, std::memory_order_relaxed);
+    context_.store(context, std::memory_order_relaxed);
+    done_.store(0, std::memory_order_relaxed);
+    failed_.store(false, std::memory_order_relaxed);
+    error_ = nullptr;
+    // The caller claims chunk 0 as it publishes (next = 1).
+    uint64_t gen = generation(word_.load(std::memory_order_relaxed)) + 1;
+    word_.store(pack(gen, chunks, 1), std::memory_order_seq_cst);
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+      wake_.fetch_add(1, std::memory_order_seq_cst);
+      wake_.notify_all();
     }
-    cv_.notify_all();
-    try {
-      fn(0);
-    } catch (...) {
-      std::lock_guard<std::mutex> g(mu_);
-      if (!error_) error_ = std::current_exception();
+    int64_t start = now_ns();
+    int c = 0, ran = 0;
+    do run_chunk(c), ++ran;
+    while ((c = claim()) >= 0);
+    wait_done(chunks, now_ns() - start);
+    // Regions after regions that no worker got to help with: the workers
+    // are not getting a core (or wake too late to matter). Waking them costs
+    // the caller a system call per region for nothing.
+    misses_ = ran == chunks ? misses_ + 1 : 0;
+    if (misses_ >= kMissesToBackOff) {
+      misses_ = 0;
+      int64_t now = now_ns();
+      backoff().contention(now, now);
     }
-    if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; }, kSpin)) {
-      std::unique_lock<std::mutex> lock(mu_);
-      done_cv_.wait(lock, [&] { return pending_.load() == 0; });
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    task_ = nullptr;
     if (error_) std::rethrow_exception(error_);
   }
 
  private:
-  static uint64_t pack(uint64_t generation, int chunks) { return generation << 16 | static_cast<uint64_t>(chunks); }
-  static uint64_t generation(uint64_t work) { return work >> 16; }
-  static int chunks(uint64_t work) { return static_cast<int>(work & 0xffff); }
-
-  void loop(int id, uint64_t seen) {
-    while (true) {
-      auto changed = [&] { return stopping_.load() || work_.load(std::memory_order_acquire) != seen; };
-      if (!spin_until(changed, kSpin)) {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, changed);
-      }
-      if (stopping_.load()) return;
-      seen = work_.load(std::memory_order_acquire);
-      if (id >= chunks(seen)) continue;
-      // task_ stays valid: run() waits for this chunk before it returns.
-      const std::function<void(int)>* fn;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        fn = task_;
-      }
-      try {
-        (*fn)(id);
-      } catch (...) {
-        std::lock_guard<std::mutex> g(mu_);
-        if (!error_) error_ = std::current_exception();
-      }
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> lock(mu_);  // pairs with the check in run()'s wait
-        done_cv_.notify_one();
-      }
-    }
+  // word_ = generation (32 bits) | chunks (16) | next unclaimed chunk (16):
+  // one word, so a claim (a CAS on it) can only succeed for the task that is
+  // published now, never for an older one.
+  static uint64_t pack(uint64_t gen, int chunks, int next) {
+    return gen << 32 | static_cast<uint64_t>(chunks) << 16 | static_cast<uint64_t>(next);
   }
-  void stop() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stopping_ = true;
+  static uint64_t generation(uint64_t w) { return w >> 32; }
+  static int chunks_of(uint64_t w) { return static_cast<int>(w >> 16 & 0xffff); }
+  static int next_of(uint64_t w) { return static_cast<int>(w & 0xffff); }
+  static bool claimable(uint64_t w) { return next_of(w) < chunks_of(w); }
+
+  int claim() {
+    uint64_t w = word_.load(std::memory_order_acquire);
+    while (claimable(w))
+      if (word_.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire)) return next_of(w);
+    return -1;
+  }
+
+  // task_ stays valid while a claimed chunk has not been counted in done_:
+  // run() does not return before.
+  void run_chunk(int c) {
+    if (!failed_.load(std::memory_order_relaxed)) {
+      try {
+        InParallel in;
+        task_.load(std::memory_order_relaxed)(context_.load(std::memory_order_relaxed), c);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(error_mu_);
+        if (!error_) error_ = std::current_exception();
+        failed_.store(true, std::memory_order_relaxed);
+      }
     }
-    cv_.notify_all();
+    done_.fetch_add(1, std::memory_order_seq_cst);
+    if (caller_sleeping_.load(std::memory_order_seq_cst)) done_.notify_one();
+  }
+
+  // The caller has run or claimed every chunk (taking `worked` ns); it waits
+  // for the ones workers are running: spinning briefly, then on a futex.
+  void wait_done(int chunks, int64_t worked) {
+    if (done_.load(std::memory_order_acquire) == chunks) return;
+    int64_t start = now_ns(), deadline = start + spin_ns_;
+    while (true) {
+      for (int i = 0; i < 64; ++i) {
+        if (done_.load(std::memory_order_acquire) == chunks) return;
+        cpu_relax();
+      }
+      if (now_ns() >= deadline) break;
+    }
+    caller_sleeping_.store(true, std::memory_order_seq_cst);
+    for (int d; (d = done_.load(std::memory_order_seq_cst)) != chunks;) done_.wait(d, std::memory_order_seq_cst);
+    caller_sleeping_.store(false, std::memory_order_relaxed);
+    int64_t end = now_ns();
+    // A wait much longer than the caller's own share: the worker was not
+    // running (a chunk a little bigger than the caller's is not a stall).
+    if (end - start > std::max(kStalledNs, worked / 4)) backoff().contention(start, end);
+  }
+
+  // Waits for a claimable chunk (true) or for stop() (false): spins for
+  // spin_ns_, watching its own clock for preemption, then sleeps.
+  bool wait_for_work() {
+    int64_t last = now_ns(), deadline = last + spin_ns_;
+    while (true) {
+      for (int i = 0; i < 64; ++i) {
+        if (stopping_.load(std::memory_order_relaxed)) return false;
+        if (claimable(word_.load(std::memory_order_acquire))) return true;
+        cpu_relax();
+      }
+      int64_t now = now_ns();
+      if (now - last > kPreemptedNs) backoff().contention(last, now);
+      if (now >= deadline) break;
+      last = now;
+    }
+    uint32_t e = wake_.load(std::memory_order_seq_cst);
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    while (!stopping_.load(std::memory_order_seq_cst) && !claimable(word_.load(std::memory_order_seq_cst))) {
+      wake_.wait(e, std::memory_order_seq_cst);
+      e = wake_.load(std::memory_order_seq_cst);
+    }
+    sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+    return !stopping_.load();
+  }
+
+  void loop() {
+    while (wait_for_work())
+      for (int c; (c = claim()) >= 0;) run_chunk(c);
+  }
+
+  void stop() {
+    stopping_.store(true, std::memory_order_seq_cst);
+    wake_.fetch_add(1, std::memory_order_seq_cst);
+    wake_.notify_all();
     for (auto& t : workers_) t.join();
     workers_.clear();
   }
 
+  const int64_t spin_ns_;
+  int misses_ = 0;  // regions in a row the caller ran alone (only the caller touches it)
   std::vector<std::thread> workers_;
-  std::mutex mu_;
-  std::condition_variable cv_, done_cv_;
-  const std::function<void(int)>* task_ = nullptr;  // guarded by mu_
-  std::atomic<uint64_t> work_{0};                   // pack(generation, chunks)
-  std::atomic<int> pending_{0};
-  std::atomic<bool> stopping_{false};
-  std::exception_ptr error_;  // guarded by mu_
+  std::atomic<uint64_t> word_{0};  // pack(generation, chunks, next)
+  std::atomic<Task> task_{nullptr};
+  std::atomic<const void*> context_{nullptr};
+  std::atomic<int> done_{0};  // chunks of the current task that have run
+  std::atomic<bool> failed_{false}, caller_sleeping_{false}, stopping_{false};
+  std::atomic<uint32_t> wake_{0};  // futex the idle workers sleep on
+  std::atomic<int> sleepers_{0};
+  std::mutex error_mu_;
+  std::exception_ptr error_;  // guarded by error_mu_ while chunks run
 };
 
 std::atomic<int> g_num_threads{0};
-std::mutex g_pool_mu;
+std::mutex g_pool_mu;  // one parallel region (or resize) at a time
 
 ThreadPool& pool() {
   static ThreadPool* p = new ThreadPool(get_num_threads());  // leaked: lives until exit
   return *p;
 }
-
-thread_local bool t_in_parallel = false;
 
 void set_blas_threads(int n) {
   if (openblas_set_num_threads) openblas_set_num_threads(n);
@@ -181,6 +333,27 @@ void set_num_threads(int n) {
   pool().resize(n);
 }
 
+int64_t parallel_backoff_events() { return backoff().events(); }
+bool parallel_backing_off() { return backoff().active(); }
+
+namespace {
+int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+}  // namespace
+
+ContentionProbe::ContentionProbe() : wall_ns_(now_ns()), cpu_ns_(thread_cpu_ns()) {}
+
+ContentionProbe::~ContentionProbe() {
+  int64_t now = now_ns(), wall = now - wall_ns_, off_cpu = wall - (thread_cpu_ns() - cpu_ns_);
+  // Off the CPU for most of the call: the team's barrier waited on members
+  // that had no core (a passive wait also sleeps, but not for most of a
+  // balanced region).
+  if (off_cpu > std::max(kStalledNs, wall / 2)) backoff().contention(wall_ns_, now);
+}
+
 void parallel_for_pool(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   int64_t n = end - begin;
   if (n <= 0) return;
@@ -189,16 +362,29 @@ void parallel_for_pool(int64_t begin, int64_t end, int64_t grain, const std::fun
     fn(begin, end);
     return;
   }
-  std::lock_guard<std::mutex> lock(g_pool_mu);  // one parallel region at a time
-  int chunks = static_cast<int>(std::min<int64_t>(pool().size(), (n + grain - 1) / grain));
-  chunks = std::max(chunks, 1);
+  // The chunks depend on the thread count alone, never on who runs them, so
+  // results are the same quiet or loaded.
+  int64_t chunks = std::min<int64_t>({int64_t{kChunksPerThread} * threads, (n + grain - 1) / std::max<int64_t>(grain, 1), 0xffff});
+  chunks = std::max<int64_t>(chunks, 1);
   int64_t step = (n + chunks - 1) / chunks;
-  pool().run(chunks, [&](int c) {
-    t_in_parallel = true;
-    int64_t b = begin + c * step, e = std::min(end, b + step);
-    if (b < e) fn(b, e);
-    t_in_parallel = false;
-  });
+  struct Range {
+    int64_t begin, end, step;
+    const std::function<void(int64_t, int64_t)>* fn;
+  } range{begin, end, step, &fn};
+  auto chunk = [](const void* context, int c) {
+    const Range& r = *static_cast<const Range*>(context);
+    int64_t b = r.begin + c * r.step, e = std::min(r.end, b + r.step);
+    if (b < e) (*r.fn)(b, e);
+  };
+  // Another thread using the pool (a DataLoader worker running kernels) or a
+  // machine without free cores: run here rather than wait.
+  std::unique_lock<std::mutex> lock(g_pool_mu, std::try_to_lock);
+  if (chunks <= 1 || !lock.owns_lock() || backoff().active() || pool().size() <= 1) {
+    InParallel in;
+    for (int c = 0; c < chunks; ++c) chunk(&range, c);
+    return;
+  }
+  pool().run(static_cast<int>(chunks), chunk, &range);
 }
 
 }  // namespace nabla

@@ -1,7 +1,7 @@
-// A small thread pool for kernels: parallel_for splits [begin, end) into one
-// chunk per thread when the range is at least `grain` long; below that it runs
-// inline, so small tensors pay nothing. Thread count: set_num_threads() or the
-// NABLA_NUM_THREADS environment variable (default: hardware threads).
+// A small thread pool for kernels: parallel_for splits [begin, end) into up to
+// 4 chunks per thread when the range is at least `grain` long (below that it
+// runs inline: small tensors pay nothing); free threads claim the chunks, and
+// under load (parallel.cpp) the caller runs them. NABLA_NUM_THREADS: threads.
 #pragma once
 #include <cstdint>
 #include <functional>

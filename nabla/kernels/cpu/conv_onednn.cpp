@@ -13,6 +13,7 @@
 
 #include "nabla/core/memory_format.h"
 #include "nabla/core/parallel.h"
+#include "nabla/core/parallel_stats.h"
 #include "nabla/kernels/cpu/elementwise.h"
 #include "nabla/kernels/cpu/omp_single.h"
 
@@ -339,10 +340,12 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
   // Only the forward primitive takes the bias; conv_transpose2d adds its own.
   bool primitive_bias = kind == Kind::forward && bias.defined();
   // A batch of at least one sample per thread is sliced (single-threaded
-  // oneDNN calls); a smaller one runs as one call on OpenMP's threads.
+  // oneDNN calls); a smaller one runs as one call on OpenMP's threads, or on
+  // one thread while nabla's pool backs off on a busy machine (an OpenMP team
+  // with a descheduled member waits at each barrier: 100x slower measured).
   int threads = get_num_threads();
   bool sliced = g.batch >= threads;
-  int omp_threads = sliced ? 1 : threads;
+  int omp_threads = sliced || parallel_backing_off() ? 1 : threads;
   ScopedOmpThreads omp(omp_threads);
   int64_t chunks = sliced ? threads : 1;
   int64_t base = g.batch / chunks, extra = g.batch % chunks;  // the first `extra` slices get one more sample
@@ -398,6 +401,8 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
   }
   try {
     if (chunks == 1) {
+      std::optional<ContentionProbe> probe;
+      if (omp_threads > 1) probe.emplace();  // tells the pool when the team ran on a busy machine
       execute(calls[0]);
     } else {
       parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {

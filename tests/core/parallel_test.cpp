@@ -1,0 +1,149 @@
+// nabla's thread pool (nabla/core/parallel.cpp) under oversubscription: more
+// chunks than threads, more threads than free cores, nested and concurrent
+// regions, exceptions, and a worker that stalls in the middle of its chunk.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "nabla/core/parallel.h"
+#include "nabla/core/parallel_stats.h"
+
+namespace nabla {
+namespace {
+
+// Restores the thread count a test changed.
+struct ThreadsGuard {
+  int saved = get_num_threads();
+  ~ThreadsGuard() { set_num_threads(saved); }
+};
+
+// Every index of [0, n) visited exactly once, by chunks that tile the range.
+void expect_each_index_once(int64_t n, int64_t grain) {
+  std::vector<int> visits(n, 0);
+  std::atomic<int> calls{0};
+  parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
+    ++calls;
+    for (int64_t i = b; i < e; ++i) ++visits[i];
+  });
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(visits[i], 1) << "index " << i << " of " << n;
+  if (get_num_threads() > 1 && n >= 2 * grain) EXPECT_GT(calls.load(), 1);
+}
+
+TEST(ThreadPool, ExactWithMoreChunksAndThreadsThanCores) {
+  ThreadsGuard guard;
+  // Three threads on a machine that may have fewer free cores, and ranges
+  // that split into more chunks than threads (and one that does not divide).
+  for (int threads : {3, 2}) {
+    set_num_threads(threads);  // also: resizing a pool that has run
+    for (int64_t n : {int64_t{1}, int64_t{1000}, int64_t{100003}}) expect_each_index_once(n, 1000);
+  }
+}
+
+TEST(ThreadPool, NestedRegionsRunInline) {
+  ThreadsGuard guard;
+  set_num_threads(2);
+  std::vector<std::atomic<int>> visits(64 * 512);
+  parallel_for(0, 64, 1, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r)
+      parallel_for(0, 512, 16, [&](int64_t ib, int64_t ie) {
+        for (int64_t i = ib; i < ie; ++i) ++visits[r * 512 + i];
+      });
+  });
+  for (auto& v : visits) ASSERT_EQ(v.load(), 1);
+}
+
+TEST(ThreadPool, ExceptionPropagatesAndThePoolStillSplits) {
+  ThreadsGuard guard;
+  set_num_threads(2);
+  for (int64_t bad : {int64_t{0}, int64_t{99999}}) {  // in the caller's first chunk, and in the last chunk
+    EXPECT_THROW(parallel_for(0, 100000, 1000,
+                              [&](int64_t b, int64_t e) {
+                                if (b <= bad && bad < e) throw std::runtime_error("chunk failed");
+                              }),
+                 std::runtime_error);
+  }
+  // A throw must not leave the thread marked as inside a region (which would
+  // run every later region as one inline call).
+  expect_each_index_once(100000, 1000);
+}
+
+TEST(ThreadPool, ConcurrentCallersBothFinish) {
+  ThreadsGuard guard;
+  set_num_threads(2);
+  // A second thread running kernels (as a DataLoader worker does) while the
+  // pool is busy runs its region itself instead of queueing.
+  std::vector<int> a(200000, 0), b(200000, 0);
+  auto fill = [](std::vector<int>& v) {
+    for (int round = 0; round < 20; ++round)
+      parallel_for(0, static_cast<int64_t>(v.size()), 1000, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) ++v[i];
+      });
+  };
+  std::thread other(fill, std::ref(b));
+  fill(a);
+  other.join();
+  for (int64_t i = 0; i < 200000; ++i) ASSERT_TRUE(a[i] == 20 && b[i] == 20) << i;
+}
+
+TEST(ThreadPool, StalledWorkerFinishesAndMakesThePoolBackOff) {
+  using Clock = std::chrono::steady_clock;
+  ThreadsGuard guard;
+  set_num_threads(2);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<bool> worker_ran{false};
+  std::vector<int> visits(8000, 0);
+  int rounds = 0;
+  for (; rounds < 20 && !worker_ran; ++rounds) {
+    while (parallel_backing_off()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    int64_t before = parallel_backoff_events();
+    Clock::time_point start = Clock::now(), caller_done = start, worker_done = start;
+    parallel_for(0, 8000, 1000, [&](int64_t b, int64_t e) {
+      if (std::this_thread::get_id() != caller && !worker_ran.exchange(true)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a worker descheduled mid-chunk
+        for (int64_t i = b; i < e; ++i) ++visits[i];
+        worker_done = Clock::now();
+        return;
+      }
+      // 50 us of work per chunk: time for a waking worker to claim one.
+      auto end = Clock::now() + std::chrono::microseconds(50);
+      while (Clock::now() < end) {
+      }
+      for (int64_t i = b; i < e; ++i) ++visits[i];
+      if (std::this_thread::get_id() == caller) caller_done = Clock::now();
+    });
+    if (!worker_ran) continue;  // (++rounds still runs)
+    // The caller waited on a chunk a worker had claimed, much longer than its
+    // own share took: a busy machine. (Under heavy load the caller itself may
+    // have been descheduled as long; then there is nothing to check. The
+    // margins over the pool's 250 us and a quarter of the caller's share
+    // cover the caller being descheduled between its chunks and its wait.)
+    auto waited = worker_done - caller_done, worked = caller_done - start;
+    if (waited > std::chrono::milliseconds(2) && waited > worked)
+      EXPECT_GT(parallel_backoff_events(), before)
+          << "waited " << std::chrono::duration<double, std::micro>(waited).count() << " us, worked "
+          << std::chrono::duration<double, std::micro>(worked).count() << " us, round " << rounds;
+  }
+  for (int v : visits) ASSERT_EQ(v, rounds);  // every index once per round
+}
+
+TEST(ThreadPool, ContentionProbeSeesACallSpentOffTheCpu) {
+  // oneDNN's OpenMP calls are timed with a ContentionProbe: a call during
+  // which the calling thread was mostly not running (here: asleep) is
+  // reported as a busy machine, and the pool (and oneDNN's thread count with
+  // it) backs off.
+  while (parallel_backing_off()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  int64_t before = parallel_backoff_events();
+  {
+    ContentionProbe probe;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_GT(parallel_backoff_events(), before);
+}
+
+}  // namespace
+}  // namespace nabla
