@@ -2,7 +2,12 @@
 #include "nabla/nn/sequential.h"
 
 #include <string>
+#include <typeinfo>
 #include <utility>
+
+#include "nabla/nn/activation.h"
+#include "nabla/nn/conv.h"
+#include "nabla/ops/conv.h"
 
 namespace nabla::nn {
 
@@ -27,9 +32,25 @@ ModulePtr Sequential::replace(std::size_t i, ModulePtr m) {
   return std::exchange(modules_[i], std::move(m));
 }
 
+namespace {
+// Exactly a Conv2d then exactly a ReLU (not subclasses, whose forward may
+// differ): run as one conv2d_relu, the same values and gradients in one pass.
+bool conv_then_relu(const Module& a, const Module& b) {
+  return typeid(a) == typeid(Conv2d) && typeid(b) == typeid(ReLU);
+}
+}  // namespace
+
 Tensor Sequential::forward(const Tensor& x) {
   Tensor y = x;
-  for (auto& m : modules_) y = m->forward(y);
+  for (std::size_t i = 0; i < modules_.size(); ++i) {
+    if (i + 1 < modules_.size() && conv_then_relu(*modules_[i], *modules_[i + 1])) {
+      const auto& c = static_cast<const Conv2d&>(*modules_[i]);
+      y = conv2d_relu(y, c.weight, c.bias, c.stride.list(), c.padding.list(), c.dilation.list(), c.groups);
+      ++i;
+      continue;
+    }
+    y = modules_[i]->forward(y);
+  }
   return y;
 }
 

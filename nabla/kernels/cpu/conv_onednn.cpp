@@ -94,13 +94,19 @@ std::optional<Shapes> shapes_of(const Conv2dGeometry& g) {
 memory::desc plain(const Dims& d, memory::format_tag tag) { return {d, memory::data_type::f32, tag}; }
 memory::desc any(const Dims& d) { return {d, memory::data_type::f32, memory::format_tag::any}; }
 
-dnnl::primitive_attr user_scratchpad() {
+dnnl::primitive_attr user_scratchpad(bool relu = false) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // from nabla's allocator, per call
+  if (relu) {
+    // conv2d_relu: the ReLU runs on each output block while it is in cache.
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
   return attr;
 }
 
-dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_bias) {
+dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_bias, bool relu = false) {
   auto alg = dnnl::algorithm::convolution_direct;
   auto pk = dnnl::prop_kind::forward_training;
   auto d = with_bias
@@ -108,16 +114,16 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_
                                                  any(s.dst), s.strides, s.dilates, s.pad_l, s.pad_r)
                : dnnl::convolution_forward::desc(pk, alg, any(s.src), any(s.wei), any(s.dst), s.strides, s.dilates,
                                                  s.pad_l, s.pad_r);
-  return {d, user_scratchpad(), engine()};
+  return {d, user_scratchpad(relu), engine()};
 }
 
 // Builds the primitive; throws dnnl::error when oneDNN has no implementation.
-std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias) {
+std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias, bool relu) {
   auto nchw = memory::format_tag::nchw;
   auto p = std::make_shared<Plan>();
   auto alg = dnnl::algorithm::convolution_direct;
   if (kind == Kind::forward) {
-    auto pd = forward_pd(s, with_bias);
+    auto pd = forward_pd(s, with_bias, relu);
     p->prim = dnnl::convolution_forward(pd);
     p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, nchw), pd.src_desc(), false);
     p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag), pd.weights_desc(), false);
@@ -177,7 +183,8 @@ std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash>& cache() {
 // cached, so an unsupported geometry is tried once). oneDNN sizes its work
 // split for the OpenMP thread count current at creation (omp_threads, which
 // the caller has set), hence part of the key.
-std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias, int omp_threads) {
+std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias, int omp_threads,
+                                     bool relu) {
   Key key{static_cast<int64_t>(kind),
           g.batch,
           g.in_channels,
@@ -197,7 +204,7 @@ std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool wi
           g.groups,
           with_bias,
           omp_threads,
-          0,
+          relu,
           0};
   std::lock_guard<std::mutex> lock(g_cache_mu);
   auto it = cache().find(key);
@@ -205,7 +212,7 @@ std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool wi
   std::shared_ptr<const Plan> plan;
   if (auto s = shapes_of(g)) {
     try {
-      plan = make_plan(kind, *s, with_bias);
+      plan = make_plan(kind, *s, with_bias, relu);
     } catch (const dnnl::error&) {
       plan = nullptr;  // no oneDNN implementation: the im2col kernels run it
     }
@@ -274,7 +281,8 @@ void execute(const Call& c) {
 // slices, in parallel on nabla's pool. a and out (forward, backward data) or
 // a and b (backward weights) are sliced along the batch; the weight gradients
 // of the slices are summed into out.
-bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, const Tensor& bias, const Tensor& out) {
+bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, const Tensor& bias, const Tensor& out,
+         bool relu = false) {
   if (out.dtype() != kFloat32 || a.dtype() != kFloat32 || b.dtype() != kFloat32) return false;
   if (bias.defined() && bias.dtype() != kFloat32) return false;
   if (a.numel() == 0 || b.numel() == 0 || out.numel() == 0) return false;
@@ -290,10 +298,10 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
   int64_t base = g.batch / chunks, extra = g.batch % chunks;  // the first `extra` slices get one more sample
   Conv2dGeometry gs = g;
   gs.batch = base;
-  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias, omp_threads), plan_plus;
+  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias, omp_threads, relu), plan_plus;
   if (plan && extra > 0) {
     gs.batch = base + 1;
-    plan_plus = plan_for(kind, gs, primitive_bias, omp_threads);
+    plan_plus = plan_for(kind, gs, primitive_bias, omp_threads, relu);
   }
   if (!plan || (extra > 0 && !plan_plus)) return false;
 
@@ -348,6 +356,11 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
 bool onednn_conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                            const Conv2dGeometry& g) {
   return run(Kind::forward, g, x, w, bias, out);
+}
+
+bool onednn_conv2d_relu_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                                const Conv2dGeometry& g) {
+  return run(Kind::forward, g, x, w, bias, out, /*relu=*/true);
 }
 
 bool onednn_conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,

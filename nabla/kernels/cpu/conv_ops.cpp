@@ -1,11 +1,13 @@
 // The CPU kernels of conv2d, conv_transpose2d and conv2d_weight_grad
 // (ops/conv_ops.cpp): im2col + GEMM, or oneDNN where built in (kernels/cpu/conv.h).
 #include "nabla/kernels/cpu/conv.h"
+#include "nabla/kernels/cpu/conv_onednn.h"
+#include "nabla/kernels/cpu/loops.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla {
 
-extern const OpDef conv2d_op, conv_transpose2d_op, conv2d_weight_grad_op;
+extern const OpDef conv2d_op, conv2d_relu_op, conv_transpose2d_op, conv2d_weight_grad_op;
 
 namespace cpu {
 namespace {
@@ -13,6 +15,19 @@ namespace {
 void conv2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   Conv2dGeometry g = conv2d_geometry("conv2d", in[0], in[1].sizes(), a);
   conv2d_forward(in[0], in[1], in.size() > 2 ? in[2] : Tensor(), out[0], g);
+}
+
+// conv2d then ReLU: one oneDNN primitive with a ReLU post-op for float32,
+// else the conv2d kernel and ReLU over its output in place (NaN kept, as relu).
+void conv2d_relu_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  Conv2dGeometry g = conv2d_geometry("conv2d_relu", in[0], in[1].sizes(), a);
+  const Tensor bias = in.size() > 2 ? in[2] : Tensor();
+  if (out[0].numel() == 0) return;
+  if (conv_onednn_enabled() && onednn_conv2d_relu_forward(in[0], in[1], bias, out[0], g)) return;
+  conv2d_forward(in[0], in[1], bias, out[0], g);
+  auto relu_in_place = [&]<class T>() { map1<T, T>(out[0], out[0], [](T v) { return !(v <= T(0)) ? v : T(0); }); };
+  if (out[0].dtype() == kFloat64) relu_in_place.operator()<double>();
+  else relu_in_place.operator()<float>();  // conv2d's kernels take float32 and float64 only
 }
 
 void conv_transpose2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
@@ -27,6 +42,7 @@ void weight_grad_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 
 const KernelRegistrar kConvKernels{DeviceType::CPU, {
     {conv2d_op, conv2d_kernel},
+    {conv2d_relu_op, conv2d_relu_kernel},
     {conv_transpose2d_op, conv_transpose2d_kernel},
     {conv2d_weight_grad_op, weight_grad_kernel},
 }};
