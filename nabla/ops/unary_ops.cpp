@@ -45,14 +45,16 @@ extern constinit const OpDef relu_op = same_dtype_op("relu", [](GradCtx& c) -> T
 // threshold_backward(grad_output, self): grad_output where self > threshold,
 // else 0 (NaN self passes it; a NaN grad_output stays out where blocked).
 // Linear in grad_output, so its own gradient is itself with the same mask;
-// self only picks the mask (piecewise constant: no gradient).
+// self only picks the mask (piecewise constant: a zero gradient).
 extern constinit const OpDef threshold_backward_op{
     .name = "threshold_backward",
     .num_inputs = 2,
     .attr_names = "threshold",
     .infer = detail::infer_binary,
     .grad = [](GradCtx& c) -> TensorList {
-      return {threshold_backward(c.grad(), c.input(1), c.attrs().f(0)), Tensor()};
+      // self's gradient: zeros, as PyTorch's (piecewise constant in self).
+      return {threshold_backward(c.grad(), c.input(1), c.attrs().f(0)),
+              c.needs_grad(1) ? zeros_like(c.input(1)) : Tensor()};
     },
     .flags = kElementwise | kInplaceOk,
     .promote = Promote::Common,

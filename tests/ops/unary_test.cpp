@@ -54,7 +54,7 @@ OpInfo threshold_backward_info(const std::string& name, double threshold, Shape 
   return info;
 }
 NABLA_OP_INFO(threshold_backward_info("threshold_backward", 0.0, {3, 4}, {3, 4}));
-NABLA_OP_INFO(threshold_backward_info("threshold_backward_t0.5_broadcast", 0.5, {2, 3, 4}, {3, 4}));
+NABLA_OP_INFO(threshold_backward_info("threshold_backward_t05_broadcast", 0.5, {2, 3, 4}, {3, 4}));
 NABLA_OP_INFO(unary("exp", [](const Tensor& x) { return exp(x); }, [](double x) { return std::exp(x); }));
 NABLA_OP_INFO(unary("exp2", [](const Tensor& x) { return exp2(x); }, [](double x) { return std::exp2(x); }));
 NABLA_OP_INFO(unary("log", [](const Tensor& x) { return log(x); }, [](double x) { return std::log(x); }, 0.5, 3.0));
