@@ -80,7 +80,8 @@ Args parse(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--mode") && i + 1 < argc)
       a.mode = argv[++i];
     else {
-      std::fprintf(stderr, "usage: %s [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] "
+      std::fprintf(stderr,
+                   "usage: %s [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] "
                    "[--profile]\n", argv[0]);
       std::exit(2);
     }

@@ -87,21 +87,6 @@ void conv2d(OpContext& c) {
   set_int(n, "group", c.attr_int("groups"));
 }
 
-// conv2d_relu (one fused op in nabla): ONNX's Conv, then Relu.
-void conv2d_relu(OpContext& c) {
-  std::vector<std::string> ins = {c.in(0), c.in(1)};
-  if (c.num_inputs() > 2 && !c.in(2).empty()) ins.push_back(c.in(2));
-  std::string conv_out = c.temp("conv");
-  auto& n = c.add("Conv", ins, {conv_out});
-  const Shape& w = c.in_sizes(1);
-  set_ints(n, "kernel_shape", {w[2], w[3]});
-  set_ints(n, "strides", c.attr_ints("stride"));
-  set_ints(n, "pads", pads_2d(c.attr_ints("padding")));
-  set_ints(n, "dilations", c.attr_ints("dilation"));
-  set_int(n, "group", c.attr_int("groups"));
-  c.add("Relu", {conv_out}, {c.out()});
-}
-
 void conv_transpose2d(OpContext& c) {
   std::vector<std::string> ins = {c.in(0), c.in(1)};
   if (c.num_inputs() > 2 && !c.in(2).empty()) ins.push_back(c.in(2));
@@ -426,7 +411,6 @@ const std::unordered_map<std::string, Converter>& converters() {
       {"mm", elementwise("MatMul")},
       {"bmm", elementwise("MatMul")},
       {"conv2d", conv2d},
-      {"conv2d_relu", conv2d_relu},
       {"conv_transpose2d", conv_transpose2d},
       {"max_pool2d", max_pool2d},
       {"avg_pool2d", avg_pool2d},

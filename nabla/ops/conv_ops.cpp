@@ -329,8 +329,12 @@ Tensor conv2d_relu(const Tensor& input, const Tensor& weight, const Tensor& bias
           per_dim(dilation, 2, "conv2d_relu", "dilation"), groups};
   return batched(input, [&](const Tensor& x) {
     TensorList in = with_bias(x, weight, bias);
-    // The fused kernel is the CPU's; another device runs the two ops.
-    if (x.defined() && !x.device().is_cpu()) return relu(call1(conv2d_op, Inputs(in.data(), in.size()), a));
+    // The fused kernel is the CPU's: another device runs the two ops, and so
+    // does a graph being built (a Session may run on any device; on the CPU
+    // its graph::fuse_conv_relu pass makes the fused node again), so graphs,
+    // saved ones included, hold only conv2d and relu.
+    if (x.defined() && (x.is_symbolic() || !x.device().is_cpu()))
+      return relu(call1(conv2d_op, Inputs(in.data(), in.size()), a));
     return call1(conv2d_relu_op, Inputs(in.data(), in.size()), a);
   });
 }

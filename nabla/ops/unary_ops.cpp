@@ -192,7 +192,8 @@ Tensor sign(const Tensor& x) { return call1(sign_op, {x}); }
 Tensor square(const Tensor& x) { return call1(square_op, {x}); }
 Tensor relu(const Tensor& x) { return call1(relu_op, {not_bool(x, "relu")}); }
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, double threshold) {
-  NABLA_CHECK(grad_output.defined() && self.defined(), "threshold_backward: grad_output or self is an undefined tensor");
+  NABLA_CHECK(grad_output.defined() && self.defined(),
+              "threshold_backward: grad_output or self is an undefined tensor");
   NABLA_CHECK(is_floating(grad_output.dtype()) && is_floating(self.dtype()),
               "threshold_backward: expected floating point grad_output and self, got ", grad_output.dtype(), " and ",
               self.dtype());

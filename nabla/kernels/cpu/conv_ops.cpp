@@ -28,7 +28,8 @@ bool all_finite_f32(const Tensor& t) {
   Tensor c = contiguous_input(t);
   const uint32_t* p = static_cast<const uint32_t*>(c.raw_data());
   uint32_t non_finite = 0;
-  for (int64_t i = 0, n = c.numel(); i < n; ++i) non_finite |= static_cast<uint32_t>((p[i] & 0x7f800000u) == 0x7f800000u);
+  for (int64_t i = 0, n = c.numel(); i < n; ++i)
+    non_finite |= static_cast<uint32_t>((p[i] & 0x7f800000u) == 0x7f800000u);
   return non_finite == 0;
 }
 
