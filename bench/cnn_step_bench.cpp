@@ -3,20 +3,22 @@
 //   x [64, 1, 28, 28] -> Conv2d(1, 32, 3, padding 1) -> ReLU -> MaxPool2d(2) -> BatchNorm2d(32)
 //     -> Conv2d(32, 64, 3, padding 1) -> ReLU -> MaxPool2d(2) -> BatchNorm2d(64) -> Flatten
 //     -> Linear(3136, 128) -> ReLU -> Dropout(0.25) -> Linear(128, 10); cross_entropy; Adam(lr 1e-3)
-//   (nabla/zoo/fashion.cpp's zoo::fashion_cnn(), layer for layer)
+//   (nabla/zoo/fashion.cpp's zoo::fashion_cnn(), which the bench runs)
 //   step = zero_grad, forward, loss, backward, optimizer.step
 //
 // bench/reference/torch_cnn_step.cpp is the same program against libtorch;
 // bench/cnn_compare.sh runs both and prints the ratio table.
 //
 // Usage: cnn_step_bench [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]
-//                       [--autocast] [--channels-last]
+//                       [--profile] [--autocast] [--channels-last]
 // Prints one line of key=value pairs (parsed by cnn_compare.sh, cnn_tf_compare.py and autocast_compare.sh):
 //   impl=nabla threads=.. mode=.. params=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=.. autocast=off|bf16
 //   format=nchw|channels_last backoffs=.. (times the thread pool saw a busy machine: nabla/core/parallel_stats.h)
+// The model is zoo::fashion_cnn() (the `nabla train` default), an nn::Sequential.
 // --mode compiled runs the same step function through nabla::compile (traced
 // once into a graph on the first warm-up step; one Session run per step);
 // impl stays `nabla` in both modes (cnn_compare.sh keys on it), mode= tells.
+// --profile (compiled) prints the Session's per-node profile of the timed steps (slowest first).
 // --autocast runs forward and loss under AutocastGuard(kBFloat16) (bf16
 // convolutions and linear layers, float32 master weights; docs/autocast.md).
 // --channels-last runs the step channels-last (PyTorch's
@@ -35,7 +37,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,7 @@ double peak_rss_mib() {
 struct Args {
   std::string mode = "eager";
   int threads = 1, warmup = 5, steps = 30, batch = 64;
-  bool layers = false, autocast = false, channels_last = false;
+  bool layers = false, profile = false, autocast = false, channels_last = false;
 };
 
 Args parse(int argc, char** argv) {
@@ -89,6 +90,8 @@ Args parse(int argc, char** argv) {
       next(a.batch);
     else if (!std::strcmp(argv[i], "--layers"))
       a.layers = true;
+    else if (!std::strcmp(argv[i], "--profile"))
+      a.profile = true;
     else if (!std::strcmp(argv[i], "--autocast"))
       a.autocast = true;
     else if (!std::strcmp(argv[i], "--channels-last"))
@@ -96,7 +99,7 @@ Args parse(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: %s [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] "
-                   "[--autocast] [--channels-last]\n",
+                   "[--profile] [--autocast] [--channels-last]\n",
                    argv[0]);
       std::exit(2);
     }
@@ -112,27 +115,12 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
+// The model of `nabla train` itself (an nn::Sequential: a Conv2d followed by
+// a ReLU runs as one conv2d_relu op, eagerly and in compiled graphs).
 struct Net {
-  nn::Conv2d conv1{1, 32, 3, 1, 1};
-  nn::BatchNorm2d bn1{32};
-  nn::Conv2d conv2{32, 64, 3, 1, 1};
-  nn::BatchNorm2d bn2{64};
-  nn::Linear fc1{3136, 128};
-  nn::Dropout drop{0.25};
-  nn::Linear fc2{128, 10};
-
-  Tensor forward(const Tensor& x) {
-    Tensor h = bn1(max_pool2d(relu(conv1(x)), {2}));
-    h = bn2(max_pool2d(relu(conv2(h)), {2}));
-    h = drop(relu(fc1(flatten(h, 1))));
-    return fc2(h);
-  }
-  std::vector<Tensor> parameters() {
-    std::vector<Tensor> ps;
-    for (nn::Module* m : std::initializer_list<nn::Module*>{&conv1, &bn1, &conv2, &bn2, &fc1, &fc2})
-      for (Tensor& p : m->parameters()) ps.push_back(p);
-    return ps;
-  }
+  nn::ModulePtr model = zoo::fashion_cnn();
+  Tensor forward(const Tensor& x) { return model->forward(x); }
+  std::vector<Tensor> parameters() { return model->parameters(); }
 };
 
 // CPU time of the whole process (all threads), in ms: on a shared machine
@@ -183,7 +171,9 @@ void op_breakdown(int64_t B, int reps, DType dt) {
        [&] {
          conv2d_weight_grad(x, y1, {32, 1, 3, 3}, {1, 1}, {1, 1});
        }},
+      {"conv1+relu1 fwd (conv2d_relu)", [&] { conv2d_relu(x, w1, b1, {1, 1}, {1, 1}); }},
       {"relu1 fwd [B,32,28,28]", [&] { relu(y1); }},
+      {"relu1 bwd (threshold_backward)", [&] { threshold_backward(y1, y1, 0.0); }},
       {"pool1 fwd (with indices)", [&] { max_pool2d_with_indices(y1, {2}); }},
       {"pool1 bwd",
        [&] {
@@ -205,6 +195,7 @@ void op_breakdown(int64_t B, int reps, DType dt) {
        [&] {
          sum(sum(y1, {2, 3}), {0}), sum(sum(y2, {2, 3}), {0});
        }},
+      {"conv2+relu2 fwd (conv2d_relu)", [&] { conv2d_relu(p1, w2, b2, {1, 1}, {1, 1}); }},
       {"relu2 fwd [B,64,14,14]", [&] { relu(y2); }},
       {"pool2 fwd (with indices)", [&] { max_pool2d_with_indices(y2, {2}); }},
       {"pool2 bwd",
@@ -232,59 +223,61 @@ int main(int argc, char** argv) {
   Tensor x = randn({a.batch, 1, 28, 28});
   Tensor target = randint(0, 10, {a.batch});
   if (a.channels_last) {
-    nn::to(net.conv1, MemoryFormat::ChannelsLast);
-    nn::to(net.conv2, MemoryFormat::ChannelsLast);
+    nn::to(*net.model, MemoryFormat::ChannelsLast);  // the convolution weights
     x = to(x, MemoryFormat::ChannelsLast);
   }
   optim::Adam opt(net.parameters(), {{"lr", 1e-3}});
   int64_t params = 0;
   for (const Tensor& p : net.parameters()) params += p.numel();
-
-  // The compiled step: the eager step's code, traced by compile() on its first call.
-  std::optional<CompiledFunction> compiled;
-  if (a.mode == "compiled")
-    compiled = compile([&net, &opt, &a](const std::vector<Tensor>& in) -> std::vector<Tensor> {
-      opt.zero_grad();
-      Tensor loss;
-      {
-        AutocastGuard autocast(kBFloat16, a.autocast);  // traced: the casts become graph nodes
-        loss = cross_entropy(net.forward(in[0]), in[1]);
-      }
-      loss.backward();
-      opt.step();
-      return {loss};
-    });
+  auto forward_loss = [&](const Tensor& xs, const Tensor& ts) {
+    AutocastGuard autocast(kBFloat16, a.autocast);  // compiled: traced, the casts become graph nodes
+    return cross_entropy(net.forward(xs), ts);
+  };
+  auto step_fn = [&](const Tensor& xs, const Tensor& ts) {
+    opt.zero_grad();
+    Tensor loss = forward_loss(xs, ts);
+    loss.backward();
+    opt.step();
+    return loss;
+  };
+  bool compiled = a.mode == "compiled";
+  if (a.profile && !compiled) {
+    std::fprintf(stderr, "--profile needs --mode compiled (eager runs no Session; see --layers)\n");
+    return 2;
+  }
+  CompiledFunction compiled_step = compile([&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+    return {step_fn(in[0], in[1])};
+  });
 
   double t_fwd = 1e30, t_bwd = 1e30, t_opt = 1e30;
   std::vector<double> times, cpu_times;
   float loss_value = 0;
   for (int s = 0; s < a.warmup + a.steps; ++s) {
+    if (compiled && a.profile && s == a.warmup) compiled_step.set_profiling(true);
     auto t0 = Clock::now();
     double c0 = cpu_ms();
     Tensor loss;
-    auto t1 = t0, t2 = t0;
     if (compiled) {
-      loss = (*compiled)({x, target})[0];
+      loss = compiled_step({x, target})[0];
     } else {
       opt.zero_grad();
-      {
-        AutocastGuard autocast(kBFloat16, a.autocast);
-        loss = cross_entropy(net.forward(x), target);
-      }
-      t1 = Clock::now();
+      loss = forward_loss(x, target);
+      auto t1 = Clock::now();
       loss.backward();
-      t2 = Clock::now();
+      auto t2 = Clock::now();
       opt.step();
+      if (s >= a.warmup) {
+        t_fwd = std::min(t_fwd, ms_between(t0, t1));
+        t_bwd = std::min(t_bwd, ms_between(t1, t2));
+        t_opt = std::min(t_opt, ms_between(t2, Clock::now()));
+      }
     }
+    loss_value = loss.item<float>();  // compiled runs finish here too
     auto t3 = Clock::now();
     double c3 = cpu_ms();
-    loss_value = loss.item<float>();
     if (s < a.warmup) continue;
     times.push_back(ms_between(t0, t3));
     cpu_times.push_back(c3 - c0);
-    t_fwd = std::min(t_fwd, ms_between(t0, t1));
-    t_bwd = std::min(t_bwd, ms_between(t1, t2));
-    t_opt = std::min(t_opt, ms_between(t2, t3));
   }
   std::sort(times.begin(), times.end());
   double median = times.empty() ? 0 : times[times.size() / 2];
@@ -292,7 +285,8 @@ int main(int argc, char** argv) {
   std::sort(cpu_times.begin(), cpu_times.end());
   double cpu_median = cpu_times.empty() ? 0 : cpu_times[cpu_times.size() / 2];
   double rss = peak_rss_mib();  // before the breakdown, which allocates its own tensors
-  if (a.layers) {
+  if (a.profile) std::printf("%s", compiled_step.profile_text({x, target}).c_str());
+  if (a.layers && !compiled) {
     std::printf("%-32s %10s\n", "phase of the step", "best ms");
     std::printf("%-32s %10.3f\n", "zero_grad + forward + loss", t_fwd);
     std::printf("%-32s %10.3f\n", "backward", t_bwd);

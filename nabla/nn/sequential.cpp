@@ -2,7 +2,13 @@
 #include "nabla/nn/sequential.h"
 
 #include <string>
+#include <typeinfo>
 #include <utility>
+
+#include "nabla/nn/activation.h"
+#include "nabla/nn/conv.h"
+#include "nabla/ops/autocast.h"
+#include "nabla/ops/conv.h"
 
 namespace nabla::nn {
 
@@ -27,9 +33,28 @@ ModulePtr Sequential::replace(std::size_t i, ModulePtr m) {
   return std::exchange(modules_[i], std::move(m));
 }
 
+namespace {
+// Exactly a Conv2d then exactly a ReLU (not subclasses, whose forward may
+// differ): run as one conv2d_relu, the same values and gradients in one pass.
+// Not for NHWC data (Conv2d::forward permutes it) nor under autocast, whose
+// bfloat16 convolution is conv2d's (conv2d_relu is not on its list).
+bool conv_then_relu(const Module& a, const Module& b) {
+  return typeid(a) == typeid(Conv2d) && typeid(b) == typeid(ReLU) &&
+         static_cast<const Conv2d&>(a).data_format == "NCHW" && !is_autocast_enabled();
+}
+}  // namespace
+
 Tensor Sequential::forward(const Tensor& x) {
   Tensor y = x;
-  for (auto& m : modules_) y = m->forward(y);
+  for (std::size_t i = 0; i < modules_.size(); ++i) {
+    if (i + 1 < modules_.size() && conv_then_relu(*modules_[i], *modules_[i + 1])) {
+      const auto& c = static_cast<const Conv2d&>(*modules_[i]);
+      y = conv2d_relu(y, c.weight, c.bias, c.stride.list(), c.padding.list(), c.dilation.list(), c.groups);
+      ++i;
+      continue;
+    }
+    y = modules_[i]->forward(y);
+  }
   return y;
 }
 

@@ -1,6 +1,8 @@
 // Sequential: child modules named "0", "1", ... whose forwards are chained.
 //   nn::Sequential net(nn::Linear(1000, 100), nn::ReLU(), nn::Linear(100, 10));
 // Each argument is a module (moved in) or a std::shared_ptr to one (shared).
+// A Conv2d directly followed by a ReLU runs as one conv2d_relu op (the ReLU
+// fused into the convolution: same values and gradients, one pass less).
 #pragma once
 #include <concepts>
 #include <memory>

@@ -23,6 +23,14 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = Te
               IntList padding = {0}, IntList dilation = {1}, int64_t groups = 1);
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntList stride = {1, 1},
               IntList padding = {0, 0}, IntList dilation = {1, 1}, int64_t groups = 1);
+// relu(conv2d(...)) as one op: on the CPU one pass (oneDNN's ReLU post-op for
+// float32), so the convolution's output is never read again; the gradient
+// takes ReLU's mask from the output (0 where it is <= 0). The graph pass
+// graph::fuse_conv_relu makes it from conv2d -> relu in compiled graphs, and
+// nn::Sequential from a Conv2d followed by a ReLU. (PyTorch: torch.ao's
+// ConvReLU2d.)
+Tensor conv2d_relu(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(), IntList stride = {1, 1},
+                   IntList padding = {0, 0}, IntList dilation = {1, 1}, int64_t groups = 1);
 // input [N, H, W, C] -> output [N, OH, OW, OC]; weight and bias as in conv2d.
 Tensor conv2d_nhwc(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor(),
                    IntList stride = {1, 1}, IntList padding = {0, 0}, IntList dilation = {1, 1},

@@ -21,7 +21,7 @@
 
 namespace nabla {
 
-extern const OpDef conv2d_op, conv_transpose2d_op, conv2d_weight_grad_op;
+extern const OpDef conv2d_op, conv2d_relu_op, conv_transpose2d_op, conv2d_weight_grad_op;
 
 namespace {
 
@@ -217,18 +217,18 @@ Shape recovering_output_padding(const Shape& in_sizes, const Shape& out_sizes, c
 // to bring the reduced dims last (a third of LeNet's backward time).
 // A channels-last gy (NHWC in memory) sums over {0, 2, 3} at once: its
 // leading dims in memory, rows the reduce kernel adds in place.
-Tensor bias_grad(GradCtx& c) {
+Tensor bias_grad(GradCtx& c, const Tensor& gy) {
   if (c.num_inputs() <= 2 || !c.needs_grad(2)) return Tensor();
-  const Tensor& gy = c.grad();
   if (!gy.is_symbolic() && !gy.is_contiguous() && is_contiguous(gy, MemoryFormat::ChannelsLast)) return sum(gy, {0, 2, 3});
   return sum(sum(gy, {2, 3}), {0});
 }
+Tensor bias_grad(GradCtx& c) { return bias_grad(c, c.grad()); }
 
-TensorList conv2d_grad(GradCtx& c) {
+// conv2d's gradients for the output gradient gy.
+TensorList conv2d_grad_of(GradCtx& c, const Tensor& gy) {
   const Attrs& a = c.attrs();
   const Shape &s = a.ints(0), &p = a.ints(1), &d = a.ints(2);
   int64_t groups = a.i(3);
-  const Tensor& gy = c.grad();
   const Shape &xs = c.input_sizes(0), &ws = c.input_sizes(1);
   TensorList r;
   r.push_back(c.needs_grad(0) ? conv_transpose2d_call(gy, c.input(1), s, p,
@@ -236,9 +236,12 @@ TensorList conv2d_grad(GradCtx& c) {
                                                       groups, d)
                               : Tensor());
   r.push_back(c.needs_grad(1) ? weight_grad_call(c.input(0), gy, ws, s, p, d, groups) : Tensor());
-  if (c.num_inputs() > 2) r.push_back(bias_grad(c));
+  if (c.num_inputs() > 2) r.push_back(bias_grad(c, gy));
   return r;
 }
+TensorList conv2d_grad(GradCtx& c) { return conv2d_grad_of(c, c.grad()); }
+// conv2d_relu: ReLU's backward from the (saved) output, then conv2d's.
+TensorList conv2d_relu_grad(GradCtx& c) { return conv2d_grad_of(c, threshold_backward(c.grad(), c.output(0), 0.0)); }
 
 TensorList conv_transpose2d_grad(GradCtx& c) {
   const Attrs& a = c.attrs();
@@ -274,6 +277,14 @@ extern constinit const OpDef conv2d_op{.name = "conv2d", .num_inputs = -1,
                                        .infer = infer_conv2d, .grad = conv2d_grad,
                                        .flags = kNativeReducedFloat,  // bfloat16 on oneDNN (kernels/cpu/conv_ops.cpp)
                                        .promote = Promote::Common, .save_inputs = 0b011};
+// relu(conv2d(x, w, b)) in one kernel (a oneDNN ReLU post-op): the eager
+// conv2d_relu() and the graph pass that fuses conv2d -> relu
+// (graph/passes/fuse_conv.h) run it.
+extern constinit const OpDef conv2d_relu_op{.name = "conv2d_relu", .num_inputs = -1,
+                                            .attr_names = "stride,padding,dilation,groups",
+                                            .infer = infer_conv2d, .grad = conv2d_relu_grad,
+                                            .flags = kSaveOutputs, .promote = Promote::Common,
+                                            .save_inputs = 0b011};
 extern constinit const OpDef conv_transpose2d_op{.name = "conv_transpose2d", .num_inputs = -1,
                                                  .attr_names = "stride,padding,output_padding,groups,dilation",
                                                  .infer = infer_conv_transpose2d,
@@ -287,7 +298,7 @@ extern constinit const OpDef conv2d_weight_grad_op{.name = "conv2d_weight_grad",
                                                    .promote = Promote::Common};
 
 namespace {
-detail::RegisterOps register_conv{&conv2d_op, &conv_transpose2d_op, &conv2d_weight_grad_op};
+detail::RegisterOps register_conv{&conv2d_op, &conv2d_relu_op, &conv_transpose2d_op, &conv2d_weight_grad_op};
 
 // One value for every spatial dim, or one per dim.
 Shape per_dim(IntList v, std::size_t dims, std::string_view op, const char* what) {
@@ -317,6 +328,22 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   return batched(input, [&](const Tensor& x) {
     TensorList in = with_bias(x, weight, bias);
     return call1(conv2d_op, Inputs(in.data(), in.size()), a);
+  });
+}
+
+Tensor conv2d_relu(const Tensor& input, const Tensor& weight, const Tensor& bias, IntList stride, IntList padding,
+                   IntList dilation, int64_t groups) {
+  Attrs a{per_dim(stride, 2, "conv2d_relu", "stride"), per_dim(padding, 2, "conv2d_relu", "padding"),
+          per_dim(dilation, 2, "conv2d_relu", "dilation"), groups};
+  return batched(input, [&](const Tensor& x) {
+    TensorList in = with_bias(x, weight, bias);
+    // The fused kernel is the CPU's: another device runs the two ops, and so
+    // does a graph being built (a Session may run on any device; on the CPU
+    // its graph::fuse_conv_relu pass makes the fused node again), so graphs,
+    // saved ones included, hold only conv2d and relu.
+    if (x.defined() && (x.is_symbolic() || !x.device().is_cpu()))
+      return relu(call1(conv2d_op, Inputs(in.data(), in.size()), a));
+    return call1(conv2d_relu_op, Inputs(in.data(), in.size()), a);
   });
 }
 

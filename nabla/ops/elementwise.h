@@ -28,6 +28,10 @@ Tensor tan(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor relu(const Tensor& x);
+// ReLU's backward (PyTorch's threshold_backward): grad_output where self >
+// threshold, else 0, in one pass. relu's gradient is threshold_backward(g,
+// relu(x), 0): 0 at x == 0, and a NaN output passes g. Same shapes, floating.
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, double threshold);
 Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
 Tensor elu(const Tensor& x, double alpha = 1.0);
 // approximate: "none" (exact, with erf) or "tanh"

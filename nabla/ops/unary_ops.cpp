@@ -27,11 +27,6 @@ constexpr OpDef same_dtype_op(std::string_view name, GradFn grad, uint32_t save 
 
 TensorList zero_grad(GradCtx& c) { return {zeros_like(c.grad())}; }
 
-// g where `blocked` is false, else 0 (not g * 0: a NaN or inf g stays out).
-Tensor grad_unless(const Tensor& blocked, const Tensor& g) {
-  return where(blocked, zeros({}, TensorOptions(g.dtype()).device(g.device())), g);
-}
-
 }  // namespace
 
 // ---- table entries ------------------------------------------------------
@@ -42,10 +37,28 @@ extern constinit const OpDef sign_op = same_dtype_op("sign", zero_grad, 0);
 extern constinit const OpDef square_op = same_dtype_op("square", [](GradCtx& c) -> TensorList {
   return {c.grad() * c.input(0) * 2.0};
 });
-// PyTorch's threshold_backward: blocked where out <= 0, so a NaN passes the gradient.
+// PyTorch's rule: threshold_backward(grad, out, 0), one pass over the data
+// (blocked where out <= 0, so a NaN output passes the gradient).
 extern constinit const OpDef relu_op = same_dtype_op("relu", [](GradCtx& c) -> TensorList {
-  return {grad_unless(c.output(0) <= 0.0, c.grad())};
+  return {threshold_backward(c.grad(), c.output(0), 0.0)};
 }, 0, kSaveOutputs | kNativeReducedFloat);  // float16/bfloat16 in one pass (kernels/cpu/elementwise.h)
+// threshold_backward(grad_output, self): grad_output where self > threshold,
+// else 0 (NaN self passes it; a NaN grad_output stays out where blocked).
+// Linear in grad_output, so its own gradient is itself with the same mask;
+// self only picks the mask (piecewise constant: a zero gradient).
+extern constinit const OpDef threshold_backward_op{
+    .name = "threshold_backward",
+    .num_inputs = 2,
+    .attr_names = "threshold",
+    .infer = detail::infer_binary,
+    .grad = [](GradCtx& c) -> TensorList {
+      // self's gradient: zeros, as PyTorch's (piecewise constant in self).
+      return {threshold_backward(c.grad(), c.input(1), c.attrs().f(0)),
+              c.needs_grad(1) ? zeros_like(c.input(1)) : Tensor()};
+    },
+    .flags = kElementwise | kInplaceOk,
+    .promote = Promote::Common,
+    .save_inputs = 0b10};
 
 extern constinit const OpDef exp_op = unary_float_op("exp",
     [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0)}; }, true);
@@ -148,7 +161,7 @@ detail::RegisterOps register_unary{&neg_op, &abs_op, &sign_op, &square_op, &relu
                                    &log2_op, &log1p_op, &expm1_op, &sqrt_op, &rsqrt_op, &reciprocal_op, &sin_op,
                                    &cos_op, &tan_op, &tanh_op, &sigmoid_op, &erf_op, &silu_op, &gelu_op,
                                    &gelu_tanh_op, &floor_op, &ceil_op, &round_op, &trunc_op, &leaky_relu_op,
-                                   &elu_op, &softplus_op, &pow_scalar_op, &clamp_op};
+                                   &elu_op, &softplus_op, &pow_scalar_op, &clamp_op, &threshold_backward_op};
 }
 
 // ---- public functions ----------------------------------------------------
@@ -178,6 +191,14 @@ Tensor abs(const Tensor& x) { return call1(abs_op, {not_bool(x, "abs")}); }
 Tensor sign(const Tensor& x) { return call1(sign_op, {x}); }
 Tensor square(const Tensor& x) { return call1(square_op, {x}); }
 Tensor relu(const Tensor& x) { return call1(relu_op, {not_bool(x, "relu")}); }
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, double threshold) {
+  NABLA_CHECK(grad_output.defined() && self.defined(),
+              "threshold_backward: grad_output or self is an undefined tensor");
+  NABLA_CHECK(is_floating(grad_output.dtype()) && is_floating(self.dtype()),
+              "threshold_backward: expected floating point grad_output and self, got ", grad_output.dtype(), " and ",
+              self.dtype());
+  return call1(threshold_backward_op, {grad_output, self}, {threshold});
+}
 Tensor exp(const Tensor& x) { return call1(exp_op, {x}); }
 Tensor exp2(const Tensor& x) { return call1(exp2_op, {x}); }
 Tensor log(const Tensor& x) { return call1(log_op, {x}); }

@@ -151,6 +151,23 @@ NABLA_OP_INFO(conv2d_info("conv2d_depthwise_odd", {1, 3, 7, 5}, {3, 1, 3, 2}, fa
 NABLA_OP_INFO(conv2d_info("conv2d_1x1_stride2", {2, 3, 5, 4}, {2, 3, 1, 1}, true, {.stride = {2, 2}}));
 NABLA_OP_INFO(conv2d_info("conv2d_unbatched", {3, 5, 4}, {2, 3, 2, 2}, true, {.padding = {1, 1}}));
 
+// conv2d_relu: relu of the conv2d reference (float32 forward: oneDNN's ReLU post-op).
+OpInfo conv2d_relu_info(const std::string& name, Shape xs, Shape ws, bool bias, Conv c) {
+  OpInfo info = conv2d_info(name, xs, ws, bias, c);
+  info.covers = {"conv2d_relu"};
+  info.run = [c](const Tensors& in) {
+    return Tensors{conv2d_relu(in[0], in[1], bias_of(in), c.stride, c.padding, c.dilation, c.groups)};
+  };
+  auto conv_ref = info.reference;
+  info.reference = [conv_ref](const Tensors& in) {
+    return Tensors{ref_unary(conv_ref(in)[0], [](double v) { return v > 0 ? v : 0.0; })};
+  };
+  return info;
+}
+NABLA_OP_INFO(conv2d_relu_info("conv2d_relu", {2, 3, 5, 5}, {4, 3, 3, 3}, true, {.padding = {1, 1}}));
+NABLA_OP_INFO(conv2d_relu_info("conv2d_relu_stride2_groups2_nobias", {1, 4, 6, 5}, {4, 2, 3, 3}, false,
+                               {.stride = {2, 2}, .groups = 2}));
+
 // conv2d_nhwc: input [N, H, W, C], output [N, OH, OW, OC].
 OpInfo conv2d_nhwc_info() {
   Conv c{.stride = {2, 1}, .padding = {1, 1}};

@@ -85,6 +85,13 @@ std::vector<ErrorInput> binary_cases() {
       {"copy", "copy_", "an undefined source", [] { zeros({2}).copy_(Tensor()); }, {"undefined"}},
       {"copy", "copy_", "into a leaf that requires grad", [] { leaf({2}).copy_(ones({2})); },
        {"leaf", "requires grad", "in-place"}},
+      // threshold_backward (relu's backward): floating tensors that broadcast.
+      {"threshold_backward", "threshold_backward", "an integer grad_output",
+       [i64] { threshold_backward(i64, ones({2}), 0.0); }, {"expected floating point grad_output and self", "int64"}},
+      {"threshold_backward", "threshold_backward", "shapes that do not broadcast",
+       [] { threshold_backward(ones({2}), ones({3}), 0.0); }, {"[2] and [3] cannot be broadcast"}},
+      {"threshold_backward", "threshold_backward", "an undefined self",
+       [] { threshold_backward(ones({2}), Tensor(), 0.0); }, {"grad_output or self is an undefined tensor"}},
       // where: a bool condition and three broadcastable shapes.
       {"where", "where", "a float condition", [] { where(zeros({2}), ones({2}), zeros({2})); },
        {"condition must be a bool tensor", "float32"}},

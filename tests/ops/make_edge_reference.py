@@ -133,6 +133,7 @@ FNS = {
     # linear algebra, convolution, pooling, resampling
     "mm": torch.mm, "bmm": torch.bmm,
     "conv2d": lambda x, w, b: F.conv2d(x, w, b, padding=1),
+    "conv2d_relu": lambda x, w, b: torch.relu(F.conv2d(x, w, b)),
     "conv_transpose2d": lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2),
     "max_pool2d": lambda x: F.max_pool2d(x, 2), "max_pool2d_pad": lambda x: F.max_pool2d(x, 3, 1, 1),
     "max_pool2d_indices": lambda x: F.max_pool2d(x, 2, return_indices=True),
@@ -181,7 +182,7 @@ FNS.update({
     "vjp_pad_constant": vjp(lambda x: F.pad(x, (1, 1), value=0.0)),
     "vjp_pad_reflect": vjp(FNS["pad_reflect"]),
     "vjp_slice": vjp(FNS["slice"]), "vjp_select": vjp(FNS["select"]), "vjp_unfold": vjp(FNS["unfold"]),
-    "vjp_max_pool2d": vjp(FNS["max_pool2d"]), "vjp_avg_pool2d": vjp(FNS["avg_pool2d"]),
+    "vjp_relu": vjp(torch.relu), "vjp_max_pool2d": vjp(FNS["max_pool2d"]), "vjp_avg_pool2d": vjp(FNS["avg_pool2d"]),
     "vjp_adaptive_avg_pool2d": vjp(FNS["adaptive_avg_pool2d"]),
     "vjp_conv2d_weight": lambda x, w, u: torch.autograd.grad(F.conv2d(x, w, padding=1), w, u, create_graph=True)[0],
     "vjp_embedding": lambda i, w, u: torch.autograd.grad(F.embedding(i, w), w, u, create_graph=True)[0],
@@ -284,6 +285,8 @@ case("bmm", Fl([inf, 0.0, 1.0, nan], (1, 2, 2)), Fl([0.0, 1.0, 1.0, -inf], (1, 2
 IMG = [1.0, nan, 2.0, 0.0, inf, 1.0, 1.0, 3.0, -inf, 2.0, 2.0, 0.0, 1.0, 1.0, 1.0, 1.0]
 case("conv2d", Fl(IMG, (1, 1, 4, 4)), Fl([1.0, 0.0, 0.0, 2.0, 0.0, -1.0, 0.0, 0.5, 0.0], (1, 1, 3, 3)), Fl([0.0]))
 case("conv2d", Fl([0.0] * 9, (1, 1, 3, 3)), Fl([inf, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0], (1, 1, 3, 3)), Fl([nan]))
+# ReLU on the convolution's output (one oneDNN primitive in float32): NaN kept and its gradient passed.
+case("conv2d_relu", Fl([nan, -1.0, 0.0, 2.0], (1, 1, 2, 2)), Fl([1.5], (1, 1, 1, 1)), Fl([0.5]))
 case("conv_transpose2d", Fl([1.0, nan, 0.0, inf], (1, 1, 2, 2)), Fl([1.0, 0.0, 2.0, -1.0], (1, 1, 2, 2)), Fl([0.5]))
 MAXP = [1.0, 3.0, nan, 0.0, 3.0, 2.0, 1.0, nan, 2.0, 2.0, -inf, -inf, 2.0, 2.0, -inf, -inf]
 for fn in ["max_pool2d", "max_pool2d_pad", "max_pool2d_indices", "avg_pool2d", "adaptive_avg_pool2d",
@@ -303,6 +306,8 @@ case("vjp_pad_reflect", Fl([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (2, 3)), Fl(U9 + [1.0
 case("vjp_slice", Fl([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (2, 3)), Fl([nan, inf], (2, 1)))
 case("vjp_select", Fl([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (2, 3)), Fl([nan, inf, -0.0]))
 case("vjp_unfold", Fl([1.0, 2.0, 3.0, 4.0]), Fl([nan, 1.0, inf, -inf, 0.0, 2.0], (3, 2)))
+# relu's backward (threshold_backward): NaN passes u, 0 and -0 block it (a NaN u too).
+case("vjp_relu", Fl([nan, -1.0, 0.0, -0.0, 2.0, inf, -inf, 0.5]), Fl([1.0, nan, inf, -inf, nan, 2.0, nan, -0.0]))
 case("vjp_max_pool2d", Fl([1.0, 3.0, 2.0, 0.0, 3.0, 2.0, 1.0, 2.0, 2.0, 2.0, -inf, -inf, 2.0, 2.0, -inf, -inf],
                          (1, 1, 4, 4)), Fl(U4, (1, 1, 2, 2)))
 case("vjp_avg_pool2d", Fl([1.0] * 16, (1, 1, 4, 4)), Fl(U4, (1, 1, 2, 2)))

@@ -73,7 +73,10 @@ const std::map<std::string, std::map<std::string, ScalarForms>>& scalar_fns() {
 
 // Table entries with two or more elementwise operands: the binary ops (and
 // where, whose value operands are its last two).
-bool is_binary(const OpDef& op) { return op.has(kElementwise) && op.num_inputs >= 2; }
+// threshold_backward (relu's backward) takes tensors only, as PyTorch's.
+bool is_binary(const OpDef& op) {
+  return op.has(kElementwise) && op.num_inputs >= 2 && op.name != "threshold_backward";
+}
 
 DType dtype_named(const std::string& name) {
   for (DType t : {kBool, kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64})

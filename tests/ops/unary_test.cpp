@@ -37,6 +37,24 @@ NABLA_OP_INFO(unary("sign", [](const Tensor& x) { return sign(x); },
                     [](double x) { return double((0 < x) - (x < 0)); }));
 NABLA_OP_INFO(unary("square", [](const Tensor& x) { return square(x); }, [](double x) { return x * x; }));
 NABLA_OP_INFO(unary("relu", [](const Tensor& x) { return relu(x); }, [](double x) { return x > 0 ? x : 0; }));
+// relu's backward: grad_output where self > threshold (self kept away from the
+// threshold, so finite differences are valid; self's own gradient is 0).
+OpInfo threshold_backward_info(const std::string& name, double threshold, Shape gs, Shape xs) {
+  OpInfo info;
+  info.name = name;
+  info.covers = {"threshold_backward"};
+  info.run = [threshold](const Tensors& in) { return Tensors{threshold_backward(in[0], in[1], threshold)}; };
+  info.samples = [gs, xs] {
+    return std::vector<Tensors>{{sample(IntList(gs), -2, 2, 1), sample(IntList(xs), -2, 2, 2)},
+                                {sample({3}, -2, 2, 3), sample({3}, -2, 2, 4)}};
+  };
+  info.reference = [threshold](const Tensors& in) {
+    return Tensors{ref_binary(in[0], in[1], [threshold](double g, double x) { return x <= threshold ? 0.0 : g; })};
+  };
+  return info;
+}
+NABLA_OP_INFO(threshold_backward_info("threshold_backward", 0.0, {3, 4}, {3, 4}));
+NABLA_OP_INFO(threshold_backward_info("threshold_backward_t05_broadcast", 0.5, {2, 3, 4}, {3, 4}));
 NABLA_OP_INFO(unary("exp", [](const Tensor& x) { return exp(x); }, [](double x) { return std::exp(x); }));
 NABLA_OP_INFO(unary("exp2", [](const Tensor& x) { return exp2(x); }, [](double x) { return std::exp2(x); }));
 NABLA_OP_INFO(unary("log", [](const Tensor& x) { return log(x); }, [](double x) { return std::log(x); }, 0.5, 3.0));

@@ -17,7 +17,8 @@
 #include "nabla/ops/ops.h"
 
 namespace nabla {
-extern const OpDef conv2d_op, conv_transpose2d_op, conv2d_weight_grad_op;  // ops/conv_ops.cpp
+extern const OpDef conv2d_op, conv2d_relu_op, conv_transpose2d_op,
+    conv2d_weight_grad_op;  // ops/conv_ops.cpp
 
 namespace accel {
 namespace {
@@ -106,6 +107,16 @@ void conv2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   }
 }
 
+// conv2d_relu: the convolution above, then ReLU over its output (the fused
+// one-pass kernel is the CPU's; eager code and graphs send device tensors to
+// conv2d and relu instead, so this runs only when the op is called directly).
+void conv2d_relu_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  conv2d_kernel(in, a, out);
+  if (out[0].numel() == 0) return;
+  NoGradGuard no_grad;
+  out[0].copy_(relu(out[0]));
+}
+
 // out [N, C, H, W] = conv_transpose2d(x, w) + bias, x [N, OC, OH, OW] (g is
 // the geometry of the conv2d whose input gradient this is): per block, for
 // each group one GEMM batched over the samples,
@@ -173,6 +184,7 @@ void weight_grad_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 void register_conv_kernels(DeviceType type) {
   if (!find_runtime(type)->has_gemm()) return;
   register_kernel(conv2d_op, type, conv2d_kernel);
+  register_kernel(conv2d_relu_op, type, conv2d_relu_kernel);
   register_kernel(conv_transpose2d_op, type, conv_transpose2d_kernel);
   register_kernel(conv2d_weight_grad_op, type, weight_grad_kernel);
 }

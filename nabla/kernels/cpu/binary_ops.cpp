@@ -9,7 +9,7 @@
 namespace nabla {
 
 extern const OpDef add_op, sub_op, mul_op, div_op, floor_divide_op, trunc_divide_op, remainder_op, maximum_op,
-    minimum_op, pow_op, copy_op;
+    minimum_op, pow_op, copy_op, threshold_backward_op;
 
 namespace cpu {
 namespace {
@@ -108,6 +108,19 @@ void copy_kernel(Inputs in, const Attrs& attrs, std::span<Tensor> out) {
   cast_kernel(src, attrs, out);
 }
 
+// threshold_backward(g, x): g where x > threshold, else 0 (relu's backward in
+// one pass; `x <= t` is false for a NaN x, which passes g, as in PyTorch).
+void threshold_backward_kernel(Inputs in, const Attrs& attrs, std::span<Tensor> out) {
+  const double threshold = attrs.f(0);
+  auto run = [&]<class T>() {
+    const T t = static_cast<T>(threshold);
+    map2<T, T>(out[0], in[0], in[1], [t](T g, T x) { return x <= t ? T(0) : g; });
+  };
+  if (out[0].dtype() == kFloat64) run.operator()<double>();
+  else if (out[0].dtype() == kFloat32) run.operator()<float>();
+  else fail("threshold_backward: expected a floating point result, got ", out[0].dtype());
+}
+
 const KernelRegistrar kBinaryKernels{DeviceType::CPU, {
     {add_op, binary_same<AddFn>},
     {sub_op, binary_same<SubFn>},
@@ -120,6 +133,7 @@ const KernelRegistrar kBinaryKernels{DeviceType::CPU, {
     {minimum_op, binary_same<MinimumFn>},
     {pow_op, binary_same<PowFn>},
     {copy_op, copy_kernel},
+    {threshold_backward_op, threshold_backward_kernel},
 }};
 
 }  // namespace

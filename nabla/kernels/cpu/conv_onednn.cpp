@@ -124,13 +124,19 @@ memory::desc act(const Dims& d, const Shapes& s) {
   return s.direct ? plain(d, memory::format_tag::nhwc, s.dt) : any(d, s.dt);
 }
 
-dnnl::primitive_attr user_scratchpad() {
+dnnl::primitive_attr user_scratchpad(bool relu = false) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // from nabla's allocator, per call
+  if (relu) {
+    // conv2d_relu: the ReLU runs on each output block while it is in cache.
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
   return attr;
 }
 
-dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_bias) {
+dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_bias, bool relu = false) {
   auto alg = dnnl::algorithm::convolution_direct;
   auto pk = dnnl::prop_kind::forward_training;
   auto d = with_bias
@@ -139,16 +145,16 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_
                                                  s.strides, s.dilates, s.pad_l, s.pad_r)
                : dnnl::convolution_forward::desc(pk, alg, act(s.src, s), any(s.wei, s.dt), act(s.dst, s),
                                                  s.strides, s.dilates, s.pad_l, s.pad_r);
-  return {d, user_scratchpad(), engine()};
+  return {d, user_scratchpad(relu), engine()};
 }
 
 // Builds the primitive; throws dnnl::error when oneDNN has no implementation.
-std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias) {
+std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias, bool relu) {
   auto dt = s.dt, f32 = memory::data_type::f32;
   auto p = std::make_shared<Plan>();
   auto alg = dnnl::algorithm::convolution_direct;
   if (kind == Kind::forward) {
-    auto pd = forward_pd(s, with_bias);
+    auto pd = forward_pd(s, with_bias, relu);
     p->prim = dnnl::convolution_forward(pd);
     p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, s.src_tag, dt), pd.src_desc(), false);
     p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag, dt), pd.weights_desc(), false);
@@ -186,7 +192,7 @@ std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias
 
 // ---- the cache ----------------------------------------------------------
 
-using Key = std::array<int64_t, 22>;
+using Key = std::array<int64_t, 23>;
 struct KeyHash {
   size_t operator()(const Key& k) const {
     size_t h = 1469598103934665603ull;
@@ -214,7 +220,7 @@ std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash>& cache() {
 // split for the OpenMP thread count current at creation (omp_threads, which
 // the caller has set), hence part of the key.
 std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias, int omp_threads,
-                                     memory::data_type dt, bool src_nhwc, bool dst_nhwc) {
+                                     memory::data_type dt, bool src_nhwc, bool dst_nhwc, bool relu) {
   Key key{static_cast<int64_t>(kind),
           g.batch,
           g.in_channels,
@@ -236,14 +242,15 @@ std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool wi
           omp_threads,
           static_cast<int64_t>(dt),
           src_nhwc,
-          dst_nhwc};
+          dst_nhwc,
+          relu};
   std::lock_guard<std::mutex> lock(g_cache_mu);
   auto it = cache().find(key);
   if (it != cache().end()) return it->second;
   std::shared_ptr<const Plan> plan;
   if (auto s = shapes_of(g, dt, src_nhwc, dst_nhwc)) {
     try {
-      plan = make_plan(kind, *s, with_bias);
+      plan = make_plan(kind, *s, with_bias, relu);
       // bfloat16 without AVX-512 gets oneDNN's reference kernels: slower
       // than the float32 path on widened copies, which then runs instead.
       if (dt != memory::data_type::f32 && plan->impl.find("ref") != std::string::npos) plan = nullptr;
@@ -331,7 +338,8 @@ void execute(const Call& c) {
 // slices, in parallel on nabla's pool. a and out (forward, backward data) or
 // a and b (backward weights) are sliced along the batch; the weight gradients
 // of the slices are summed into out.
-bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, const Tensor& bias, const Tensor& out) {
+bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, const Tensor& bias, const Tensor& out,
+         bool relu = false) {
   const DType dtype = a.dtype();
   if ((dtype != kFloat32 && dtype != kBFloat16) || b.dtype() != dtype || out.dtype() != dtype) return false;
   if (bias.defined() && bias.dtype() != dtype) return false;
@@ -362,10 +370,10 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
   Tensor cb = kind == Kind::backward_weights ? activation_input(b, nhwc) : contiguous_input(b);
   Conv2dGeometry gs = g;
   gs.batch = base;
-  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias, omp_threads, dt, nhwc, nhwc), plan_plus;
+  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias, omp_threads, dt, nhwc, nhwc, relu), plan_plus;
   if (plan && extra > 0) {
     gs.batch = base + 1;
-    plan_plus = plan_for(kind, gs, primitive_bias, omp_threads, dt, nhwc, nhwc);
+    plan_plus = plan_for(kind, gs, primitive_bias, omp_threads, dt, nhwc, nhwc, relu);
   }
   if (!plan || (extra > 0 && !plan_plus)) return false;
 
@@ -433,6 +441,11 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
 bool onednn_conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                            const Conv2dGeometry& g) {
   return run(Kind::forward, g, x, w, bias, out);
+}
+
+bool onednn_conv2d_relu_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                                const Conv2dGeometry& g) {
+  return run(Kind::forward, g, x, w, bias, out, /*relu=*/true);
 }
 
 bool onednn_conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,

@@ -21,6 +21,10 @@ namespace nabla::cpu {
 
 bool onednn_conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                            const Conv2dGeometry& g);
+// The same convolution with ReLU applied to its output (oneDNN's eltwise_relu
+// post-op: one pass, no second read of out). conv2d_relu's kernel.
+bool onednn_conv2d_relu_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                                const Conv2dGeometry& g);
 bool onednn_conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                                      const Conv2dGeometry& g);
 bool onednn_conv2d_weight_grad(const Tensor& x, const Tensor& gy, const Tensor& gw, const Conv2dGeometry& g);

@@ -5,13 +5,18 @@
 // and bfloat16 where oneDNN declines (no AVX-512, or switched off), compute
 // in float32.
 #include "nabla/kernels/cpu/conv.h"
+
+#include <cstdint>
+
 #include "nabla/kernels/cpu/conv_onednn.h"
+#include "nabla/kernels/cpu/elementwise.h"
+#include "nabla/kernels/cpu/loops.h"
 #include "nabla/ops/kernel_registry.h"
 #include "nabla/ops/reduced_float.h"
 
 namespace nabla {
 
-extern const OpDef conv2d_op, conv_transpose2d_op, conv2d_weight_grad_op;
+extern const OpDef conv2d_op, conv2d_relu_op, conv_transpose2d_op, conv2d_weight_grad_op;
 
 namespace cpu {
 namespace {
@@ -34,6 +39,36 @@ void conv2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   conv2d_forward(in[0], in[1], bias, out[0], g);
 }
 
+// Whether every element of a float32 tensor is finite (no NaN, no inf): an
+// OR over the exponent bits, which vectorizes.
+bool all_finite_f32(const Tensor& t) {
+  if (!t.defined()) return true;
+  Tensor c = contiguous_input(t);
+  const uint32_t* p = static_cast<const uint32_t*>(c.raw_data());
+  uint32_t non_finite = 0;
+  for (int64_t i = 0, n = c.numel(); i < n; ++i)
+    non_finite |= static_cast<uint32_t>((p[i] & 0x7f800000u) == 0x7f800000u);
+  return non_finite == 0;
+}
+
+// conv2d then ReLU: one oneDNN primitive with a ReLU post-op for float32,
+// else the conv2d kernel and ReLU over its output in place (NaN kept, as relu).
+// oneDNN's ReLU makes NaN 0 (a max with 0), where relu keeps it: operands
+// with a NaN or inf (the only way to a NaN output, but for sums that
+// overflow to both +inf and -inf) take the second path.
+void conv2d_relu_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  Conv2dGeometry g = conv2d_geometry("conv2d_relu", in[0], in[1].sizes(), a);
+  const Tensor bias = in.size() > 2 ? in[2] : Tensor();
+  if (out[0].numel() == 0) return;
+  if (conv_onednn_enabled() && out[0].dtype() == kFloat32 && all_finite_f32(in[0]) && all_finite_f32(in[1]) &&
+      all_finite_f32(bias) && onednn_conv2d_relu_forward(in[0], in[1], bias, out[0], g))
+    return;
+  conv2d_forward(in[0], in[1], bias, out[0], g);
+  auto relu_in_place = [&]<class T>() { map1<T, T>(out[0], out[0], [](T v) { return !(v <= T(0)) ? v : T(0); }); };
+  if (out[0].dtype() == kFloat64) relu_in_place.operator()<double>();
+  else relu_in_place.operator()<float>();  // conv2d's kernels take float32 and float64 only
+}
+
 void conv_transpose2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   Conv2dGeometry g = conv_transpose2d_geometry("conv_transpose2d", in[0], in[1], a);
   Tensor bias = in.size() > 2 ? in[2] : Tensor();
@@ -53,6 +88,7 @@ void weight_grad_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
 
 const KernelRegistrar kConvKernels{DeviceType::CPU, {
     {conv2d_op, conv2d_kernel},
+    {conv2d_relu_op, conv2d_relu_kernel},
     {conv_transpose2d_op, conv_transpose2d_kernel},
     {conv2d_weight_grad_op, weight_grad_kernel},
 }};

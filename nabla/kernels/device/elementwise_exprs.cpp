@@ -4,7 +4,8 @@ namespace nabla {
 // The table entries (defined in ops/*.cpp).
 extern const OpDef neg_op, abs_op, sign_op, square_op, relu_op, exp_op, exp2_op, log_op, log2_op, log1p_op, expm1_op,
     sqrt_op, rsqrt_op, reciprocal_op, sin_op, cos_op, tan_op, tanh_op, sigmoid_op, erf_op, silu_op, gelu_op,
-    gelu_tanh_op, floor_op, ceil_op, round_op, trunc_op, leaky_relu_op, elu_op, softplus_op, pow_scalar_op, clamp_op;
+    gelu_tanh_op, floor_op, ceil_op, round_op, trunc_op, leaky_relu_op, elu_op, softplus_op, pow_scalar_op, clamp_op,
+    threshold_backward_op;
 extern const OpDef add_op, sub_op, mul_op, div_op, floor_divide_op, trunc_divide_op, remainder_op, maximum_op,
     minimum_op, pow_op, copy_op;
 extern const OpDef eq_op, ne_op, lt_op, le_op, gt_op, ge_op, logical_and_op, logical_or_op, logical_xor_op,
@@ -66,6 +67,7 @@ constexpr ElementwiseExpr kExprs[] = {
     {.op = &maximum_op, .float_expr = "NB_ISNAN(x) || NB_ISNAN(y) ? x + y : (x > y ? x : y)", .int_expr = "x > y ? x : y"},
     {.op = &minimum_op, .float_expr = "NB_ISNAN(x) || NB_ISNAN(y) ? x + y : (x < y ? x : y)", .int_expr = "x < y ? x : y"},
     {.op = &pow_op, .float_expr = "NB_POW(x, y)", .int_expr = "nb_ipow(x, y)"},
+    {.op = &threshold_backward_op, .float_expr = "y <= a0 ? (T)0 : x", .num_attrs = 1},
     // ---- comparisons and predicates (bool results)
     {.op = &eq_op, .float_expr = "x == y", .int_expr = "x == y"},
     {.op = &ne_op, .float_expr = "x != y", .int_expr = "x != y"},

@@ -1,0 +1,42 @@
+#include "nabla/graph/passes/fuse_conv.h"
+
+namespace nabla::graph {
+
+namespace {
+
+bool plain_op(const Node& n, std::string_view name) {
+  return n.kind == NodeKind::Op && !n.fused && n.op->name == name && n.control_inputs.empty() &&
+         n.metas.size() == 1 && (n.metas[0].dtype == kFloat32 || n.metas[0].dtype == kFloat64);
+}
+
+}  // namespace
+
+int fuse_conv_relu(OptGraph& g, const std::vector<ValueRef>& fetches) {
+  const OpDef* conv2d_relu = find_op("conv2d_relu");
+  NABLA_CHECK(conv2d_relu, "graph::fuse_conv_relu: conv2d_relu is not in the op table");
+  const int n = g.size();
+  std::vector<int> uses(static_cast<std::size_t>(n), 0);
+  for (const Node& node : g.graph.nodes) {
+    for (const ValueRef& r : node.inputs) ++uses[static_cast<std::size_t>(r.node)];
+    for (int c : node.control_inputs) ++uses[static_cast<std::size_t>(c)];
+  }
+  for (const ValueRef& f : fetches) ++uses[static_cast<std::size_t>(f.node)];
+  int rewritten = 0;
+  for (int r = 0; r < n; ++r) {
+    Node& relu = g.node(r);
+    if (!plain_op(relu, "relu") || relu.inputs.size() != 1) continue;
+    const int c = relu.inputs[0].node;
+    const Node& conv = g.node(c);
+    if (!plain_op(conv, "conv2d") || uses[static_cast<std::size_t>(c)] != 1) continue;
+    bool assign_between = false;
+    for (int k = c + 1; k < r && !assign_between; ++k) assign_between = changes_state(g.node(k).kind);
+    if (assign_between) continue;
+    relu.op = conv2d_relu;
+    relu.attrs = conv.attrs;
+    relu.inputs = conv.inputs;
+    ++rewritten;
+  }
+  return rewritten;
+}
+
+}  // namespace nabla::graph
