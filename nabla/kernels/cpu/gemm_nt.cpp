@@ -101,9 +101,17 @@ bool cpu_has_avx512() {
 }  // namespace
 
 bool sgemm_nt_dot_applies(int64_t m, int64_t n, int64_t k) {
-  // The range measured faster than oneDNN's sgemm at 1 thread (outside it,
-  // e.g. 128x256x512 or k = 2048, oneDNN's packed kernels win).
-  return m >= 1 && m <= 128 && n >= 1 && n <= 128 && k >= 64 && k <= 1024 && cpu_has_avx512();
+  // Where it measured faster than oneDNN's sgemm at 1 thread (m 8..128, n
+  // 10..128, k 64..1024, AMD Zen 5): a block's fold costs as much as ~3
+  // steps along k, so short k loses (k = 64: 0.4-0.8x oneDNN's speed); k
+  // from 256 wins while n <= 100 (1.1-3x; oneDNN is slowest at n = 100 and
+  // at k = 512 or 1024); at n = 128 only k = 512 and 1024 win; narrow
+  // products (n <= 16) win from k = 128.
+  if (m < 1 || m > 128 || n < 1 || n > 128 || k > 1024 || !cpu_has_avx512()) return false;
+  if (k % 512 == 0) return true;
+  if (n <= 16 && m <= 64) return k >= 128;
+  if (n <= 100) return k >= (m <= 64 ? 256 : 512);
+  return false;
 }
 
 bool sgemm_nt_dot(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
