@@ -104,7 +104,7 @@ bool sgemm_nt_dot_applies(int64_t m, int64_t n, int64_t k) {
   // Where it measured faster than oneDNN's sgemm at 1 thread (m 8..128, n
   // 10..128, k 64..1024, AMD Zen 5): a block's fold costs as much as ~3
   // steps along k, so short k loses (k = 64: 0.4-0.8x oneDNN's speed); k
-  // from 256 wins while n <= 100 (1.1-3x; oneDNN is slowest at n = 100 and
+  // from 256 wins while n <= 100 (0.9-3x; oneDNN is slowest at n = 100 and
   // at k = 512 or 1024); at n = 128 only k = 512 and 1024 win; narrow
   // products (n <= 16) win from k = 128.
   if (m < 1 || m > 128 || n < 1 || n > 128 || k > 1024 || !cpu_has_avx512()) return false;
