@@ -10,11 +10,19 @@
 // bench/cnn_compare.sh runs both and prints the ratio table.
 //
 // Usage: cnn_step_bench [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]
-// Prints one line of key=value pairs (parsed by cnn_compare.sh and cnn_tf_compare.py):
-//   impl=nabla threads=.. mode=.. params=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=..
+//                       [--autocast] [--channels-last]
+// Prints one line of key=value pairs (parsed by cnn_compare.sh, cnn_tf_compare.py and autocast_compare.sh):
+//   impl=nabla threads=.. mode=.. params=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=.. autocast=off|bf16
+//   format=nchw|channels_last
 // --mode compiled runs the same step function through nabla::compile (traced
 // once into a graph on the first warm-up step; one Session run per step);
 // impl stays `nabla` in both modes (cnn_compare.sh keys on it), mode= tells.
+// --autocast runs forward and loss under AutocastGuard(kBFloat16) (bf16
+// convolutions and linear layers, float32 master weights; docs/autocast.md).
+// --channels-last runs the step channels-last (PyTorch's
+// model.to(memory_format=torch.channels_last) and x.to(...)): the input and
+// the convolution weights are restrided NHWC, so oneDNN's convolutions read
+// and write NHWC in place and ReLU, pooling and batch norm keep the format.
 // --layers (eager) adds the time of each phase of the step (forward, backward,
 // step) and of every op of the model called on its own (forward and the
 // backward ops its gradient calls), best of S runs each.
@@ -32,6 +40,9 @@
 #include <vector>
 
 #include "nabla/nabla.h"
+#include "nabla/nn/memory_format.h"
+#include "nabla/ops/autocast.h"
+#include "nabla/ops/memory_format.h"
 
 using namespace nabla;
 
@@ -52,7 +63,7 @@ double peak_rss_mib() {
 struct Args {
   std::string mode = "eager";
   int threads = 1, warmup = 5, steps = 30, batch = 64;
-  bool layers = false;
+  bool layers = false, autocast = false, channels_last = false;
 };
 
 Args parse(int argc, char** argv) {
@@ -77,8 +88,15 @@ Args parse(int argc, char** argv) {
       next(a.batch);
     else if (!std::strcmp(argv[i], "--layers"))
       a.layers = true;
+    else if (!std::strcmp(argv[i], "--autocast"))
+      a.autocast = true;
+    else if (!std::strcmp(argv[i], "--channels-last"))
+      a.channels_last = true;
     else {
-      std::fprintf(stderr, "usage: %s [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] "
+                   "[--autocast] [--channels-last]\n",
+                   argv[0]);
       std::exit(2);
     }
   }
@@ -138,15 +156,17 @@ std::pair<double, double> best_of(int reps, const std::function<void()>& fn) {
   return {best, best_cpu};
 }
 
-// Every op of the model on its own, at the shapes of the step.
-void op_breakdown(int64_t B, int reps) {
+// Every op of the model on its own, at the shapes of the step, on tensors of
+// dtype dt (bfloat16 with --autocast: the ops' bfloat16 kernels).
+void op_breakdown(int64_t B, int reps, DType dt) {
   NoGradGuard no_grad;
-  Tensor x = randn({B, 1, 28, 28});
-  Tensor w1 = randn({32, 1, 3, 3}), b1 = randn({32}), w2 = randn({64, 32, 3, 3}), b2 = randn({64});
-  Tensor y1 = randn({B, 32, 28, 28}), p1 = randn({B, 32, 14, 14});
-  Tensor y2 = randn({B, 64, 14, 14}), p2 = randn({B, 64, 7, 7});
-  Tensor f1w = randn({128, 3136}), f1b = randn({128}), h = randn({B, 128}), f2w = randn({10, 128});
-  Tensor logits = randn({B, 10}), target = randint(0, 10, {B});
+  auto r = [dt](IntList sizes) { return randn(sizes).to(dt); };
+  Tensor x = r({B, 1, 28, 28});
+  Tensor w1 = r({32, 1, 3, 3}), b1 = r({32}), w2 = r({64, 32, 3, 3}), b2 = r({64});
+  Tensor y1 = r({B, 32, 28, 28}), p1 = r({B, 32, 14, 14});
+  Tensor y2 = r({B, 64, 14, 14}), p2 = r({B, 64, 7, 7});
+  Tensor f1w = r({128, 3136}), f1b = r({128}), h = r({B, 128}), f2w = r({10, 128});
+  Tensor logits = r({B, 10}), target = randint(0, 10, {B});
   auto [pv1, pi1] = max_pool2d_with_indices(y1, {2});
   auto [pv2, pi2] = max_pool2d_with_indices(y2, {2});
   struct Row {
@@ -194,7 +214,7 @@ void op_breakdown(int64_t B, int reps) {
       {"fc2 fwd", [&] { linear(h, f2w); }},
       {"cross_entropy fwd", [&] { cross_entropy(logits, target); }},
   };
-  std::printf("%-32s %10s %10s\n", "op (no autograd)", "best ms", "cpu ms");
+  std::printf("%-32s %10s %10s   (%s)\n", "op (no autograd)", "best ms", "cpu ms", dtype_name(dt).data());
   for (const Row& r : rows) {
     auto [wall, cpu] = best_of(reps, r.fn);
     std::printf("%-32s %10.3f %10.3f\n", r.name, wall, cpu);
@@ -210,6 +230,11 @@ int main(int argc, char** argv) {
   Net net;
   Tensor x = randn({a.batch, 1, 28, 28});
   Tensor target = randint(0, 10, {a.batch});
+  if (a.channels_last) {
+    nn::to(net.conv1, MemoryFormat::ChannelsLast);
+    nn::to(net.conv2, MemoryFormat::ChannelsLast);
+    x = to(x, MemoryFormat::ChannelsLast);
+  }
   optim::Adam opt(net.parameters(), {{"lr", 1e-3}});
   int64_t params = 0;
   for (const Tensor& p : net.parameters()) params += p.numel();
@@ -217,9 +242,13 @@ int main(int argc, char** argv) {
   // The compiled step: the eager step's code, traced by compile() on its first call.
   std::optional<CompiledFunction> compiled;
   if (a.mode == "compiled")
-    compiled = compile([&net, &opt](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+    compiled = compile([&net, &opt, &a](const std::vector<Tensor>& in) -> std::vector<Tensor> {
       opt.zero_grad();
-      Tensor loss = cross_entropy(net.forward(in[0]), in[1]);
+      Tensor loss;
+      {
+        AutocastGuard autocast(kBFloat16, a.autocast);  // traced: the casts become graph nodes
+        loss = cross_entropy(net.forward(in[0]), in[1]);
+      }
       loss.backward();
       opt.step();
       return {loss};
@@ -237,7 +266,10 @@ int main(int argc, char** argv) {
       loss = (*compiled)({x, target})[0];
     } else {
       opt.zero_grad();
-      loss = cross_entropy(net.forward(x), target);
+      {
+        AutocastGuard autocast(kBFloat16, a.autocast);
+        loss = cross_entropy(net.forward(x), target);
+      }
       t1 = Clock::now();
       loss.backward();
       t2 = Clock::now();
@@ -264,12 +296,12 @@ int main(int argc, char** argv) {
     std::printf("%-32s %10.3f\n", "zero_grad + forward + loss", t_fwd);
     std::printf("%-32s %10.3f\n", "backward", t_bwd);
     std::printf("%-32s %10.3f\n", "Adam step", t_opt);
-    op_breakdown(a.batch, a.steps);
+    op_breakdown(a.batch, a.steps, a.autocast ? kBFloat16 : kFloat32);
   }
   std::printf(
       "impl=nabla threads=%d mode=%s params=%lld batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f "
-      "peak_rss_mib=%.1f final_loss=%.5f\n",
+      "peak_rss_mib=%.1f final_loss=%.5f autocast=%s format=%s\n",
       a.threads, a.mode.c_str(), static_cast<long long>(params), a.batch, a.steps, median, best, cpu_median, rss,
-      loss_value);
+      loss_value, a.autocast ? "bf16" : "off", a.channels_last ? "channels_last" : "nchw");
   return 0;
 }

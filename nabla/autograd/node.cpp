@@ -2,6 +2,7 @@
 
 #include "nabla/autograd/hooks.h"
 #include "nabla/core/grad_mode.h"
+#include "nabla/ops/memory_format.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla::autograd {
@@ -137,8 +138,10 @@ TensorList AccumulateGrad::apply(TensorList& grads) {
     if (r.defined()) g = r;
   }
   if (!m->grad.defined()) {
-    // Own the gradient: the same tensor may flow to several leaves.
-    m->grad = GradMode::is_enabled() ? g.clone() : g.detach().clone();
+    // Own the gradient: the same tensor may flow to several leaves. The copy
+    // keeps g's memory format, which the layout pre-hook (gradient_edge)
+    // made the leaf's.
+    m->grad = clone(GradMode::is_enabled() ? g : g.detach(), MemoryFormat::Preserve);
   } else if (GradMode::is_enabled()) {
     m->grad = m->grad + g;  // create_graph: keep the history
   } else {
@@ -173,6 +176,17 @@ Edge gradient_edge(const Tensor& t) {
     // and its post-accumulate hooks then fire while backward goes on (what
     // DDP overlaps its all-reduce with). PyTorch does the same.
     acc->sequence_nr = UINT64_MAX;
+    // PyTorch's layout contract: a 4-d leaf's .grad has the leaf's memory
+    // format (a channels-last weight gets a channels-last gradient even from
+    // conv2d's contiguous weight-gradient kernel, and the reverse).
+    if (t.dim() == 4 && !t.is_symbolic() && t.device().is_cpu()) {
+      const MemoryFormat format = suggest_memory_format(t);
+      acc->pre_hooks.push_back({0, [format](const Tensor& g) {
+                                  // (suggested formats: a broadcast gradient stays as it is for clone to copy)
+                                  return g.dim() != 4 || suggest_memory_format(g) == format ? Tensor()
+                                                                                             : contiguous(g, format);
+                                }});
+    }
     acc->input_meta.push_back({t.sizes(), t.dtype()});
     acc->output_meta.push_back({t.sizes(), t.dtype()});
     m->grad_accumulator = acc;

@@ -4,6 +4,7 @@
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/core/trace_context.h"
+#include "nabla/nn/data_format.h"
 #include "nabla/nn/init.h"
 #include "nabla/ops/ops.h"
 
@@ -75,8 +76,21 @@ void BatchNorm1d::check_input(const Tensor& x) const {
               "] or [N, ", num_features, ", L], got shape ", x.sizes());
 }
 
-BatchNorm2d::BatchNorm2d(int64_t n, double eps, std::optional<double> momentum, bool affine, bool track)
-    : BatchNormBase("nn::BatchNorm2d", n, eps, momentum, affine, track) {}
+BatchNorm2d::BatchNorm2d(int64_t n, double eps, std::optional<double> momentum, bool affine, bool track,
+                         const std::string& format)
+    : BatchNormBase("nn::BatchNorm2d", n, eps, momentum, affine, track),
+      data_format(checked_data_format(format, "nn::BatchNorm2d")) {}
+
+Tensor BatchNorm2d::forward(const Tensor& x) {
+  if (data_format != "NHWC") return BatchNormBase::forward(x);
+  NABLA_CHECK(x.defined() && x.dim() == 4, api_, ": data_format \"NHWC\" expects input [N, H, W, ", num_features,
+              "], got ", x.defined() ? x.sizes() : Shape{});
+  return nhwc_view_of_nchw(BatchNormBase::forward(nchw_view_of_nhwc(x, api_)));
+}
+
+std::string BatchNorm2d::extra_repr() const {
+  return BatchNormBase::extra_repr() + (data_format == "NHWC" ? ", data_format=NHWC" : "");
+}
 
 void BatchNorm2d::check_input(const Tensor& x) const {
   NABLA_CHECK(x.dim() == 4 && x.size(1) == num_features, api_, ": expected input [N, ", num_features,

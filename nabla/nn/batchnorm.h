@@ -9,6 +9,7 @@
 // are none and batch statistics are used in both modes.
 #pragma once
 #include <optional>
+#include <string>
 
 #include "nabla/nn/module.h"
 
@@ -45,11 +46,15 @@ class BatchNorm1d : public BatchNormBase {
   void check_input(const Tensor& x) const override;
 };
 
-// Input [N, C, H, W].
+// Input [N, C, H, W]; with data_format "NHWC" (Keras's BatchNormalization
+// with axis=-1): [N, H, W, C], output NHWC.
 class BatchNorm2d : public BatchNormBase {
  public:
   explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, std::optional<double> momentum = 0.1,
-                       bool affine = true, bool track_running_stats = true);
+                       bool affine = true, bool track_running_stats = true, const std::string& data_format = "NCHW");
+  Tensor forward(const Tensor& x) override;
+  std::string extra_repr() const override;
+  std::string data_format;  // "NCHW" or "NHWC"
 
  protected:
   void check_input(const Tensor& x) const override;

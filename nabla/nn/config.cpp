@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <type_traits>
 
 #include "nabla/core/error.h"
 #include "nabla/nn/nn.h"
@@ -80,6 +81,18 @@ LayerKind rnn_kind(const std::string& cls) {
           [cls](const Module& m) { return rnn_fields(as<RNNBase>(m), cls); }};
 }
 
+// The conv/pool/batch-norm layers' data_format: "NCHW" when left out, and
+// written only when "NHWC" (configs of NCHW models stay as they were).
+std::string read_data_format(ConfigReader& r) {
+  std::string f = r.string("data_format", "NCHW");
+  if (f != "NCHW" && f != "NHWC") r.bad("data_format", "\"NCHW\" or \"NHWC\"");
+  return f;
+}
+Json with_data_format(Json j, const std::string& f) {
+  if (f == "NHWC") j["data_format"] = f;
+  return j;
+}
+
 template <class BN>
 LayerKind batchnorm_kind() {
   return {[](ConfigReader& r, const std::string&) -> ModulePtr {
@@ -88,15 +101,20 @@ LayerKind batchnorm_kind() {
             std::optional<double> momentum = r.optional_number("momentum", 0, 1, 0.1);
             bool affine = r.boolean("affine", true);
             bool track = r.boolean("track_running_stats", true);
-            return std::make_shared<BN>(n, eps, momentum, affine, track);
+            if constexpr (std::is_same_v<BN, BatchNorm2d>)
+              return std::make_shared<BN>(n, eps, momentum, affine, track, read_data_format(r));
+            else
+              return std::make_shared<BN>(n, eps, momentum, affine, track);
           },
           [](const Module& m) {
             const auto& b = as<BatchNormBase>(m);
-            return Json{{"num_features", b.num_features},
-                        {"eps", b.eps},
-                        {"momentum", optional_json(b.momentum)},
-                        {"affine", b.weight.defined()},
-                        {"track_running_stats", b.running_mean.defined()}};
+            Json j{{"num_features", b.num_features},
+                   {"eps", b.eps},
+                   {"momentum", optional_json(b.momentum)},
+                   {"affine", b.weight.defined()},
+                   {"track_running_stats", b.running_mean.defined()}};
+            if constexpr (std::is_same_v<BN, BatchNorm2d>) j = with_data_format(std::move(j), as<BN>(m).data_format);
+            return j;
           }};
 }
 
@@ -137,14 +155,15 @@ const std::map<std::string, LayerKind>& kinds() {
           int64_t g = r.integer("groups", 1, kMax, 1);
           bool bias = r.boolean("bias", true);
           if (in % g || out % g) r.bad("groups", detail::concat("a divisor of in_channels ", in, " and out_channels ", out));
-          return std::make_shared<Conv2d>(in, out, k, s, p, d, g, bias);
+          return std::make_shared<Conv2d>(in, out, k, s, p, d, g, bias, read_data_format(r));
         },
         [](const Module& m) {
           const auto& c = as<Conv2d>(m);
-          return Json{{"in_channels", c.in_channels}, {"out_channels", c.out_channels},
-                      {"kernel_size", size2(c.kernel_size)}, {"stride", size2(c.stride)},
-                      {"padding", size2(c.padding)},   {"dilation", size2(c.dilation)},
-                      {"groups", c.groups},            {"bias", c.bias.defined()}};
+          return with_data_format(Json{{"in_channels", c.in_channels}, {"out_channels", c.out_channels},
+                                       {"kernel_size", size2(c.kernel_size)}, {"stride", size2(c.stride)},
+                                       {"padding", size2(c.padding)},   {"dilation", size2(c.dilation)},
+                                       {"groups", c.groups},            {"bias", c.bias.defined()}},
+                                  c.data_format);
         }}},
       {"ConvTranspose2d",
        {[](ConfigReader& r, const std::string&) -> ModulePtr {
@@ -248,13 +267,15 @@ const std::map<std::string, LayerKind>& kinds() {
           Size2 s = r.get("stride") ? read_size2(r, "stride", 1) : k;
           Size2 p = read_size2(r, "padding", 0, 0), d = read_size2(r, "dilation", 1, 1);
           if (2 * p[0] > k[0] || 2 * p[1] > k[1]) r.bad("padding", "at most half of kernel_size");
-          return std::make_shared<MaxPool2d>(k, s, p, d, r.boolean("ceil_mode", false));
+          bool ceil = r.boolean("ceil_mode", false);
+          return std::make_shared<MaxPool2d>(k, s, p, d, ceil, read_data_format(r));
         },
         [](const Module& m) {
           const auto& p = as<MaxPool2d>(m);
-          return Json{{"kernel_size", size2(p.kernel_size)}, {"stride", size2(p.stride)},
-                      {"padding", size2(p.padding)},         {"dilation", size2(p.dilation)},
-                      {"ceil_mode", p.ceil_mode}};
+          return with_data_format(Json{{"kernel_size", size2(p.kernel_size)}, {"stride", size2(p.stride)},
+                                       {"padding", size2(p.padding)},         {"dilation", size2(p.dilation)},
+                                       {"ceil_mode", p.ceil_mode}},
+                                  p.data_format);
         }}},
       {"AvgPool2d",
        {[](ConfigReader& r, const std::string&) -> ModulePtr {
@@ -263,20 +284,26 @@ const std::map<std::string, LayerKind>& kinds() {
           Size2 p = read_size2(r, "padding", 0, 0);
           if (2 * p[0] > k[0] || 2 * p[1] > k[1]) r.bad("padding", "at most half of kernel_size");
           bool ceil = r.boolean("ceil_mode", false), include = r.boolean("count_include_pad", true);
-          return std::make_shared<AvgPool2d>(k, s, p, ceil, include, r.optional_integer("divisor_override", 1, kMax));
+          std::optional<int64_t> divisor = r.optional_integer("divisor_override", 1, kMax);
+          return std::make_shared<AvgPool2d>(k, s, p, ceil, include, divisor, read_data_format(r));
         },
         [](const Module& m) {
           const auto& p = as<AvgPool2d>(m);
-          return Json{{"kernel_size", size2(p.kernel_size)}, {"stride", size2(p.stride)},
-                      {"padding", size2(p.padding)},         {"ceil_mode", p.ceil_mode},
-                      {"count_include_pad", p.count_include_pad},
-                      {"divisor_override", optional_json(p.divisor_override)}};
+          return with_data_format(Json{{"kernel_size", size2(p.kernel_size)}, {"stride", size2(p.stride)},
+                                       {"padding", size2(p.padding)},         {"ceil_mode", p.ceil_mode},
+                                       {"count_include_pad", p.count_include_pad},
+                                       {"divisor_override", optional_json(p.divisor_override)}},
+                                  p.data_format);
         }}},
       {"AdaptiveAvgPool2d",
        {[](ConfigReader& r, const std::string&) -> ModulePtr {
-          return std::make_shared<AdaptiveAvgPool2d>(read_size2(r, "output_size", 1));
+          Size2 out = read_size2(r, "output_size", 1);
+          return std::make_shared<AdaptiveAvgPool2d>(out, read_data_format(r));
         },
-        [](const Module& m) { return Json{{"output_size", size2(as<AdaptiveAvgPool2d>(m).output_size)}}; }}},
+        [](const Module& m) {
+          const auto& p = as<AdaptiveAvgPool2d>(m);
+          return with_data_format(Json{{"output_size", size2(p.output_size)}}, p.data_format);
+        }}},
       {"Embedding",
        {[](ConfigReader& r, const std::string&) -> ModulePtr {
           int64_t num = r.integer("num_embeddings", 1), dim = r.integer("embedding_dim", 1);

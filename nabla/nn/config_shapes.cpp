@@ -80,7 +80,29 @@ Step infer_sequential(const Sequential& seq, Shape in, const std::string& where,
   return {in, ""};
 }
 
+// The data_format of a conv/pool/batch-norm layer ("NCHW" for the others).
+const std::string& data_format_of(const Module& m) {
+  static const std::string nchw = "NCHW";
+  if (auto* c = dynamic_cast<const Conv2d*>(&m)) return c->data_format;
+  if (auto* p = dynamic_cast<const MaxPool2d*>(&m)) return p->data_format;
+  if (auto* p = dynamic_cast<const AvgPool2d*>(&m)) return p->data_format;
+  if (auto* p = dynamic_cast<const AdaptiveAvgPool2d*>(&m)) return p->data_format;
+  if (auto* b = dynamic_cast<const BatchNorm2d*>(&m)) return b->data_format;
+  return nchw;
+}
+
+Step infer_nchw(const Module& m, const Shape& in, const std::string& where, const std::string& path);
+
+// An NHWC layer: the NCHW rule on the permuted shape, the result permuted back.
 Step infer(const Module& m, const Shape& in, const std::string& where, const std::string& path) {
+  if (data_format_of(m) != "NHWC") return infer_nchw(m, in, where, path);
+  if (in.size() != 4) return {{}, detail::concat("data_format NHWC needs a 4-D input [N, H, W, C], got ", shape_str(in))};
+  Step s = infer_nchw(m, {in[0], in[3], in[1], in[2]}, where, path);
+  if (s.problem.empty()) s.out = {s.out[0], s.out[2], s.out[3], s.out[1]};
+  return s;
+}
+
+Step infer_nchw(const Module& m, const Shape& in, const std::string& where, const std::string& path) {
   if (auto* seq = dynamic_cast<const Sequential*>(&m)) return infer_sequential(*seq, in, where, path);
   if (auto* l = dynamic_cast<const Linear*>(&m)) {
     if (in.size() < 2) return {{}, "it needs at least [N, in_features]"};

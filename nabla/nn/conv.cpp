@@ -1,6 +1,7 @@
 // Conv1d, Conv2d and ConvTranspose2d over the conv ops.
 #include "nabla/nn/conv.h"
 
+#include "nabla/nn/data_format.h"
 #include "nabla/nn/init.h"
 #include "nabla/ops/ops.h"
 
@@ -44,8 +45,16 @@ std::string Conv1d::extra_repr() const {
          conv_tail(one(padding), padding != 0, one(dilation), dilation != 1, groups, bias.defined());
 }
 
-Conv2d::Conv2d(int64_t in, int64_t out, Size2 k, Size2 s, Size2 p, Size2 d, int64_t g, bool has_bias)
-    : in_channels(in), out_channels(out), kernel_size(k), stride(s), padding(p), dilation(d), groups(g) {
+Conv2d::Conv2d(int64_t in, int64_t out, Size2 k, Size2 s, Size2 p, Size2 d, int64_t g, bool has_bias,
+               const std::string& format)
+    : in_channels(in),
+      out_channels(out),
+      kernel_size(k),
+      stride(s),
+      padding(p),
+      dilation(d),
+      groups(g),
+      data_format(checked_data_format(format, "nn::Conv2d")) {
   check_channels("nn::Conv2d", in, out, g);
   NABLA_CHECK(k.positive() && s.positive() && d.positive() && p.non_negative(),
               "nn::Conv2d: need kernel_size, stride, dilation > 0 and padding >= 0; got kernel_size=", k.str(),
@@ -58,13 +67,17 @@ Conv2d::Conv2d(int64_t in, int64_t out, Size2 k, Size2 s, Size2 p, Size2 d, int6
 void Conv2d::reset_parameters() { init::default_layer_init_(weight, bias); }
 
 Tensor Conv2d::forward(const Tensor& x) {
+  if (data_format == "NHWC")
+    return nhwc_view_of_nchw(conv2d(nchw_view_of_nhwc(x, "nn::Conv2d"), weight, bias, stride.list(), padding.list(),
+                                    dilation.list(), groups));
   return conv2d(x, weight, bias, stride.list(), padding.list(), dilation.list(), groups);
 }
 
 std::string Conv2d::extra_repr() const {
   return detail::concat(in_channels, ", ", out_channels, ", kernel_size=", kernel_size.str(),
                         ", stride=", stride.str()) +
-         conv_tail(padding.str(), !padding.all(0), dilation.str(), !dilation.all(1), groups, bias.defined());
+         conv_tail(padding.str(), !padding.all(0), dilation.str(), !dilation.all(1), groups, bias.defined()) +
+         (data_format == "NHWC" ? ", data_format=NHWC" : "");
 }
 
 ConvTranspose2d::ConvTranspose2d(int64_t in, int64_t out, Size2 k, Size2 s, Size2 p, Size2 op, int64_t g, bool has_bias,

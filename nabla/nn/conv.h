@@ -8,6 +8,7 @@
 // padding (padding_mode "zeros") is available.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "nabla/nn/module.h"
 #include "nabla/nn/size2.h"
@@ -28,10 +29,13 @@ class Conv1d : public Module {
 };
 
 // Input [N, C, H, W] or unbatched [C, H, W]; weight [out, in / groups, kh, kw].
+// data_format "NHWC" (Keras's argument): input [N, H, W, C] or [H, W, C] and
+// output NHWC, run on oneDNN's NHWC kernels without copies (the weight keeps
+// PyTorch's [out, in, kh, kw]); docs/nn.md.
 class Conv2d : public Module {
  public:
   Conv2d(int64_t in_channels, int64_t out_channels, Size2 kernel_size, Size2 stride = 1, Size2 padding = 0,
-         Size2 dilation = 1, int64_t groups = 1, bool bias = true);
+         Size2 dilation = 1, int64_t groups = 1, bool bias = true, const std::string& data_format = "NCHW");
   Tensor forward(const Tensor& x) override;
   std::string extra_repr() const override;
   void reset_parameters();
@@ -39,6 +43,7 @@ class Conv2d : public Module {
   int64_t in_channels, out_channels;
   Size2 kernel_size, stride, padding, dilation;
   int64_t groups;
+  std::string data_format;  // "NCHW" or "NHWC"
   Tensor weight, bias;
 };
 

@@ -32,13 +32,14 @@ TensorList maxmin_grad(GradCtx& c, bool is_max) {
 
 }  // namespace
 
+// add, sub and mul compute float16/bfloat16 in one pass (kernels/cpu/elementwise.h).
 extern constinit const OpDef add_op = binary_op("add",
-    [](GradCtx& c) -> TensorList { return {c.grad(), c.grad()}; }, Promote::Common, 0);
+    [](GradCtx& c) -> TensorList { return {c.grad(), c.grad()}; }, Promote::Common, 0, kNativeReducedFloat);
 extern constinit const OpDef sub_op = binary_op("sub",
-    [](GradCtx& c) -> TensorList { return {c.grad(), -c.grad()}; }, Promote::Common, 0);
+    [](GradCtx& c) -> TensorList { return {c.grad(), -c.grad()}; }, Promote::Common, 0, kNativeReducedFloat);
 extern constinit const OpDef mul_op = binary_op("mul", [](GradCtx& c) -> TensorList {
   return {c.needs_grad(0) ? c.grad() * c.input(1) : Tensor(), c.needs_grad(1) ? c.grad() * c.input(0) : Tensor()};
-});
+}, Promote::Common, 3, kNativeReducedFloat);
 extern constinit const OpDef div_op = binary_op("div", [](GradCtx& c) -> TensorList {
   Tensor b = c.input(1);
   Tensor ga = c.grad() / b;

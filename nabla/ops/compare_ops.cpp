@@ -10,7 +10,8 @@ namespace {
 
 constexpr OpDef compare_op(std::string_view name) {
   return OpDef{.name = name, .num_inputs = 2, .infer = detail::infer_binary_bool,
-               .flags = kElementwise | kNonDifferentiable, .promote = Promote::Common};
+               .flags = kElementwise | kNonDifferentiable | kNativeReducedFloat,  // kernels/cpu/elementwise.h
+               .promote = Promote::Common};
 }
 constexpr OpDef predicate_op(std::string_view name) {
   return OpDef{.name = name, .infer = detail::infer_unary_bool,
@@ -47,7 +48,7 @@ extern constinit const OpDef where_op{.name = "where",
                        Tensor z = zeros_like(c.grad());
                        return {Tensor(), where(cond, c.grad(), z), where(cond, z, c.grad())};
                      },
-                     .flags = kElementwise,
+                     .flags = kElementwise | kNativeReducedFloat,  // a copy of either operand
                      .promote = Promote::Common,
                      .promote_from = 1,
                      .save_inputs = 1};

@@ -12,6 +12,7 @@
 // When a rule's result comes out larger than the input it belongs to (rows no
 // window reaches: output_padding >= stride, or an output gradient smaller than
 // the natural output), it is narrowed back.
+#include "nabla/core/memory_format.h"
 #include "nabla/core/user_op.h"
 #include "nabla/ops/conv.h"
 #include "nabla/ops/conv_geometry.h"
@@ -214,8 +215,13 @@ Shape recovering_output_padding(const Shape& in_sizes, const Shape& out_sizes, c
 // Sums H, W first: those dims are contiguous, so the reduction reads gy in
 // place, while one sum over {0, 2, 3} makes the reduce kernel copy all of gy
 // to bring the reduced dims last (a third of LeNet's backward time).
+// A channels-last gy (NHWC in memory) sums over {0, 2, 3} at once: its
+// leading dims in memory, rows the reduce kernel adds in place.
 Tensor bias_grad(GradCtx& c) {
-  return c.num_inputs() > 2 && c.needs_grad(2) ? sum(sum(c.grad(), {2, 3}), {0}) : Tensor();
+  if (c.num_inputs() <= 2 || !c.needs_grad(2)) return Tensor();
+  const Tensor& gy = c.grad();
+  if (!gy.is_symbolic() && !gy.is_contiguous() && is_contiguous(gy, MemoryFormat::ChannelsLast)) return sum(gy, {0, 2, 3});
+  return sum(sum(gy, {2, 3}), {0});
 }
 
 TensorList conv2d_grad(GradCtx& c) {
@@ -266,16 +272,19 @@ TensorList weight_grad_grad(GradCtx& c) {
 extern constinit const OpDef conv2d_op{.name = "conv2d", .num_inputs = -1,
                                        .attr_names = "stride,padding,dilation,groups",
                                        .infer = infer_conv2d, .grad = conv2d_grad,
+                                       .flags = kNativeReducedFloat,  // bfloat16 on oneDNN (kernels/cpu/conv_ops.cpp)
                                        .promote = Promote::Common, .save_inputs = 0b011};
 extern constinit const OpDef conv_transpose2d_op{.name = "conv_transpose2d", .num_inputs = -1,
                                                  .attr_names = "stride,padding,output_padding,groups,dilation",
                                                  .infer = infer_conv_transpose2d,
-                                                 .grad = conv_transpose2d_grad, .promote = Promote::Common,
+                                                 .grad = conv_transpose2d_grad, .flags = kNativeReducedFloat,
+                                                 .promote = Promote::Common,
                                                  .save_inputs = 0b011};
 extern constinit const OpDef conv2d_weight_grad_op{.name = "conv2d_weight_grad", .num_inputs = 2,
                                                    .attr_names = "weight_sizes,stride,padding,dilation,groups",
                                                    .infer = infer_weight_grad,
-                                                   .grad = weight_grad_grad, .promote = Promote::Common};
+                                                   .grad = weight_grad_grad, .flags = kNativeReducedFloat,
+                                                   .promote = Promote::Common};
 
 namespace {
 detail::RegisterOps register_conv{&conv2d_op, &conv_transpose2d_op, &conv2d_weight_grad_op};

@@ -9,9 +9,12 @@
 #include "nabla/core/grad_mode.h"
 #include "nabla/core/trace_context.h"
 #include "nabla/core/user_op.h"
+#include "nabla/ops/autocast_dispatch.h"
 #include "nabla/ops/autograd_hook.h"
 #include "nabla/ops/kernel_registry.h"
+#include "nabla/ops/memory_format_rules.h"
 #include "nabla/ops/op.h"
+#include "nabla/ops/reduced_float.h"
 
 namespace nabla {
 
@@ -43,35 +46,6 @@ bool any_requires_grad(Inputs inputs) {
     if (m && m->requires_grad) return true;
   }
   return false;
-}
-
-// float16/bfloat16 on CPU: compute in float32 and round the results back.
-void run_in_float32(const OpDef& op, KernelFn kernel, Inputs inputs, const Attrs& attrs,
-                    std::span<Tensor> outputs) {
-  KernelFn cast_kernel = find_kernel(cast_op, DeviceType::CPU);
-  TensorList wide_in;
-  for (const Tensor& t : inputs) {
-    if (is_reduced_float(t.dtype())) {
-      Tensor w = make_empty(t.sizes(), kFloat32, t.device());
-      const Tensor src[1] = {t};
-      Tensor dst[1] = {w};
-      cast_kernel(Inputs(src, 1), Attrs{kFloat32}, std::span<Tensor>(dst, 1));
-      wide_in.push_back(w);
-    } else {
-      wide_in.push_back(t);
-    }
-  }
-  TensorList wide_out;
-  for (const Tensor& o : outputs)
-    wide_out.push_back(is_reduced_float(o.dtype()) ? make_empty(o.sizes(), kFloat32, o.device()) : o);
-  kernel(std::span<const Tensor>(wide_in.data(), wide_in.size()), attrs,
-         std::span<Tensor>(wide_out.data(), wide_out.size()));
-  (void)op;
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    if (wide_out[i].is_same(outputs[i])) continue;
-    const Tensor src[1] = {wide_out[i]};
-    cast_kernel(Inputs(src, 1), Attrs{outputs[i].dtype()}, std::span<Tensor>(&outputs[i], 1));
-  }
 }
 
 bool needs_float32_compute(const OpDef& op, Inputs inputs, const OutputMetas& metas) {
@@ -132,6 +106,35 @@ void check_devices(const OpDef& op, Inputs inputs) {
 }
 
 }  // namespace
+
+// float16/bfloat16 on CPU: compute in float32 and round the results back.
+void run_in_float32(const OpDef& op, KernelFn kernel, Inputs inputs, const Attrs& attrs,
+                    std::span<Tensor> outputs) {
+  KernelFn cast_kernel = find_kernel(cast_op, DeviceType::CPU);
+  TensorList wide_in;
+  for (const Tensor& t : inputs) {
+    if (is_reduced_float(t.dtype())) {
+      Tensor w = make_empty(t.sizes(), kFloat32, t.device());
+      const Tensor src[1] = {t};
+      Tensor dst[1] = {w};
+      cast_kernel(Inputs(src, 1), Attrs{kFloat32}, std::span<Tensor>(dst, 1));
+      wide_in.push_back(w);
+    } else {
+      wide_in.push_back(t);
+    }
+  }
+  TensorList wide_out;
+  for (const Tensor& o : outputs)
+    wide_out.push_back(is_reduced_float(o.dtype()) ? make_empty(o.sizes(), kFloat32, o.device()) : o);
+  kernel(std::span<const Tensor>(wide_in.data(), wide_in.size()), attrs,
+         std::span<Tensor>(wide_out.data(), wide_out.size()));
+  (void)op;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (wide_out[i].is_same(outputs[i])) continue;
+    const Tensor src[1] = {wide_out[i]};
+    cast_kernel(Inputs(src, 1), Attrs{outputs[i].dtype()}, std::span<Tensor>(&outputs[i], 1));
+  }
+}
 
 OpRegistrar::OpRegistrar(const OpDef& op) { mutable_table().push_back(&op); }
 
@@ -234,6 +237,8 @@ TensorList run_factory(const OpDef& op, const Attrs& attrs) {
 TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
   if (op.num_inputs == 0 && inputs.empty() && !op.composite) [[unlikely]]
     return run_factory(op, attrs);
+  if (detail::g_autocast_enabled) [[unlikely]]
+    if (auto cast = detail::autocast_call(op, inputs, attrs)) return std::move(*cast);
   if (g_unknown_dims_hook && has_unknown_dims(inputs)) return g_unknown_dims_hook(op, inputs, attrs);
   const Device device = output_device(op, inputs, attrs);
   // A composite op runs as its parts unless the device has a kernel of its own.
@@ -269,7 +274,12 @@ TensorList call(const OpDef& op, Inputs inputs, const Attrs& attrs) try {
   if (op.has(kView)) {
     outputs.resize(metas.size());
   } else {
-    for (const OutputMeta& m : metas) outputs.push_back(make_empty(m.sizes, m.dtype, device, op.name.data()));
+    for (const OutputMeta& m : metas) {
+      // Channels-last outputs for channels-last inputs (memory_format_rules.h), CPU only.
+      MemoryFormat format = device.is_cpu() ? detail::output_memory_format(op, inputs, m.sizes) : MemoryFormat::Contiguous;
+      outputs.push_back(format == MemoryFormat::Contiguous ? make_empty(m.sizes, m.dtype, device, op.name.data())
+                                                           : make_empty(m.sizes, m.dtype, device, format, op.name.data()));
+    }
   }
   std::span<Tensor> out_span(outputs.data(), outputs.size());
   if (device.is_cpu() && needs_float32_compute(op, inputs, metas)) {

@@ -5,6 +5,8 @@
 
 #include "nabla/core/backend.h"
 #include "nabla/core/user_op.h"
+#include "nabla/core/memory_format.h"
+#include "nabla/ops/memory_format.h"
 #include "nabla/ops/ops.h"
 
 namespace nabla {
@@ -60,6 +62,37 @@ TensorOptions like(const Tensor& x, const std::optional<TensorOptions>& o) {
 const Tensor& like_source(const Tensor& x, const char* api) {
   NABLA_CHECK(x.defined(), api, ": input 0 is an undefined tensor");
   return x;
+}
+
+// The format a *_like factory gives: `format`, or with Preserve the input's
+// (channels-last CPU tensors only; everything else is contiguous).
+MemoryFormat like_format(const Tensor& x, MemoryFormat format, const TensorOptions& o) {
+  if (format != MemoryFormat::Preserve) return format;
+  if (x.is_symbolic() || !x.device().is_cpu() || !o.device_.is_cpu() || x.dim() != 4 || x.is_contiguous())
+    return MemoryFormat::Contiguous;
+  return suggest_memory_format(x);
+}
+
+void check_factory_format(IntList sizes, MemoryFormat format, const TensorOptions& o, const char* api) {
+  NABLA_CHECK(format != MemoryFormat::Preserve, api, ": preserve_format needs a tensor to preserve the format of; "
+              "use ", api, "_like, or contiguous_format / channels_last");
+  NABLA_CHECK(format == MemoryFormat::Contiguous || sizes.size() == 4, api, ": channels_last needs 4 sizes (N, C, H, "
+              "W), got ", sizes);
+  NABLA_CHECK(format == MemoryFormat::Contiguous || o.device_.is_cpu(), api,
+              ": channels_last tensors are supported on the CPU only, got device ", o.device_);
+}
+
+// A factory's tensor in `format`: filled (value given) or uninitialized.
+Tensor make_in_format(IntList sizes, const std::optional<Scalar>& value, const TensorOptions& o, MemoryFormat format,
+                      const char* api) try {
+  check_factory_format(sizes, format, o, api);
+  if (format == MemoryFormat::Contiguous)
+    return value ? full(sizes, *value, o) : empty(sizes, o);
+  Tensor t = make_empty(sizes, o.dtype_, o.device_, format, api);
+  if (value) t.fill_(*value);
+  return finish(std::move(t), o);
+} catch (const Error&) {
+  detail::rethrow_naming(api);
 }
 
 void check_floating(DType t, const char* api) {
@@ -128,29 +161,65 @@ Tensor eye(int64_t n, std::optional<int64_t> m, TensorOptions o) try {
   detail::rethrow_naming("eye");
 }
 
+// The *_like factories keep a channels-last input's format (PyTorch's
+// default memory_format=torch.preserve_format).
 Tensor empty_like(const Tensor& x, std::optional<TensorOptions> o) {
-  const Shape& sizes = like_source(x, "empty_like").sizes();  // before like(x, o) reads x
-  return empty(sizes, like(x, o));
+  return empty_like(like_source(x, "empty_like"), MemoryFormat::Preserve, o);
 }
 Tensor zeros_like(const Tensor& x, std::optional<TensorOptions> o) {
-  const Shape& sizes = like_source(x, "zeros_like").sizes();  // before like(x, o) reads x
-  return zeros(sizes, like(x, o));
+  return zeros_like(like_source(x, "zeros_like"), MemoryFormat::Preserve, o);
 }
 Tensor ones_like(const Tensor& x, std::optional<TensorOptions> o) {
-  const Shape& sizes = like_source(x, "ones_like").sizes();  // before like(x, o) reads x
-  return ones(sizes, like(x, o));
+  return ones_like(like_source(x, "ones_like"), MemoryFormat::Preserve, o);
 }
 Tensor full_like(const Tensor& x, const Scalar& v, std::optional<TensorOptions> o) {
   const Shape& sizes = like_source(x, "full_like").sizes();  // before like(x, o) reads x
-  return full(sizes, v, like(x, o));
+  const TensorOptions lo = like(x, o);
+  const MemoryFormat format = like_format(x, MemoryFormat::Preserve, lo);
+  if (format == MemoryFormat::Contiguous) return full(sizes, v, lo);
+  return make_in_format(sizes, v, lo, format, "full_like");
 }
 Tensor rand_like(const Tensor& x, std::optional<TensorOptions> o) {
   const Shape& sizes = like_source(x, "rand_like").sizes();  // before like(x, o) reads x
-  return rand(sizes, like(x, o));
+  const TensorOptions lo = like(x, o);
+  const MemoryFormat format = like_format(x, MemoryFormat::Preserve, lo);
+  if (format == MemoryFormat::Contiguous) return rand(sizes, lo);
+  return finish(contiguous(rand(sizes, lo.requires_grad(false)), format), lo);  // a leaf in x's format
 }
 Tensor randn_like(const Tensor& x, std::optional<TensorOptions> o) {
   const Shape& sizes = like_source(x, "randn_like").sizes();  // before like(x, o) reads x
-  return randn(sizes, like(x, o));
+  const TensorOptions lo = like(x, o);
+  const MemoryFormat format = like_format(x, MemoryFormat::Preserve, lo);
+  if (format == MemoryFormat::Contiguous) return randn(sizes, lo);
+  return finish(contiguous(randn(sizes, lo.requires_grad(false)), format), lo);  // a leaf in x's format
+}
+
+Tensor empty(IntList sizes, TensorOptions o, MemoryFormat f) { return make_in_format(sizes, std::nullopt, o, f, "empty"); }
+Tensor zeros(IntList sizes, TensorOptions o, MemoryFormat f) { return make_in_format(sizes, 0, o, f, "zeros"); }
+Tensor ones(IntList sizes, TensorOptions o, MemoryFormat f) { return make_in_format(sizes, 1, o, f, "ones"); }
+Tensor full(IntList sizes, const Scalar& v, TensorOptions o, MemoryFormat f) {
+  return make_in_format(sizes, v, o, f, "full");
+}
+Tensor empty_like(const Tensor& x, MemoryFormat f, std::optional<TensorOptions> o) {
+  const Shape& sizes = like_source(x, "empty_like").sizes();  // before like(x, o) reads x
+  const TensorOptions lo = like(x, o);
+  const MemoryFormat format = like_format(x, f, lo);
+  if (format == MemoryFormat::Contiguous) return empty(sizes, lo);  // the plain path, unchanged
+  return make_in_format(sizes, std::nullopt, lo, format, "empty_like");
+}
+Tensor zeros_like(const Tensor& x, MemoryFormat f, std::optional<TensorOptions> o) {
+  const Shape& sizes = like_source(x, "zeros_like").sizes();  // before like(x, o) reads x
+  const TensorOptions lo = like(x, o);
+  const MemoryFormat format = like_format(x, f, lo);
+  if (format == MemoryFormat::Contiguous) return zeros(sizes, lo);  // the plain path, unchanged
+  return make_in_format(sizes, 0, lo, format, "zeros_like");
+}
+Tensor ones_like(const Tensor& x, MemoryFormat f, std::optional<TensorOptions> o) {
+  const Shape& sizes = like_source(x, "ones_like").sizes();  // before like(x, o) reads x
+  const TensorOptions lo = like(x, o);
+  const MemoryFormat format = like_format(x, f, lo);
+  if (format == MemoryFormat::Contiguous) return ones(sizes, lo);  // the plain path, unchanged
+  return make_in_format(sizes, 1, lo, format, "ones_like");
 }
 
 template <class T>

@@ -2,6 +2,7 @@
 // addmm, linear, outer and dot are composites of them, whose errors name
 // themselves (Note [User-facing op names]).
 #include "nabla/core/user_op.h"
+#include "nabla/ops/autocast.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 
@@ -32,12 +33,14 @@ extern constinit const OpDef mm_op{.name = "mm", .num_inputs = 2, .infer = infer
                     return {c.needs_grad(0) ? mm(c.grad(), c.input(1).t()) : Tensor(),
                             c.needs_grad(1) ? mm(c.input(0).t(), c.grad()) : Tensor()};
                   },
+                  .flags = kNativeReducedFloat,  // bfloat16 on oneDNN (kernels/cpu/linalg_ops.cpp)
                   .promote = Promote::Common};
 extern constinit const OpDef bmm_op{.name = "bmm", .num_inputs = 2, .infer = infer_bmm,
                    .grad = [](GradCtx& c) -> TensorList {
                      return {c.needs_grad(0) ? bmm(c.grad(), c.input(1).transpose(1, 2)) : Tensor(),
                              c.needs_grad(1) ? bmm(c.input(0).transpose(1, 2), c.grad()) : Tensor()};
                    },
+                   .flags = kNativeReducedFloat,
                    .promote = Promote::Common};
 
 namespace {
@@ -89,7 +92,9 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
   Tensor p = mm(a, b);
   if (alpha.to_double() != 1.0) p = p * alpha;
   if (beta.to_double() == 0.0) return p;
-  return (beta.to_double() == 1.0 ? c : c * beta) + p;
+  // Under autocast the sum stays in the lower dtype, as PyTorch's addmm.
+  Tensor cc = detail::autocast_lower(c);
+  return (beta.to_double() == 1.0 ? cc : cc * beta) + p;
 } catch (const Error&) {
   detail::rethrow_naming("addmm");
 }
@@ -103,7 +108,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) try {
   NABLA_CHECK(is_expandable_to(bias.sizes(), y.sizes()), "linear: bias of shape ", bias.sizes(),
               " does not match the output of shape ", y.sizes(), " (expected [", weight.sizes()[0],
               "], one value per out_feature)");
-  return y + bias;
+  return y + detail::autocast_lower(bias);  // under autocast the sum stays bfloat16, as PyTorch's linear
 } catch (const Error&) {
   detail::rethrow_naming("linear");
 }

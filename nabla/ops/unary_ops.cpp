@@ -45,7 +45,7 @@ extern constinit const OpDef square_op = same_dtype_op("square", [](GradCtx& c) 
 // PyTorch's threshold_backward: blocked where out <= 0, so a NaN passes the gradient.
 extern constinit const OpDef relu_op = same_dtype_op("relu", [](GradCtx& c) -> TensorList {
   return {grad_unless(c.output(0) <= 0.0, c.grad())};
-}, 0, kSaveOutputs);
+}, 0, kSaveOutputs | kNativeReducedFloat);  // float16/bfloat16 in one pass (kernels/cpu/elementwise.h)
 
 extern constinit const OpDef exp_op = unary_float_op("exp",
     [](GradCtx& c) -> TensorList { return {c.grad() * c.output(0)}; }, true);

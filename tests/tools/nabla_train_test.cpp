@@ -133,6 +133,24 @@ TEST_F(NablaTrain, SameSeedSameResultsForAnyWorkerCount) {
   EXPECT_NE(results(0, 4), a);
 }
 
+// --memory-format channels_last trains the CNN channels-last (NHWC
+// activations, oneDNN's NHWC convolutions) to the contiguous run's test
+// results, up to float32 summation order.
+TEST_F(NablaTrain, ChannelsLastTrainsLikeContiguous) {
+  auto test_loss = [&](const std::string& format) {
+    ProgramRun r = run_nabla("train --data " + data() + " --out " + (dir_ / format).string() +
+                             " --epochs 1 --limit 64 --batch-size 32 --threads 1 --workers 0 --progress none "
+                             "--memory-format " + format);
+    EXPECT_EQ(r.code, 0) << r.out;
+    std::size_t p = r.out.find(": test loss ");
+    EXPECT_NE(p, std::string::npos) << r.out;
+    return p == std::string::npos ? -1.0 : std::stod(r.out.substr(p + 12));
+  };
+  double contiguous = test_loss("contiguous"), channels_last = test_loss("channels_last");
+  EXPECT_GT(contiguous, 0.0);
+  EXPECT_NEAR(channels_last, contiguous, 1e-3 * contiguous);
+}
+
 TEST_F(NablaTrain, LimitKeepsTheFirstSamples) {
   ProgramRun r = run_nabla("train --model mlp --data " + data() + " --out " + (dir_ / "lim").string() +
                            " --epochs 1 --limit 32 --batch-size 8 --progress none --threads 1");

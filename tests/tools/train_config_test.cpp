@@ -85,6 +85,28 @@ TEST(TrainConfig, CommandLineOptionsOverrideTheFile) {
   EXPECT_EQ(c.optimizer, "sgd");
 }
 
+// "memory_format" (optional; default contiguous, printed only when not),
+// and --memory-format over it.
+TEST(TrainConfig, MemoryFormatIsReadPrintedAndOverridden) {
+  Json j = example("lenet5.json");
+  EXPECT_EQ(parse_train_config(j, "e.json").memory_format, "contiguous");
+  EXPECT_FALSE(train_config_json(parse_train_config(j, "e.json")).contains("memory_format"));
+  j["memory_format"] = "channels_last";
+  TrainConfig c = parse_train_config(j, "e.json");
+  EXPECT_EQ(c.memory_format, "channels_last");
+  EXPECT_EQ(train_config_json(c)["memory_format"], "channels_last");
+  TrainConfig cli =
+      parse_train_args({"--config", (examples_dir() / "lenet5.json").string(), "--memory-format", "channels_last"});
+  EXPECT_EQ(resolve_train_config(cli).memory_format, "channels_last");
+  j["memory_format"] = "nhwc";
+  try {
+    parse_train_config(j, "e.json");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("memory_format"), std::string::npos) << e.what();
+  }
+}
+
 // "logdir" (optional; default <output_dir>/logs), and --logdir over it.
 TEST(TrainConfig, LogdirIsReadPrintedAndOverridden) {
   Json j = example("lenet5.json");

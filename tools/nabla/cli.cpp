@@ -76,6 +76,10 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
       {"--threads", [&](auto& o, auto& v) { c.threads = parse_number<int>(o, v, 0, 4096, "an integer >= 0"); }},
       {"--workers", [&](auto& o, auto& v) { c.workers = parse_number<int>(o, v, 0, 256, "an integer >= 0"); }},
       {"--device", [&](auto& o, auto& v) { c.device = parse_device("nabla train", o, v); }},
+      {"--memory-format",
+       [&](auto& o, auto& v) {
+         c.memory_format = parse_choice(o, v, {"contiguous", "channels_last"});
+       }},
       {"--seed",
        [&](auto& o, auto& v) { c.seed = parse_number<uint64_t>(o, v, 0, UINT64_MAX, "a non-negative integer"); }},
       {"--data", [&](auto& o, auto& v) { c.data = parse_nonempty(o, v); }},
@@ -356,6 +360,8 @@ std::string train_help() {
      << "  --threads N        compute threads, 0 = all cores (default " << d.threads << ")\n"
      << "  --workers N        data loader threads (default " << d.workers << ")\n"
      << "  --device NAME      cpu | opencl[:N] | cuda[:N]: where the model trains (default " << d.device << ")\n"
+     << "  --memory-format F  contiguous | channels_last: run the CNN's tensors NCHW or NHWC in memory\n"
+     << "                     (CPU; default " << d.memory_format << ")\n"
      << "  --seed N           seed of initialization, shuffling, dropout (default " << d.seed << ")\n"
      << "  --data DIR         the IDX files (default " << d.data << ")\n"
      << "  --out DIR          where checkpoint.safetensors goes (default " << d.out << ")\n"

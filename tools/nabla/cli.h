@@ -54,6 +54,9 @@ struct TrainConfig {
   int threads = 0;                  // 0: nabla's default (NABLA_NUM_THREADS or all cores)
   int workers = 2;                  // DataLoader worker threads
   std::string device = "cpu";       // where the model trains: cpu, opencl[:N], cuda[:N]
+  // contiguous | channels_last: the model's tensors' memory format (CPU;
+  // docs/tensors.md, "Memory format")
+  std::string memory_format = "contiguous";
   uint64_t seed = 0;
   std::string data = "/usr/share/datasets/fashion-mnist";
   std::string out = "runs/fashion-cnn";

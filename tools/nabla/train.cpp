@@ -85,6 +85,13 @@ TrainResult run_train(const TrainConfig& c, std::ostream& all_out, bool terminal
   nn::ModulePtr model = build_model(c);
   check_model_fits_data(c, *model, ds);
   model->to(device);  // before the optimizer: its state is made where the parameters are
+  if (c.memory_format == "channels_last") {
+    // PyTorch's model.to(memory_format=torch.channels_last): with channels-last
+    // weights every convolution gives channels-last activations.
+    NABLA_CHECK(device.is_cpu(), "nabla train: --memory-format channels_last runs on the CPU only, got --device ",
+                c.device);
+    nn::to(*model, MemoryFormat::ChannelsLast);
+  }
   std::shared_ptr<optim::Optimizer> optimizer =
       make_optimizer(c.optimizer, model->parameters(), c.lr, c.optimizer_options);
   // --distributed: each rank's shard of the training set (reshuffled each
@@ -190,6 +197,9 @@ TrainResult run_train(const TrainConfig& c, std::ostream& all_out, bool terminal
                                .callbacks = std::move(callbacks),
                                .initial_epoch = epochs_done,
                                .verbose = 0,
+                               // Compiled graphs run contiguous activations (no
+                               // layout pass yet): channels-last trains eagerly.
+                               .jit = c.memory_format == "channels_last" ? train::Jit::Off : train::Jit::Auto,
                                .distributed = parallel});
     result.test_loss = test_line->test_loss;
     result.test_accuracy = test_line->test_accuracy;

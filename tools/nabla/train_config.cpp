@@ -147,6 +147,7 @@ TrainConfig parse_train_config(const Json& json, const std::string& where, const
   }
   c.seed = static_cast<uint64_t>(r.integer("seed", 0, INT64_MAX, 0));
   c.threads = static_cast<int>(r.integer("threads", 0, 4096, 0));
+  c.memory_format = r.choice("memory_format", {"contiguous", "channels_last"}, "contiguous");
   c.progress = r.choice("progress", {"auto", "bar", "lines", "none"}, "auto");
   c.out = r.string("output_dir");
   c.logdir = r.string("logdir", "");
@@ -197,6 +198,7 @@ Json train_config_json(const TrainConfig& c) {
   j["device"] = c.device;
   j["seed"] = c.seed;
   j["threads"] = c.threads;
+  if (c.memory_format != "contiguous") j["memory_format"] = c.memory_format;  // the default left out
   j["progress"] = c.progress;
   j["output_dir"] = c.out;
   if (!c.logdir.empty()) j["logdir"] = c.logdir;
@@ -218,6 +220,7 @@ TrainConfig resolve_train_config(const TrainConfig& cli) {
   if (given("--threads")) c.threads = cli.threads;
   if (given("--workers")) c.workers = cli.workers;
   if (given("--device")) c.device = cli.device;
+  if (given("--memory-format")) c.memory_format = cli.memory_format;
   if (given("--seed")) c.seed = cli.seed;
   if (given("--data")) {  // an IDX directory, with the file's transform
     auto normalize = c.data_spec.normalize;

@@ -284,6 +284,19 @@ bool onednn_default() {
 }
 std::atomic<bool> g_use_onednn{onednn_default()};
 
+// The im2col kernels write contiguous outputs: a channels-last output (the
+// dispatcher's choice for channels-last operands) is computed in a
+// contiguous buffer and copied in.
+template <class Fn>
+void into_contiguous(const Tensor& out, Fn&& fn) {
+  if (out.is_contiguous()) return fn(out);
+  Tensor tmp = make_empty(out.sizes(), out.dtype(), out.device());
+  fn(tmp);
+  const Tensor src[1] = {tmp};
+  Tensor dst[1] = {out};
+  cast_kernel(src, {}, dst);
+}
+
 }  // namespace
 
 void set_conv_onednn_enabled(bool on) { g_use_onednn.store(on); }
@@ -293,15 +306,19 @@ void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const 
                     const Conv2dGeometry& g) {
   if (out.numel() == 0) return;
   if (conv_onednn_enabled() && onednn_conv2d_forward(x, w, bias, out, g)) return;
-  float_dispatch(out.dtype(), "conv2d", [&]<class T>() { conv2d_forward_t<T>(x, w, bias, out, g); });
+  into_contiguous(out, [&](const Tensor& o) {
+    float_dispatch(o.dtype(), "conv2d", [&]<class T>() { conv2d_forward_t<T>(x, w, bias, o, g); });
+  });
 }
 
 void conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                               const Conv2dGeometry& g) {
   if (out.numel() == 0) return;
   if (conv_onednn_enabled() && onednn_conv_transpose2d_forward(x, w, bias, out, g)) return;
-  float_dispatch(out.dtype(), "conv_transpose2d",
-                 [&]<class T>() { conv_transpose2d_forward_t<T>(x, w, bias, out, g); });
+  into_contiguous(out, [&](const Tensor& o) {
+    float_dispatch(o.dtype(), "conv_transpose2d",
+                   [&]<class T>() { conv_transpose2d_forward_t<T>(x, w, bias, o, g); });
+  });
 }
 
 void conv2d_weight_grad(const Tensor& x, const Tensor& gy, const Tensor& gw, const Conv2dGeometry& g) {

@@ -1,14 +1,17 @@
-// oneDNN convolution primitives for float32 conv2d (see conv_onednn.h).
+// oneDNN convolution primitives for float32 and bfloat16 conv2d (see conv_onednn.h).
 #include "nabla/kernels/cpu/conv_onednn.h"
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "nabla/core/memory_format.h"
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/elementwise.h"
 #include "nabla/kernels/cpu/omp_single.h"
@@ -26,9 +29,9 @@ dnnl::engine& engine() {
   return e;
 }
 
-// One tensor argument of a primitive: the layout of nabla's (contiguous,
-// NCHW / OIHW) tensor and the layout the primitive chose; a reorder between
-// them when they differ.
+// One tensor argument of a primitive: the layout of nabla's tensor (NCHW or,
+// for channels-last tensors, NHWC activations; OIHW weights) and the layout
+// the primitive chose; a reorder between them when they differ.
 struct Operand {
   int arg = 0;
   memory::desc user, prim;
@@ -40,6 +43,7 @@ struct Plan {
   Operand in[2], out;
   memory::desc bias;  // forward only, zero-dim when there is no bias
   size_t scratch_bytes = 0;
+  std::string impl;  // oneDNN's name of the implementation ("jit:avx512_core_bf16", "ref:any")
 };
 
 Operand make_operand(int arg, const memory::desc& user, const memory::desc& prim, bool is_output) {
@@ -65,14 +69,30 @@ std::optional<int64_t> pad_right(int64_t in, int64_t out, int64_t k_eff, int64_t
 struct Shapes {
   Dims src, wei, dst, bias, strides, dilates, pad_l, pad_r;
   memory::format_tag wei_tag;
+  memory::data_type dt = memory::data_type::f32;  // of every operand but bfloat16's weight gradient (float32)
+  // The user layouts of the (diff_)src and (diff_)dst activations: nchw, or
+  // nhwc for channels-last tensors, which the primitive then reads and writes
+  // as they are (oneDNN's nhwc kernels) instead of reordering to its blocked
+  // layout and back.
+  memory::format_tag src_tag = memory::format_tag::nchw, dst_tag = memory::format_tag::nchw;
+  // Whether the primitive reads and writes NHWC itself: only with enough
+  // channels per group on both sides. With few (a first layer's 1 or 3
+  // input channels) oneDNN's NHWC kernels are slow (LeNet's 1->32 conv: 40x
+  // slower weight gradient) and its blocked kernels plus reorders from and
+  // to NHWC win, as for NCHW tensors.
+  bool direct = false;
 };
 
-std::optional<Shapes> shapes_of(const Conv2dGeometry& g) {
+// Channels per group below which NHWC convolutions go through oneDNN's blocked layout.
+constexpr int64_t kMinDirectNhwcChannels = 16;
+
+std::optional<Shapes> shapes_of(const Conv2dGeometry& g, memory::data_type dt, bool src_nhwc, bool dst_nhwc) {
   int64_t keh = g.dilation_h * (g.kernel_h - 1) + 1, kew = g.dilation_w * (g.kernel_w - 1) + 1;
   auto prh = pad_right(g.in_h, g.out_h, keh, g.stride_h, g.pad_h);
   auto prw = pad_right(g.in_w, g.out_w, kew, g.stride_w, g.pad_w);
   if (!prh || !prw) return std::nullopt;
   Shapes s;
+  s.dt = dt;
   s.src = {g.batch, g.in_channels, g.in_h, g.in_w};
   s.dst = {g.batch, g.out_channels, g.out_h, g.out_w};
   s.bias = {g.out_channels};
@@ -88,11 +108,20 @@ std::optional<Shapes> shapes_of(const Conv2dGeometry& g) {
   s.dilates = {g.dilation_h - 1, g.dilation_w - 1};  // oneDNN counts the gaps
   s.pad_l = {g.pad_h, g.pad_w};
   s.pad_r = {*prh, *prw};
+  s.src_tag = src_nhwc ? memory::format_tag::nhwc : memory::format_tag::nchw;
+  s.dst_tag = dst_nhwc ? memory::format_tag::nhwc : memory::format_tag::nchw;
+  s.direct = src_nhwc && dst_nhwc && std::min(cg, ocg) >= kMinDirectNhwcChannels;
   return s;
 }
 
-memory::desc plain(const Dims& d, memory::format_tag tag) { return {d, memory::data_type::f32, tag}; }
-memory::desc any(const Dims& d) { return {d, memory::data_type::f32, memory::format_tag::any}; }
+memory::desc plain(const Dims& d, memory::format_tag tag, memory::data_type dt) { return {d, dt, tag}; }
+memory::desc any(const Dims& d, memory::data_type dt) { return {d, dt, memory::format_tag::any}; }
+// An activation's primitive layout: NHWC user data is used in place
+// (Shapes::direct); otherwise the primitive picks (a blocked layout,
+// reordered to and from the user's NCHW or NHWC).
+memory::desc act(const Dims& d, const Shapes& s) {
+  return s.direct ? plain(d, memory::format_tag::nhwc, s.dt) : any(d, s.dt);
+}
 
 dnnl::primitive_attr user_scratchpad() {
   dnnl::primitive_attr attr;
@@ -104,53 +133,59 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_
   auto alg = dnnl::algorithm::convolution_direct;
   auto pk = dnnl::prop_kind::forward_training;
   auto d = with_bias
-               ? dnnl::convolution_forward::desc(pk, alg, any(s.src), any(s.wei), plain(s.bias, memory::format_tag::a),
-                                                 any(s.dst), s.strides, s.dilates, s.pad_l, s.pad_r)
-               : dnnl::convolution_forward::desc(pk, alg, any(s.src), any(s.wei), any(s.dst), s.strides, s.dilates,
-                                                 s.pad_l, s.pad_r);
+               ? dnnl::convolution_forward::desc(pk, alg, act(s.src, s), any(s.wei, s.dt),
+                                                 plain(s.bias, memory::format_tag::a, s.dt), act(s.dst, s),
+                                                 s.strides, s.dilates, s.pad_l, s.pad_r)
+               : dnnl::convolution_forward::desc(pk, alg, act(s.src, s), any(s.wei, s.dt), act(s.dst, s),
+                                                 s.strides, s.dilates, s.pad_l, s.pad_r);
   return {d, user_scratchpad(), engine()};
 }
 
 // Builds the primitive; throws dnnl::error when oneDNN has no implementation.
 std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias) {
-  auto nchw = memory::format_tag::nchw;
+  auto dt = s.dt, f32 = memory::data_type::f32;
   auto p = std::make_shared<Plan>();
   auto alg = dnnl::algorithm::convolution_direct;
   if (kind == Kind::forward) {
     auto pd = forward_pd(s, with_bias);
     p->prim = dnnl::convolution_forward(pd);
-    p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, nchw), pd.src_desc(), false);
-    p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag), pd.weights_desc(), false);
-    p->out = make_operand(DNNL_ARG_DST, plain(s.dst, nchw), pd.dst_desc(), true);
-    if (with_bias) p->bias = plain(s.bias, memory::format_tag::a);
+    p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, s.src_tag, dt), pd.src_desc(), false);
+    p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag, dt), pd.weights_desc(), false);
+    p->out = make_operand(DNNL_ARG_DST, plain(s.dst, s.dst_tag, dt), pd.dst_desc(), true);
+    if (with_bias) p->bias = plain(s.bias, memory::format_tag::a, dt);
     p->scratch_bytes = pd.scratchpad_desc().get_size();
+    p->impl = pd.impl_info_str();
   } else if (kind == Kind::backward_data) {
     auto hint = forward_pd(s, false);
-    dnnl::convolution_backward_data::desc d(alg, any(s.src), any(s.wei), any(s.dst), s.strides, s.dilates, s.pad_l,
-                                            s.pad_r);
+    dnnl::convolution_backward_data::desc d(alg, act(s.src, s), any(s.wei, dt), act(s.dst, s), s.strides,
+                                            s.dilates, s.pad_l, s.pad_r);
     dnnl::convolution_backward_data::primitive_desc pd(d, user_scratchpad(), engine(), hint);
     p->prim = dnnl::convolution_backward_data(pd);
-    p->in[0] = make_operand(DNNL_ARG_DIFF_DST, plain(s.dst, nchw), pd.diff_dst_desc(), false);
-    p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag), pd.weights_desc(), false);
-    p->out = make_operand(DNNL_ARG_DIFF_SRC, plain(s.src, nchw), pd.diff_src_desc(), true);
+    p->in[0] = make_operand(DNNL_ARG_DIFF_DST, plain(s.dst, s.dst_tag, dt), pd.diff_dst_desc(), false);
+    p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag, dt), pd.weights_desc(), false);
+    p->out = make_operand(DNNL_ARG_DIFF_SRC, plain(s.src, s.src_tag, dt), pd.diff_src_desc(), true);
     p->scratch_bytes = pd.scratchpad_desc().get_size();
+    p->impl = pd.impl_info_str();
   } else {
     auto hint = forward_pd(s, false);
-    dnnl::convolution_backward_weights::desc d(alg, any(s.src), any(s.wei), any(s.dst), s.strides, s.dilates, s.pad_l,
-                                               s.pad_r);
+    // bfloat16's weight gradient accumulates in float32: the batch slices' sums
+    // add up in float32 and are rounded once (run()).
+    dnnl::convolution_backward_weights::desc d(alg, act(s.src, s), any(s.wei, f32), act(s.dst, s), s.strides,
+                                               s.dilates, s.pad_l, s.pad_r);
     dnnl::convolution_backward_weights::primitive_desc pd(d, user_scratchpad(), engine(), hint);
     p->prim = dnnl::convolution_backward_weights(pd);
-    p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, nchw), pd.src_desc(), false);
-    p->in[1] = make_operand(DNNL_ARG_DIFF_DST, plain(s.dst, nchw), pd.diff_dst_desc(), false);
-    p->out = make_operand(DNNL_ARG_DIFF_WEIGHTS, plain(s.wei, s.wei_tag), pd.diff_weights_desc(), true);
+    p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, s.src_tag, dt), pd.src_desc(), false);
+    p->in[1] = make_operand(DNNL_ARG_DIFF_DST, plain(s.dst, s.dst_tag, dt), pd.diff_dst_desc(), false);
+    p->out = make_operand(DNNL_ARG_DIFF_WEIGHTS, plain(s.wei, s.wei_tag, f32), pd.diff_weights_desc(), true);
     p->scratch_bytes = pd.scratchpad_desc().get_size();
+    p->impl = pd.impl_info_str();
   }
   return p;
 }
 
 // ---- the cache ----------------------------------------------------------
 
-using Key = std::array<int64_t, 21>;
+using Key = std::array<int64_t, 22>;
 struct KeyHash {
   size_t operator()(const Key& k) const {
     size_t h = 1469598103934665603ull;
@@ -177,7 +212,8 @@ std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash>& cache() {
 // cached, so an unsupported geometry is tried once). oneDNN sizes its work
 // split for the OpenMP thread count current at creation (omp_threads, which
 // the caller has set), hence part of the key.
-std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias, int omp_threads) {
+std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias, int omp_threads,
+                                     memory::data_type dt, bool src_nhwc, bool dst_nhwc) {
   Key key{static_cast<int64_t>(kind),
           g.batch,
           g.in_channels,
@@ -197,15 +233,19 @@ std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool wi
           g.groups,
           with_bias,
           omp_threads,
-          0,
-          0};
+          static_cast<int64_t>(dt),
+          src_nhwc,
+          dst_nhwc};
   std::lock_guard<std::mutex> lock(g_cache_mu);
   auto it = cache().find(key);
   if (it != cache().end()) return it->second;
   std::shared_ptr<const Plan> plan;
-  if (auto s = shapes_of(g)) {
+  if (auto s = shapes_of(g, dt, src_nhwc, dst_nhwc)) {
     try {
       plan = make_plan(kind, *s, with_bias);
+      // bfloat16 without AVX-512 gets oneDNN's reference kernels: slower
+      // than the float32 path on widened copies, which then runs instead.
+      if (dt != memory::data_type::f32 && plan->impl.find("ref") != std::string::npos) plan = nullptr;
     } catch (const dnnl::error&) {
       plan = nullptr;  // no oneDNN implementation: the im2col kernels run it
     }
@@ -216,6 +256,22 @@ std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool wi
 }
 
 // ---- execution ----------------------------------------------------------
+
+// Whether an activation is laid out NHWC (a channels-last tensor that is not
+// also plain contiguous: for C == 1 or H == W == 1 both layouts are one).
+bool is_nhwc(const Tensor& t) { return !t.is_contiguous() && is_contiguous(t, MemoryFormat::ChannelsLast); }
+
+// An activation as the primitive reads it: as it is when its memory is in
+// the layout (NHWC or NCHW), else a copy in it.
+Tensor activation_input(const Tensor& t, bool nhwc) {
+  if (nhwc ? is_contiguous(t, MemoryFormat::ChannelsLast) : t.is_contiguous()) return t;
+  if (!nhwc) return contiguous_input(t);
+  Tensor c = make_empty(t.sizes(), t.dtype(), t.device(), MemoryFormat::ChannelsLast);
+  const Tensor src[1] = {t};
+  Tensor dst[1] = {c};
+  cast_kernel(src, {}, dst);
+  return c;
+}
 
 // A float32 buffer from nabla's allocator big enough for `bytes`.
 Tensor buffer(size_t bytes, const Tensor& like) {
@@ -275,8 +331,10 @@ void execute(const Call& c) {
 // a and b (backward weights) are sliced along the batch; the weight gradients
 // of the slices are summed into out.
 bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, const Tensor& bias, const Tensor& out) {
-  if (out.dtype() != kFloat32 || a.dtype() != kFloat32 || b.dtype() != kFloat32) return false;
-  if (bias.defined() && bias.dtype() != kFloat32) return false;
+  const DType dtype = a.dtype();
+  if ((dtype != kFloat32 && dtype != kBFloat16) || b.dtype() != dtype || out.dtype() != dtype) return false;
+  if (bias.defined() && bias.dtype() != dtype) return false;
+  const auto dt = dtype == kFloat32 ? memory::data_type::f32 : memory::data_type::bf16;
   if (a.numel() == 0 || b.numel() == 0 || out.numel() == 0) return false;
   // Only the forward primitive takes the bias; conv_transpose2d adds its own.
   bool primitive_bias = kind == Kind::forward && bias.defined();
@@ -288,37 +346,54 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
   ScopedOmpThreads omp(omp_threads);
   int64_t chunks = sliced ? threads : 1;
   int64_t base = g.batch / chunks, extra = g.batch % chunks;  // the first `extra` slices get one more sample
+  // Activations in NHWC (channels-last tensors) or NCHW, both in one layout
+  // (oneDNN's fast kernels take NCHW or NHWC for both, not a mix: a mix runs
+  // its reference kernel, 100x slower); the weights OIHW. Forward and
+  // backward data take the output's layout (the dispatcher's choice,
+  // ops/memory_format_rules.h), the weight gradient NHWC when either
+  // activation is. A tensor in both layouts (C == 1, H == W == 1) is used
+  // as it is; another is copied into the layout.
+  const bool nhwc = kind == Kind::backward_weights ? is_nhwc(a) || is_nhwc(b) : is_nhwc(out);
+  if (kind != Kind::backward_weights && !out.is_contiguous() && !nhwc) return false;
+  Tensor ca = activation_input(a, nhwc);
+  Tensor cb = kind == Kind::backward_weights ? activation_input(b, nhwc) : contiguous_input(b);
   Conv2dGeometry gs = g;
   gs.batch = base;
-  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias, omp_threads), plan_plus;
+  std::shared_ptr<const Plan> plan = plan_for(kind, gs, primitive_bias, omp_threads, dt, nhwc, nhwc), plan_plus;
   if (plan && extra > 0) {
     gs.batch = base + 1;
-    plan_plus = plan_for(kind, gs, primitive_bias, omp_threads);
+    plan_plus = plan_for(kind, gs, primitive_bias, omp_threads, dt, nhwc, nhwc);
   }
   if (!plan || (extra > 0 && !plan_plus)) return false;
 
-  Tensor ca = contiguous_input(a), cb = contiguous_input(b);
   Tensor cbias = primitive_bias ? contiguous_input(bias) : Tensor();
-  // Per-sample sizes of the sliced operands (all NCHW contiguous).
+  // Per-sample sizes of the sliced operands (NCHW or NHWC: a sample is a
+  // contiguous block either way).
   int64_t a_sample = ca.numel() / g.batch;
   int64_t b_sample = kind == Kind::backward_weights ? cb.numel() / g.batch : 0;
   int64_t out_sample = kind == Kind::backward_weights ? 0 : out.numel() / g.batch;
-  const float* pa = static_cast<const float*>(ca.raw_data());
-  const float* pb = static_cast<const float*>(cb.raw_data());
-  float* po = static_cast<float*>(out.raw_data());
-  // Weight gradients: slice 0 writes out, the others their own buffers.
+  // Pointers in bytes: the operands are float32 or bfloat16.
+  const int64_t esz = static_cast<int64_t>(itemsize(dtype));
+  const char* pa = static_cast<const char*>(ca.raw_data());
+  const char* pb = static_cast<const char*>(cb.raw_data());
+  // bfloat16's weight gradient is summed in float32 (acc) and rounded into out at the end.
+  Tensor acc = kind == Kind::backward_weights && dtype != kFloat32 ? make_empty(out.sizes(), kFloat32, out.device())
+                                                                    : out;
+  float* po = static_cast<float*>(acc.raw_data());  // read as float only for the weight gradient
+  char* po_bytes = static_cast<char*>(out.raw_data());
+  // Weight gradients: slice 0 writes acc, the others their own buffers.
   std::vector<Tensor> partial;
   std::vector<Call> calls;
   for (int64_t c = 0, n0 = 0; c < chunks; ++c) {
     int64_t nb = base + (c < extra ? 1 : 0);
     const Plan& pc = nb == base ? *plan : *plan_plus;
-    void* dst = po + n0 * out_sample;
+    void* dst = kind == Kind::backward_weights ? static_cast<void*>(po) : po_bytes + n0 * out_sample * esz;
     if (kind == Kind::backward_weights && c > 0) {
       partial.push_back(make_empty(out.sizes(), kFloat32, out.device()));
       dst = partial.back().raw_data();
     }
-    calls.push_back(
-        prepare(pc, pa + n0 * a_sample, pb + n0 * b_sample, cbias.defined() ? cbias.raw_data() : nullptr, dst, out));
+    calls.push_back(prepare(pc, pa + n0 * a_sample * esz, pb + n0 * b_sample * esz,
+                            cbias.defined() ? cbias.raw_data() : nullptr, dst, out));
     n0 += nb;
   }
   try {
@@ -340,6 +415,11 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
       for (int64_t i = 0; i < n; ++i) po[i] += pt[i];
     }
   }
+  if (!acc.is_same(out)) {
+    const Tensor src[1] = {acc};
+    Tensor dst[1] = {out};
+    cast_kernel(src, {}, dst);
+  }
   return true;
 }
 
@@ -352,21 +432,34 @@ bool onednn_conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias,
 
 bool onednn_conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                                      const Conv2dGeometry& g) {
-  if (bias.defined() && bias.dtype() != kFloat32) return false;
+  if (bias.defined() && bias.dtype() != x.dtype()) return false;
   if (!run(Kind::backward_data, g, x, w, Tensor(), out)) return false;
   if (!bias.defined()) return true;
-  // out[n, c] += bias[c], plane by plane (the backward-data primitive has no bias).
+  // out[n, c] += bias[c] (the backward-data primitive has no bias): plane by
+  // plane, or pixel by pixel for an NHWC output.
   Tensor cb = contiguous_input(bias);
-  const float* pb = static_cast<const float*>(cb.raw_data());
-  float* po = static_cast<float*>(out.raw_data());
   int64_t C = g.in_channels, HW = g.in_h * g.in_w;
-  parallel_for(0, g.batch * C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(HW, 1)),
-               [&](int64_t b, int64_t e) {
-                 for (int64_t q = b; q < e; ++q) {
-                   float v = pb[q % C];
-                   for (float *p = po + q * HW, *end = p + HW; p < end; ++p) *p += v;
-                 }
-               });
+  auto add_bias = [&]<class T>() {
+    const T* pb = static_cast<const T*>(cb.raw_data());
+    T* po = static_cast<T*>(out.raw_data());
+    if (is_nhwc(out)) {
+      parallel_for(0, g.batch * HW, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(C, 1)),
+                   [&](int64_t b, int64_t e) {
+                     for (int64_t q = b; q < e; ++q)
+                       for (int64_t c = 0; c < C; ++c) po[q * C + c] = T(float(po[q * C + c]) + float(pb[c]));
+                   });
+      return;
+    }
+    parallel_for(0, g.batch * C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(HW, 1)),
+                 [&](int64_t b, int64_t e) {
+                   for (int64_t q = b; q < e; ++q) {
+                     float v = float(pb[q % C]);
+                     for (T *p = po + q * HW, *end = p + HW; p < end; ++p) *p = T(float(*p) + v);
+                   }
+                 });
+  };
+  if (out.dtype() == kFloat32) add_bias.operator()<float>();
+  else add_bias.operator()<BFloat16>();
   return true;
 }
 

@@ -9,6 +9,13 @@
 
 namespace nabla::cpu {
 
+// float16/bfloat16: storage only. The kernels below compute them in float32
+// and round each result once, as dispatch's float32 fallback does, but in
+// one pass (the ops whose kernels are these and that are marked
+// kNativeReducedFloat: relu, add, sub, mul, the comparisons).
+template <class T>
+inline constexpr bool is_reduced_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
 // Float-only math (inputs were promoted to a floating dtype).
 template <class F>
 void unary_float(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out) {
@@ -22,8 +29,8 @@ template <class F>
 void unary_same(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out) {
   F f{attrs};
   visit_dtype(out[0].dtype(), [&]<class T>() {
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-      fail("elementwise: reduced float reached a float32 kernel");
+    if constexpr (is_reduced_v<T>) {
+      map1<T, T>(out[0], in[0], [&](T x) { return T(f(static_cast<float>(x))); });
     } else {
       map1<T, T>(out[0], in[0], [&](T x) { return static_cast<T>(f(x)); });
     }
@@ -35,8 +42,8 @@ template <class F>
 void unary_predicate(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out) {
   F f{attrs};
   visit_dtype(in[0].dtype(), [&]<class T>() {
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-      fail("elementwise: reduced float reached a float32 kernel");
+    if constexpr (is_reduced_v<T>) {
+      map1<bool, T>(out[0], in[0], [&](T x) { return static_cast<bool>(f(static_cast<float>(x))); });
     } else {
       map1<bool, T>(out[0], in[0], [&](T x) { return static_cast<bool>(f(x)); });
     }
@@ -47,8 +54,9 @@ template <class F>
 void binary_same(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out) {
   F f{attrs};
   visit_dtype(out[0].dtype(), [&]<class T>() {
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-      fail("elementwise: reduced float reached a float32 kernel");
+    if constexpr (is_reduced_v<T>) {
+      map2<T, T>(out[0], in[0], in[1],
+                 [&](T a, T b) { return T(f(static_cast<float>(a), static_cast<float>(b))); });
     } else {
       map2<T, T>(out[0], in[0], in[1], [&](T a, T b) { return static_cast<T>(f(a, b)); });
     }
@@ -59,8 +67,9 @@ template <class F>
 void binary_predicate(std::span<const Tensor> in, const Attrs& attrs, std::span<Tensor> out) {
   F f{attrs};
   visit_dtype(in[0].dtype(), [&]<class T>() {
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-      fail("elementwise: reduced float reached a float32 kernel");
+    if constexpr (is_reduced_v<T>) {
+      map2<bool, T>(out[0], in[0], in[1],
+                    [&](T a, T b) { return static_cast<bool>(f(static_cast<float>(a), static_cast<float>(b))); });
     } else {
       map2<bool, T>(out[0], in[0], in[1], [&](T a, T b) { return static_cast<bool>(f(a, b)); });
     }

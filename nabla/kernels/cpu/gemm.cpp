@@ -3,7 +3,10 @@
 #include <cblas.h>
 
 #include <limits>
+#include <mutex>
 #include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
 
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/elementwise.h"
@@ -34,33 +37,164 @@ void sgemm_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* 
               k, " @ ", k, "x", n);
 }
 
+// ---- bfloat16: oneDNN's matmul primitive ---------------------------------
+//
+// bfloat16 operands, float32 accumulation, a bfloat16 result (the rounding
+// of the float32 sum): autocast's matrix products (ops/autocast.h). oneDNN
+// runs them on AVX512-BF16 (vdpbf16ps) or AMX where the CPU has them, and
+// emulates them (slower) on other AVX-512 CPUs. Debian's oneDNN 2.6 has no
+// bf16 gemm function, hence primitives, cached per shape and layout.
+
+struct Bf16Key {
+  int64_t m, n, k, lda, ldb, ldc;
+  bool ta, tb;
+  bool operator==(const Bf16Key&) const = default;
+};
+struct Bf16KeyHash {
+  size_t operator()(const Bf16Key& k) const {
+    size_t h = 1469598103934665603ull;
+    for (int64_t v : {k.m, k.n, k.k, k.lda, k.ldb, k.ldc, int64_t(k.ta), int64_t(k.tb)})
+      h = (h ^ static_cast<size_t>(v)) * 1099511628211ull;
+    return h;
+  }
+};
+
+dnnl::engine& bf16_engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+struct Bf16Plan {
+  dnnl::matmul prim;
+  dnnl::memory::desc a, b, c;
+  size_t scratch_bytes = 0;
+};
+
+// The primitive for this product, or null when oneDNN only has its reference
+// implementation (no AVX-512: a float32 GEMM on widened copies is faster).
+std::shared_ptr<const Bf16Plan> bf16_plan(const Bf16Key& key) {
+  static std::mutex mu;
+  static auto* cache = new std::unordered_map<Bf16Key, std::shared_ptr<const Bf16Plan>, Bf16KeyHash>();  // leaked
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache->find(key);
+  if (it != cache->end()) return it->second;
+  using dt = dnnl::memory::data_type;
+  // [rows, cols] stored with leading dimension ld, transposed or not.
+  auto desc = [](int64_t rows, int64_t cols, int64_t ld, bool t, dt type) {
+    return dnnl::memory::desc({rows, cols}, type, t ? dnnl::memory::dims{1, ld} : dnnl::memory::dims{ld, 1});
+  };
+  std::shared_ptr<Bf16Plan> plan;
+  try {
+    auto p = std::make_shared<Bf16Plan>();
+    p->a = desc(key.m, key.k, key.lda, key.ta, dt::bf16);
+    p->b = desc(key.k, key.n, key.ldb, key.tb, dt::bf16);
+    p->c = desc(key.m, key.n, key.ldc, false, dt::bf16);
+    // A scratchpad of the caller's per call: the slices of one product run
+    // the same primitive on several threads at once, which oneDNN's own
+    // (per-primitive) scratchpad would share.
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p->a, p->b, p->c), attr, bf16_engine());
+    p->scratch_bytes = pd.scratchpad_desc().get_size();
+    if (std::string_view(pd.impl_info_str()).find("ref") == std::string_view::npos) {
+      p->prim = dnnl::matmul(pd);
+      plan = std::move(p);
+    }
+  } catch (const dnnl::error&) {
+    plan = nullptr;
+  }
+  if (cache->size() >= 256) cache->clear();  // bounded: a program sweeping shapes does not grow it
+  cache->emplace(key, plan);
+  return plan;
+}
+
+void bf16_run(const Bf16Plan& p, const BFloat16* a, const BFloat16* b, BFloat16* c) {
+  auto& eng = bf16_engine();
+  dnnl::stream stream(eng);
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(p.a, eng, const_cast<BFloat16*>(a))},
+                                             {DNNL_ARG_WEIGHTS, dnnl::memory(p.b, eng, const_cast<BFloat16*>(b))},
+                                             {DNNL_ARG_DST, dnnl::memory(p.c, eng, c)}};
+  Tensor scratch;
+  if (p.scratch_bytes > 0) {
+    scratch = make_empty({static_cast<int64_t>(p.scratch_bytes)}, kUInt8, kCPU);
+    args.emplace(DNNL_ARG_SCRATCHPAD,
+                 dnnl::memory(dnnl::memory::desc({static_cast<int64_t>(p.scratch_bytes)}, dnnl::memory::data_type::u8,
+                                                 dnnl::memory::format_tag::a),
+                              eng, scratch.raw_data()));
+  }
+  p.prim.execute(stream, args);
+  stream.wait();
+}
+
 // Products below this many multiply-adds run as one call: a thread hand-off
 // costs more than it saves.
 constexpr double kSplitMacs = 1 << 20;
 
-// oneDNN's sgemm runs single-threaded on slices of C (rows, or columns when
-// C is wider than tall), one slice per nabla thread: OpenMP's own threads
-// would spin-wait on the cores nabla's pool needs (see omp_single.h).
-void sgemm_threads(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
-                   int64_t ldb, float* c, int64_t ldc) {
+// How a product is split over nabla's threads: slices of C's rows, or of its
+// columns when C is wider than tall; one slice per thread.
+struct Split {
+  bool by_rows;
+  int64_t extent, chunks, step;
+};
+Split split_of(int64_t m, int64_t n, int64_t k) {
+  Split s{m >= n, m >= n ? m : n, 1, 0};
+  s.chunks = std::min<int64_t>(get_num_threads(), s.extent / 16);  // slices of at least 16
+  if (s.chunks <= 1 || static_cast<double>(m) * n * k < kSplitMacs) s.chunks = 1;
+  s.step = (s.extent + s.chunks - 1) / s.chunks;
+  return s;
+}
+
+// oneDNN's GEMMs run single-threaded on slices of C, one slice per nabla
+// thread: OpenMP's own threads would spin-wait on the cores nabla's pool
+// needs (see omp_single.h). gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
+// computes one slice.
+template <class T, class Gemm>
+void gemm_threads(const Split& s, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+                  const T* b, int64_t ldb, T* c, int64_t ldc, Gemm&& gemm) {
   ScopedOmpThreads single(1);
-  bool by_rows = m >= n;
-  int64_t extent = by_rows ? m : n;
-  int64_t chunks = std::min<int64_t>(get_num_threads(), extent / 16);  // slices of at least 16
-  if (chunks <= 1 || static_cast<double>(m) * n * k < kSplitMacs) {
-    sgemm_call(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+  if (s.chunks == 1) {
+    gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
     return;
   }
-  int64_t step = (extent + chunks - 1) / chunks;
-  parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+  parallel_for(0, s.chunks, 1, [&](int64_t begin, int64_t end) {
     ScopedOmpThreads worker(1);  // pool threads start with OpenMP's default
     for (int64_t q = begin; q < end; ++q) {
-      int64_t lo = q * step, len = std::min(extent, lo + step) - lo;
+      int64_t lo = q * s.step, len = std::min(s.extent, lo + s.step) - lo;
       if (len <= 0) continue;
-      if (by_rows) sgemm_call(ta, tb, len, n, k, ta ? a + lo : a + lo * lda, lda, b, ldb, c + lo * ldc, ldc);
-      else sgemm_call(ta, tb, m, len, k, a, lda, tb ? b + lo * ldb : b + lo, ldb, c + lo, ldc);
+      if (s.by_rows) gemm(ta, tb, len, n, k, ta ? a + lo : a + lo * lda, lda, b, ldb, c + lo * ldc, ldc);
+      else gemm(ta, tb, m, len, k, a, lda, tb ? b + lo * ldb : b + lo, ldb, c + lo, ldc);
     }
   });
+}
+
+void sgemm_threads(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                   int64_t ldb, float* c, int64_t ldc) {
+  gemm_threads(split_of(m, n, k), ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sgemm_call);
+}
+
+// The bfloat16 product sliced like sgemm's; false (nothing written) when
+// oneDNN has no fast implementation of a slice's shape.
+bool bf16_gemm_threads(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const BFloat16* a, int64_t lda,
+                       const BFloat16* b, int64_t ldb, BFloat16* c, int64_t ldc) {
+  Split s = split_of(m, n, k);
+  // The (at most two) slice shapes, planned before any thread runs.
+  std::unordered_map<int64_t, std::shared_ptr<const Bf16Plan>> plans;
+  for (int64_t q = 0; q < s.chunks; ++q) {
+    int64_t len = s.chunks == 1 ? s.extent : std::min(s.extent, q * s.step + s.step) - q * s.step;
+    if (len <= 0 || plans.count(len)) continue;
+    Bf16Key key{s.by_rows ? len : m, s.by_rows ? n : len, k, lda, ldb, ldc, ta, tb};
+    auto plan = bf16_plan(key);
+    if (!plan) return false;
+    plans.emplace(len, std::move(plan));
+  }
+  try {
+    gemm_threads(s, ta, tb, m, n, k, a, lda, b, ldb, c, ldc,
+                 [&](bool, bool, int64_t mm, int64_t nn, int64_t, const BFloat16* pa, int64_t, const BFloat16* pb,
+                     int64_t, BFloat16* pc, int64_t) { bf16_run(*plans.at(s.by_rows ? mm : nn), pa, pb, pc); });
+  } catch (const dnnl::error& e) {
+    fail("matmul: oneDNN bfloat16 matmul failed: ", e.what(), " (status ", static_cast<int>(e.status), ")");
+  }
+  return true;
 }
 
 // float32 goes to oneDNN's sgemm, which measured faster than OpenBLAS's at
@@ -77,7 +211,42 @@ void gemm_one(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int
   }
 }
 
+// a, b as BLAS matrices: strided views in place where BLAS takes them,
+// contiguous copies otherwise.
+struct Operands {
+  Tensor a, b;
+  BlasMatrix ma, mb;
+};
+Operands blas_operands(const Tensor& a_in, const Tensor& b_in, int64_t m, int64_t n, int64_t k) {
+  Operands o{a_in, b_in, as_blas(m, k, a_in.strides()[1], a_in.strides()[2]), as_blas(k, n, b_in.strides()[1], b_in.strides()[2])};
+  if (!o.ma.ok) { o.a = contiguous_input(a_in); o.ma = as_blas(m, k, o.a.strides()[1], o.a.strides()[2]); }
+  if (!o.mb.ok) { o.b = contiguous_input(b_in); o.mb = as_blas(k, n, o.b.strides()[1], o.b.strides()[2]); }
+  return o;
+}
+
+// bfloat16 on oneDNN's matmul; false (out untouched) where it has no fast
+// implementation, and the caller computes in float32.
+bool bf16_batched_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out) {
+  int64_t batch = a_in.sizes()[0], m = a_in.sizes()[1], k = a_in.sizes()[2], n = b_in.sizes()[2];
+  Operands o = blas_operands(a_in, b_in, m, n, k);
+  const auto* pa = static_cast<const BFloat16*>(o.a.raw_data());
+  const auto* pb = static_cast<const BFloat16*>(o.b.raw_data());
+  auto* pc = static_cast<BFloat16*>(out.raw_data());
+  for (int64_t s = 0; s < batch; ++s)
+    if (!bf16_gemm_threads(o.ma.transposed, o.mb.transposed, m, n, k, pa + s * o.a.strides()[0], o.ma.ld,
+                           pb + s * o.b.strides()[0], o.mb.ld, pc + s * m * n, n)) {
+      NABLA_CHECK(s == 0, "matmul: oneDNN bfloat16 matmul declined batch ", s, " after running batch 0");
+      return false;
+    }
+  return true;
+}
+
 }  // namespace
+
+bool batched_gemm_reduced(const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (out.dtype() != kBFloat16 || out.numel() == 0 || a.sizes()[2] == 0) return false;
+  return bf16_batched_gemm(a, b, out);
+}
 
 void batched_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out) {
   int64_t batch = a_in.sizes()[0], m = a_in.sizes()[1], k = a_in.sizes()[2], n = b_in.sizes()[2];
@@ -113,11 +282,9 @@ void batched_gemm(const Tensor& a_in, const Tensor& b_in, const Tensor& out) {
         std::fill(pc, pc + out.numel(), T(0));
         return;
       }
-      Tensor a = a_in, b = b_in;
-      BlasMatrix ma = as_blas(m, k, a.strides()[1], a.strides()[2]);
-      if (!ma.ok) { a = contiguous_input(a); ma = as_blas(m, k, a.strides()[1], a.strides()[2]); }
-      BlasMatrix mb = as_blas(k, n, b.strides()[1], b.strides()[2]);
-      if (!mb.ok) { b = contiguous_input(b); mb = as_blas(k, n, b.strides()[1], b.strides()[2]); }
+      Operands o = blas_operands(a_in, b_in, m, n, k);
+      const Tensor &a = o.a, &b = o.b;
+      const BlasMatrix &ma = o.ma, &mb = o.mb;
       const T* pa = static_cast<const T*>(a.raw_data());
       const T* pb = static_cast<const T*>(b.raw_data());
       get_num_threads();  // makes sure BLAS follows nabla's thread count

@@ -4,6 +4,7 @@
 // and scalar-broadcast operands run as flat loops the compiler vectorizes;
 // ranges above kParallelGrain are split across the thread pool.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -42,9 +43,21 @@ StridedLayout<N> make_layout(const Shape& shape, const std::array<const Tensor*,
   int nd = static_cast<int>(shape.size());
   std::array<std::array<int64_t, 16>, N> st;
   for (int k = 0; k < N; ++k) broadcast_strides(*ops[k], shape, st[k].data());
+  // Walk the dims in the output's memory order (slowest first, PyTorch's
+  // TensorIterator does the same), so that a channels-last output (NHWC in
+  // memory) with channels-last or broadcast [C, 1, 1] operands merges into
+  // stride-1 runs instead of looping with stride C. Row-major outputs keep
+  // the logical order.
+  std::array<int, 16> order;
+  for (int d = 0; d < nd; ++d) order[d] = d;
+  bool row_major = true;
+  for (int d = 1; d < nd; ++d) row_major &= shape[d] == 1 || st[0][d] <= st[0][d - 1] || shape[d - 1] == 1;
+  if (!row_major)
+    std::stable_sort(order.begin(), order.begin() + nd, [&](int a, int b) { return st[0][a] > st[0][b]; });
   // Drop size-1 dims and merge dims that are contiguous for every operand.
   StridedLayout<N> l;
-  for (int d = 0; d < nd; ++d) {
+  for (int o = 0; o < nd; ++o) {
+    const int d = order[o];
     if (shape[d] == 1) continue;
     if (l.ndim > 0) {
       bool merge = true;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "nabla/core/memory_format.h"
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/elementwise.h"
 
@@ -97,6 +98,10 @@ void reduce(const Tensor& x, const Shape& dims, ReduceKind kind, const Tensor& o
   for (int64_t d : dims) inner *= x.sizes()[d];
   int64_t outer = out.numel();
   bool reduce_leading = x.is_contiguous() && kind == ReduceKind::Sum && !dims.empty() && dims.back() == static_cast<int64_t>(dims.size()) - 1 && outer > 1;
+  // A channels-last x summed over N, H, W (batch norm's statistics, a conv
+  // bias gradient): in memory those are its leading dims, the same rows.
+  reduce_leading |= kind == ReduceKind::Sum && x.dim() == 4 && dims == Shape{0, 2, 3} && outer > 1 &&
+                    !x.is_contiguous() && is_contiguous(x, MemoryFormat::ChannelsLast);
   visit_dtype(x.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
       fail("reduce: reduced float reached a float32 kernel");
@@ -108,7 +113,7 @@ void reduce(const Tensor& x, const Shape& dims, ReduceKind kind, const Tensor& o
         } else {
           O* o = static_cast<O*>(out.raw_data());
           if constexpr (!std::is_same_v<T, bool>) if (reduce_leading) {
-            // Sum over leading dims of a contiguous tensor: accumulate rows.
+            // Sum over leading dims (in memory) of a dense tensor: accumulate rows.
             const T* p = static_cast<const T*>(x.raw_data());
             parallel_for(0, outer, 4096, [&](int64_t b, int64_t e) {
               std::vector<Acc> acc(static_cast<std::size_t>(e - b), Acc(0));

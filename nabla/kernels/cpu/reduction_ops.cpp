@@ -1,5 +1,6 @@
 // The CPU kernels of the reductions, arg-reductions, scans and var
 // (ops/reduction_ops.cpp), on the loops of kernels/cpu/reduce.cpp.
+#include "nabla/core/memory_format.h"
 #include "nabla/kernels/cpu/elementwise.h"
 #include "nabla/kernels/cpu/reduce.h"
 #include "nabla/ops/kernel_registry.h"
@@ -20,7 +21,12 @@ void var_kernel_t(const Tensor& x, const Attrs& a, const Tensor& out) {
   Tensor mean = make_empty(reduced_shape(x.sizes(), dims, true), x.dtype(), x.device());
   reduce(x, dims, ReduceKind::Sum, mean);
   map1<T, T>(mean, mean, [n](T s) { return s / n; });
-  Tensor squares = make_empty(x.sizes(), x.dtype(), x.device());
+  // In x's memory order (a channels-last x: batch norm's statistics), so the
+  // pass and the sum after it run over memory in order.
+  const MemoryFormat format = x.dim() == 4 && !x.is_contiguous() && is_contiguous(x, MemoryFormat::ChannelsLast)
+                                  ? MemoryFormat::ChannelsLast
+                                  : MemoryFormat::Contiguous;
+  Tensor squares = make_empty(x.sizes(), x.dtype(), x.device(), format);
   map2<T, T>(squares, x, mean, [](T v, T m) { return (v - m) * (v - m); });
   reduce(squares, dims, ReduceKind::Sum, out);
   map1<T, T>(out, out, [denom](T s) { return s / denom; });
