@@ -10,6 +10,7 @@
 
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/elementwise.h"
+#include "nabla/kernels/cpu/gemm_nt.h"
 #include "nabla/kernels/cpu/omp_single.h"
 
 namespace nabla::cpu {
@@ -29,6 +30,8 @@ BlasMatrix as_blas(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
 
 void sgemm_call(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                 int64_t ldb, float* c, int64_t ldc) {
+  // A @ B^T with both rows along k: dot products, no packing (gemm_nt.h).
+  if (!ta && tb && sgemm_nt_dot(m, n, k, a, lda, b, ldb, c, ldc)) return;
   dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
   NABLA_CHECK(st == dnnl_success, "matmul: oneDNN sgemm failed with status ", static_cast<int>(st), " for ", m, "x",
               k, " @ ", k, "x", n);

@@ -1,6 +1,8 @@
-// CPU matrix multiply: oneDNN sgemm / OpenBLAS dgemm for floats, oneDNN's matmul for bfloat16 (any operand layout
-// that is a plain or transposed matrix goes straight to BLAS), a simple loop
-// for integers.
+// CPU matrix multiply: float32 on oneDNN's sgemm, except small A @ B^T
+// products with both operands along k, which gemm_nt.h computes as dot
+// products; float64 on OpenBLAS's dgemm (any operand layout that is a plain
+// or transposed matrix goes straight to BLAS); bfloat16 on oneDNN's matmul; a
+// simple loop for integers.
 #pragma once
 #include "nabla/core/tensor.h"
 
