@@ -63,7 +63,7 @@ TEST(OnnxImportLimits, SizesPastInt64AreRefusedNamingTheNode) {
       {"conv_dilation_past_int64", {"Conv node 'conv' (opset 17): conv2d: the kernel 3x3", "larger than the padded input"}},
       {"maxpool_kernel_past_int64", {"MaxPool node 'pool' (opset 17): max_pool2d: kernel_size"}},
       {"pad_size_past_int64", {"Pad node 'pad' (opset 17): pad: pads (", "give a size past int64"}},
-      {"split_sizes_past_int64", {"Split node 'split' (opset 17): split: split_sizes", "sum past int64"}},
+      {"split_sizes_past_int64", {"Split node 'split' (opset 17): split_with_sizes: split_sizes", "sum past int64"}},
       {"resize_infinite_scale", {"Resize node 'resize' (opset 17): interpolate: scale_factor"}},
       {"input_elements_past_int64",
        {"input 'x': shape [17179869184, 17179869184, 17179869184] has more than 17179869184 elements"}},
