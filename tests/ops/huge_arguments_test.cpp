@@ -60,7 +60,8 @@ TEST(HugeArguments, AStepPastTheDimTakesOneElement) {
 
 TEST(HugeArguments, ConvolutionAndPoolingWindowsPastInt64AreRefused) {
   Tensor x = zeros({1, 1, 4, 4}), w = zeros({1, 1, 3, 3});
-  EXPECT_ERROR(conv2d(x, w, {}, {1, 1}, {0, 0}, {kMax / 2, 1}), "conv2d: the kernel 3x3", "is larger than the padded input");
+  EXPECT_ERROR(conv2d(x, w, {}, {1, 1}, {0, 0}, {int64_t{1} << 62, 1}), "conv2d: the kernel 3x3",
+               "so above 2^63 - 1x3) is larger than the padded input");
   EXPECT_ERROR(conv2d(x, w, {}, {1, 1}, {kMax, 0}, {1, 1}), "conv2d: the output size is above 2^63 - 1");
   EXPECT_ERROR(conv2d(x, zeros({1, 1, 1, 1}), {}, {1, 1}, {0, 0}, {1, 1}, kMax), "conv2d: groups=");
   EXPECT_ERROR(conv_transpose2d(x, w, {}, {kMax, 1}), "conv_transpose2d: the output height is above 2^63 - 1");
