@@ -62,6 +62,16 @@ TensorList add_node(const std::shared_ptr<GraphData>& g, Node node, const std::s
               "': assign, group, initializer and optimizer-step nodes cannot be made inside a cond branch or "
               "while_loop function (not supported); make them outside, from the values the cond or while_loop "
               "returns");
+  // A value's element count must fit int64 (its TensorImpl counts them, its
+  // strides multiply its dims): an op's inference on a huge symbolic shape
+  // (a model file's dims, pads, sizes) is refused here, before the node is
+  // added. Unknown (-1) and zero dims count as 1, as the strides take them.
+  for (std::size_t k = 0; k < node.metas.size(); ++k) {
+    int64_t span = 1;
+    for (int64_t d : node.metas[k].sizes)
+      NABLA_CHECK(!__builtin_mul_overflow(span, std::max<int64_t>(d, 1), &span), "graph: '", base, "': output ", k,
+                  " of shape ", node.metas[k].sizes, " has more elements than fit in int64");
+  }
   node.name = unique_name(*g, base);
   // DeviceScope: top-level nodes only (a body runs where its cond/while does).
   if (node.device.empty() && !g->device_scopes.empty() && g->parent.expired())

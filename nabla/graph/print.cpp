@@ -17,25 +17,6 @@ namespace {
 
 using ::nabla::detail::operator<<;
 
-const char* kind_name(const Node& n) {
-  switch (n.kind) {
-    case NodeKind::Op: return "op";
-    case NodeKind::Placeholder: return "placeholder";
-    case NodeKind::Constant: return "constant";
-    case NodeKind::Variable: return "variable";
-    case NodeKind::Initializer: return "initializer";
-    case NodeKind::Assign: return "assign";
-    case NodeKind::AssignAdd: return "assign_add";
-    case NodeKind::AssignSub: return "assign_sub";
-    case NodeKind::Group: return "group";
-    case NodeKind::Cond: return "cond";
-    case NodeKind::While: return "while";
-    case NodeKind::WhileGrad: return "while_grad";
-    case NodeKind::Effect: return "effect";
-    case NodeKind::Gradients: return "gradients";
-  }
-  return "?";
-}
 
 std::string value_name(const GraphData& g, ValueRef r) {
   if (r.node < 0 || static_cast<std::size_t>(r.node) >= g.nodes.size()) return "<missing>";
@@ -108,13 +89,33 @@ std::string file_base(const char* path) {
 
 }  // namespace
 
+const char* node_kind_name(NodeKind k) {
+  switch (k) {
+    case NodeKind::Op: return "op";
+    case NodeKind::Placeholder: return "placeholder";
+    case NodeKind::Constant: return "constant";
+    case NodeKind::Variable: return "variable";
+    case NodeKind::Initializer: return "initializer";
+    case NodeKind::Assign: return "assign";
+    case NodeKind::AssignAdd: return "assign_add";
+    case NodeKind::AssignSub: return "assign_sub";
+    case NodeKind::Group: return "group";
+    case NodeKind::Cond: return "cond";
+    case NodeKind::While: return "while";
+    case NodeKind::WhileGrad: return "while_grad";
+    case NodeKind::Effect: return "effect";
+    case NodeKind::Gradients: return "gradients";
+  }
+  return "?";
+}
+
 std::string node_text(const GraphData& g, int id, const GraphData* targets) {
   if (!targets) targets = &g;
   const Node& n = g.nodes[static_cast<std::size_t>(id)];
   std::ostringstream os;
   os << n.name << " = ";
   if (n.kind == NodeKind::Op) os << (n.fused ? fused_chain_text(*n.fused) : std::string(n.op->name));
-  else os << kind_name(n);
+  else os << node_kind_name(n.kind);
   os << "(";
   bool first = true;
   auto sep = [&] {
@@ -169,7 +170,7 @@ std::string to_dot(const GraphData& g) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     std::string op = n.kind == NodeKind::Op ? (n.fused ? fused_chain_text(*n.fused) : std::string(n.op->name))
-                                            : kind_name(n);
+                                            : node_kind_name(n.kind);
     std::string shape;
     for (std::size_t k = 0; k < n.metas.size(); ++k) shape += (k ? ", " : "") + meta_text(n.metas[k]);
     const char* style = n.kind == NodeKind::Placeholder ? ", style=filled, fillcolor=lightblue"

@@ -15,6 +15,10 @@ namespace nabla::graph {
 std::string to_text(const GraphData& g, const GraphData* targets = nullptr);
 std::string to_dot(const GraphData& g);
 
+// A node kind as to_text() prints it ("op", "placeholder", "assign", "while",
+// "while_grad", ...): the names error messages use too.
+const char* node_kind_name(NodeKind k);
+
 // One node's line of to_text() (without the newline).
 std::string node_text(const GraphData& g, int id, const GraphData* targets = nullptr);
 

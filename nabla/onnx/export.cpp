@@ -11,6 +11,7 @@
 
 #include "nabla/core/atomic_file.h"
 #include "nabla/core/error.h"
+#include "nabla/graph/print.h"
 #include "nabla/graph/session.h"
 #include "nabla/graph/trace.h"
 #include "nabla/nn/module.h"
@@ -48,26 +49,6 @@ void set_type(onnxpb::ValueInfoProto& v, const std::string& name, DType dtype, c
     else
       d->set_dim_param(name + "_dim" + std::to_string(i));
   }
-}
-
-const char* kind_name(NodeKind k) {
-  switch (k) {
-    case NodeKind::Op: return "op";
-    case NodeKind::Placeholder: return "placeholder";
-    case NodeKind::Constant: return "constant";
-    case NodeKind::Variable: return "variable";
-    case NodeKind::Initializer: return "initializer";
-    case NodeKind::Assign: return "assign";
-    case NodeKind::AssignAdd: return "assign_add";
-    case NodeKind::AssignSub: return "assign_sub";
-    case NodeKind::Group: return "group";
-    case NodeKind::Cond: return "cond";
-    case NodeKind::While: return "while_loop";
-    case NodeKind::WhileGrad: return "while_loop gradient";
-    case NodeKind::Effect: return "effect";
-    case NodeKind::Gradients: return "gradients";
-  }
-  return "?";
 }
 
 // The nodes `fetches` depend on through data inputs.
@@ -175,7 +156,7 @@ std::string export_graph_bytes(const graph::Graph& graph, const std::vector<Tens
         break;
       }
       default:
-        NABLA_CHECK(false, "onnx export: node ", graph::describe(n), " (kind '", kind_name(n.kind),
+        NABLA_CHECK(false, "onnx export: node ", graph::describe(n), " (kind '", graph::node_kind_name(n.kind),
                     "') has no ONNX form (export the values it computes, without the graph's updates or "
                     "control flow)");
     }

@@ -287,6 +287,15 @@ class Importer {
                   ", does not fit the model's ", Shape(dims), " (same rank, the same fixed dims; -1 is any)");
       dims = want;
     }
+    // The known dims together, bounded as an initializer's are (each dim alone
+    // is, but [2^34, 2^34, 2^34] would overflow the value's element count).
+    int64_t n = 1;
+    for (int64_t d : dims)
+      if (d > 0) {
+        NABLA_CHECK(n <= detail::kMaxElements / d, "onnx import: ", where, ": shape ", Shape(dims), " has more than ",
+                    detail::kMaxElements, " elements");
+        n *= d;
+      }
     return g_.placeholder(dt, dims, graph_name(vi.name()));
   }
 

@@ -367,7 +367,9 @@ Outs gather_op(NodeContext& c) {
     if (x.is_symbolic()) index = graph::Graph::of(x).constant(index, "gather_indices");
   } else {
     index = cast(idx, kInt64);
-    index = where(lt(index, 0), add(index, d), index);  // negative indices count from the end
+    // Negative indices count from the end: index + d * (index < 0), so that no
+    // index near INT64_MAX has d added to it (where() would compute both sides).
+    index = add(index, mul(cast(lt(index, 0), kInt64), d));
   }
   if (index.dim() == 0) return one(squeeze(index_select(x, axis, reshape(index, {1})), axis));
   Tensor flat = index_select(x, axis, flatten(index));
@@ -386,6 +388,7 @@ Outs expand_op(NodeContext& c) {
   for (std::size_t i = 0; i < r; ++i) {
     int64_t a = i + static_cast<std::size_t>(x.dim()) >= r ? x.sizes()[i + x.dim() - r] : 1;
     int64_t b = i + shape.size() >= r ? shape[i + shape.size() - r] : 1;
+    if (b < -1) c.fail(concat("shape ", Shape(shape), " has a dim below -1"));
     if (a != b && a != 1 && b != 1) c.fail(concat("shape ", Shape(shape), " does not broadcast with ", x.sizes()));
     out[i] = a == 1 ? b : a;
   }
@@ -448,8 +451,10 @@ Outs range_op(NodeContext& c) {
   const Tensor &s = c.known(0, "start"), &l = c.known(1, "limit"), &d = c.known(2, "delta");
   if (s.numel() != 1 || l.numel() != 1 || d.numel() != 1) c.fail("start, limit and delta must be scalars");
   double sv = s.to_vector<double>()[0], lv = l.to_vector<double>()[0], dv = d.to_vector<double>()[0];
-  if (dv == 0 || !std::isfinite(sv) || !std::isfinite(lv) || std::abs((lv - sv) / dv) > double(int64_t{1} << 31))
-    c.fail("delta must be non-zero and the range of sensible length");
+  // Folded here, on import: at most 2^24 values (a billion took 8 GB, 2^27 over 10 s in the fuzzer).
+  if (dv == 0 || !std::isfinite(sv) || !std::isfinite(lv) || std::abs((lv - sv) / dv) > double(int64_t{1} << 24))
+    c.fail(concat("the range [", sv, ", ", lv, ") with delta ", dv,
+                  " must have a non-zero delta, a finite start and limit and at most 2^24 values"));
   return one(arange(Scalar(sv), Scalar(lv), Scalar(dv), TensorOptions(s.dtype())));
 }
 
@@ -534,6 +539,9 @@ Outs resize_op(NodeContext& c) {
   if (c.opset() >= 11 && c.has(3)) {
     size = c.known_ints(3, "sizes");
     if (size.size() != 4) c.fail("sizes must have 4 values");
+    for (int k = 0; k < 2; ++k)
+      if (x.sizes()[k] >= 0 && size[k] != x.sizes()[k])
+        c.fail(concat("sizes ", Shape(size), " resize N or C of the input ", x.sizes(), " (only H and W are supported)"));
     o.size = {size[2], size[3]};
   } else {
     const Tensor& s = c.known(c.opset() < 11 ? 1 : 2, "scales");  // opset 10: (X, scales)
@@ -569,6 +577,8 @@ int64_t rnn_checks(NodeContext& c, int64_t gates, const std::string& direction) 
   if (x.dim() != 3 || w.dim() != 3 || r.dim() != 3) c.fail("X, W and R must be 3-D");
   int64_t seq = x.sizes()[0], h = r.sizes()[2];
   if (seq <= 0) c.fail("the sequence length must be known and positive");
+  // Bounded so that gates * h (and the bias slices 8 * h) cannot overflow.
+  if (h < 0 || h > (int64_t{1} << 32)) c.fail(concat("the hidden size ", h, " (R's last dim) must be known and at most 2^32"));
   if (w.sizes()[0] != dirs || r.sizes()[0] != dirs || w.sizes()[1] != gates * h || r.sizes()[1] != gates * h)
     c.fail(concat("W ", w.sizes(), " and R ", r.sizes(), " do not match ", dirs, " direction(s) of hidden size ", h));
   if (c.attr_int("hidden_size", h) != h) c.fail("hidden_size does not match R");

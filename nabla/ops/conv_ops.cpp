@@ -18,6 +18,7 @@
 #include "nabla/ops/conv_geometry.h"
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
+#include "nabla/ops/window_arith.h"
 
 namespace nabla {
 
@@ -48,9 +49,15 @@ void check_4d(std::string_view op, const char* what, const Shape& sizes, const c
   NABLA_CHECK(sizes.size() == 4, op, ": expected a 4-D ", what, " ", layout, ", got shape ", sizes);
 }
 
-// The natural output size of a convolution along one axis (may be <= 0).
-int64_t conv_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
-  return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+using detail::WideInt;
+
+// The natural output size of a convolution along one axis (may be <= 0), in
+// 128 bits: huge strides, pads and dilations from a file cannot overflow.
+int64_t conv_out_size(std::string_view op, int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  WideInt span = WideInt(in) + 2 * WideInt(p) - WideInt(d) * (k - 1) - 1;
+  WideInt out = span / s + 1;
+  if (out < 0) out = 0;  // the kernel does not fit (set_window has refused it)
+  return detail::narrow_size(out, op, "the output size");
 }
 
 // Fills kernel/stride/padding/dilation/groups and checks that the dilated
@@ -62,10 +69,11 @@ void set_window(std::string_view op, Conv2dGeometry& g, int64_t kh, int64_t kw, 
   g.pad_h = p[0], g.pad_w = p[1];
   g.dilation_h = d[0], g.dilation_w = d[1];
   g.groups = groups;
-  int64_t eh = d[0] * (kh - 1) + 1, ew = d[1] * (kw - 1) + 1;
-  int64_t ph = g.in_h + 2 * p[0], pw = g.in_w + 2 * p[1];
-  NABLA_CHECK(eh <= ph && ew <= pw, op, ": the kernel ", kh, "x", kw, " (dilation ", d, ", so ", eh, "x", ew,
-              ") is larger than the padded input ", ph, "x", pw, " (input shape ", input_sizes, ", padding ", p,
+  WideInt eh = WideInt(d[0]) * (kh - 1) + 1, ew = WideInt(d[1]) * (kw - 1) + 1;
+  WideInt ph = g.in_h + 2 * WideInt(p[0]), pw = g.in_w + 2 * WideInt(p[1]);
+  NABLA_CHECK(eh <= ph && ew <= pw, op, ": the kernel ", kh, "x", kw, " (dilation ", d, ", so ",
+              detail::wide_text(eh), "x", detail::wide_text(ew), ") is larger than the padded input ",
+              detail::wide_text(ph), "x", detail::wide_text(pw), " (input shape ", input_sizes, ", padding ", p,
               "); expected a kernel no larger than the padded input");
 }
 
@@ -83,16 +91,17 @@ Conv2dGeometry conv2d_geometry(std::string_view op, const Tensor& x, const Shape
               ws, " has ", OC, " output channels");
   NABLA_CHECK(C % groups == 0, op, ": groups=", groups, " must divide in_channels, but input of shape ", x.sizes(),
               " has ", C, " channels");
-  NABLA_CHECK(ws[1] * groups == C, op, ": input of shape ", x.sizes(), " has ", C,
-              " channels, but weight of shape ", ws, " with groups=", groups, " expects ", ws[1] * groups,
-              " (weight.size(1) * groups)");
+  // C / groups, not weight.size(1) * groups: a huge groups (from a file) would overflow.
+  NABLA_CHECK(ws[1] == C / groups, op, ": input of shape ", x.sizes(), " has ", C,
+              " channels, but weight of shape ", ws, " with groups=", groups, " expects ",
+              detail::wide_text(WideInt(ws[1]) * groups), " (weight.size(1) * groups)");
   Conv2dGeometry g;
   g.batch = x.sizes()[0];
   g.in_channels = C, g.in_h = x.sizes()[2], g.in_w = x.sizes()[3];
   g.out_channels = OC;
   set_window(op, g, ws[2], ws[3], s, p, d, groups, x.sizes());
-  g.out_h = conv_out_size(g.in_h, g.kernel_h, s[0], p[0], d[0]);
-  g.out_w = conv_out_size(g.in_w, g.kernel_w, s[1], p[1], d[1]);
+  g.out_h = conv_out_size(op, g.in_h, g.kernel_h, s[0], p[0], d[0]);
+  g.out_w = conv_out_size(op, g.in_w, g.kernel_w, s[1], p[1], d[1]);
   return g;
 }
 
@@ -128,8 +137,9 @@ Conv2dGeometry conv_transpose2d_geometry(std::string_view op, const Tensor& x, c
               " channels, but weight of shape ", w.sizes(), " expects ", w.sizes()[0], " (weight.size(0))");
   int64_t kh = w.sizes()[2], kw = w.sizes()[3];
   int64_t H = x.sizes()[2], W = x.sizes()[3];
-  int64_t oh = (H - 1) * s[0] - 2 * p[0] + d[0] * (kh - 1) + op_pad[0] + 1;
-  int64_t ow = (W - 1) * s[1] - 2 * p[1] + d[1] * (kw - 1) + op_pad[1] + 1;
+  WideInt woh = WideInt(H - 1) * s[0] - 2 * WideInt(p[0]) + WideInt(d[0]) * (kh - 1) + op_pad[0] + 1;
+  WideInt wow = WideInt(W - 1) * s[1] - 2 * WideInt(p[1]) + WideInt(d[1]) * (kw - 1) + op_pad[1] + 1;
+  int64_t oh = detail::narrow_size(woh, op, "the output height"), ow = detail::narrow_size(wow, op, "the output width");
   NABLA_CHECK(H > 0 && W > 0 && oh > 0 && ow > 0, op, ": input of shape ", x.sizes(), " with weight ", w.sizes(),
               ", stride ", s, ", padding ", p, ", output_padding ", op_pad, ", dilation ", d,
               " gives an output of size ", oh, "x", ow, "; expected a positive size");

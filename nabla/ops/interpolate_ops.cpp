@@ -131,8 +131,11 @@ Tensor interpolate(const Tensor& x, const InterpolateOptions& o) try {
   } else {
     auto [sh, sw] = per_dim(o.scale_factor, "scale_factor");
     NABLA_CHECK(sh > 0 && sw > 0, "interpolate: scale_factor must be positive, got ", o.scale_factor);
-    out_size = {static_cast<int64_t>(std::floor(static_cast<double>(h) * sh)),
-                static_cast<int64_t>(std::floor(static_cast<double>(w) * sw))};
+    const double oh = std::floor(static_cast<double>(h) * sh), ow = std::floor(static_cast<double>(w) * sw);
+    // Checked before the cast to int64, which is undefined past its range (a huge or infinite scale).
+    NABLA_CHECK(std::fabs(oh) < 9.2e18 && std::fabs(ow) < 9.2e18, "interpolate: scale_factor ", o.scale_factor, " on an input of shape ",
+                x.sizes(), " gives an output size of ", oh, "x", ow, "; expected at most 2^63 - 1");
+    out_size = {static_cast<int64_t>(oh), static_cast<int64_t>(ow)};
     scale_h = sh;
     scale_w = sw;
   }

@@ -26,7 +26,8 @@ OutputMetas infer_cat(const OpDef& op, Inputs in, const Attrs& a) {
       NABLA_CHECK(d == dim || t.sizes()[d] == first.sizes()[d], op.name, ": sizes of tensors must match except in dim ",
                   dim, ", but tensor 0 has shape ", first.sizes(), " and tensor ", i, " has shape ", t.sizes(),
                   " (they differ in dim ", d, ")");
-    s[dim] += t.sizes()[dim];
+    NABLA_CHECK(!__builtin_add_overflow(s[dim], t.sizes()[dim], &s[dim]), op.name, ": the sizes of dim ", dim,
+                " sum past int64 at tensor ", i, " (shape ", t.sizes(), ")");
   }
   return {{s, first.dtype()}};
 }
@@ -86,7 +87,8 @@ TensorList split_with_sizes_composite(Inputs in, const Attrs& a) {
   const Shape& sizes = a.ints(0);
   for (int64_t s : sizes) {
     NABLA_CHECK(s >= 0, "split: split_sizes must be non-negative, got ", sizes);
-    total += s;
+    NABLA_CHECK(!__builtin_add_overflow(total, s, &total), "split: split_sizes ", sizes, " sum past int64 but dim ",
+                dim, " has size ", x.sizes()[dim], " (expected them to sum to the size of the dim)");
   }
   NABLA_CHECK(total == x.sizes()[dim], "split: split_sizes ", sizes, " sum to ", total, " but dim ", dim,
               " has size ", x.sizes()[dim], " (expected them to sum to the size of the dim)");
@@ -99,7 +101,7 @@ TensorList chunk_composite(Inputs in, const Attrs& a) {
   NABLA_CHECK(chunks > 0, "chunk: chunks must be greater than 0, got ", chunks);
   int64_t dim = split_dim(x, a.i(1), "chunk"), n = x.sizes()[dim];
   if (n == 0) return split_by_sizes(x, Shape(static_cast<std::size_t>(chunks), 0), dim);
-  Attrs split_attrs{(n + chunks - 1) / chunks, dim};
+  Attrs split_attrs{(n - 1) / chunks + 1, dim};  // ceil(n / chunks), without n + chunks overflowing
   return split_composite(in, split_attrs);
 }
 
@@ -124,8 +126,14 @@ TensorList repeat_composite(Inputs in, const Attrs& a) {
     inter.push_back(s);
     target.push_back(reps[i]);
     target.push_back(s);
-    result.push_back(reps[i] * s);
   }
+  // The repeated shape's element count must fit int64, so no reps[i] * s below
+  // overflows (an unknown graph dim, -1, counts as 1).
+  int64_t span = 1;
+  for (int64_t d : target)
+    NABLA_CHECK(!__builtin_mul_overflow(span, std::max<int64_t>(d, 1), &span), "repeat: repeats ", reps,
+                " of a tensor of shape ", x.sizes(), " give more elements than fit in int64");
+  for (std::size_t i = 0; i < reps.size(); ++i) result.push_back(target[2 * i] * target[2 * i + 1]);
   Tensor r = reshape(expand(reshape(x, inter), target), result);
   return {r.impl()->storage == x.impl()->storage ? clone(r) : r};  // repeat always copies, like PyTorch
 }

@@ -42,10 +42,17 @@ Shape padded_shape(const Shape& in, const Shape& pads, const std::string& mode_n
               " for input of shape ", in, "; expected an even number (left, right pairs, last dim first), at most ",
               2 * nd);
   Shape out = in;
+  // The dim plus both pads, refused past int64 (pads from a model file may be anywhere in its range).
+  auto padded = [&](int64_t d, int64_t lo, int64_t hi) {
+    int64_t r = 0;
+    NABLA_CHECK(!__builtin_add_overflow(in[d], lo, &r) && !__builtin_add_overflow(r, hi, &r), "pad: pads (", lo, ", ",
+                hi, ") on dim ", d, " of size ", in[d], " (input of shape ", in, ") give a size past int64");
+    return r;
+  };
   if (mode == PadMode::Constant) {
     for (int64_t i = 0; i < k; ++i) {
       int64_t d = nd - 1 - i;
-      out[d] += pads[2 * i] + pads[2 * i + 1];
+      out[d] = padded(d, pads[2 * i], pads[2 * i + 1]);
       NABLA_CHECK(out[d] >= 0, "pad: pads (", pads[2 * i], ", ", pads[2 * i + 1], ") make dim ", d, " of size ",
                   in[d], " negative (", out[d], ") for input of shape ", in);
     }
@@ -63,7 +70,7 @@ Shape padded_shape(const Shape& in, const Shape& pads, const std::string& mode_n
                   n, " (input of shape ", in, ")");
     else
       NABLA_CHECK(n > 0, "pad: replicate mode cannot pad dim ", d, " of size 0 (input of shape ", in, ")");
-    out[d] += l + r;
+    out[d] = padded(d, l, r);
   }
   return out;
 }

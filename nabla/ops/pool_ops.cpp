@@ -10,6 +10,7 @@
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/ops.h"
 #include "nabla/ops/pool_geometry.h"
+#include "nabla/ops/window_arith.h"
 
 namespace nabla {
 
@@ -26,11 +27,14 @@ void check_input(std::string_view op, const Tensor& x, const char* what = "input
 
 // Output size along one axis, PyTorch's pooling_output_shape: with
 // ceil_mode the last window must start inside the input or left padding.
-int64_t pool_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
-  int64_t span = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
-  int64_t out = (span >= 0 ? span / s : -((-span + s - 1) / s)) + 1;  // floor division: span may be negative
-  if (ceil_mode && (out - 1) * s >= in + p) --out;
-  return out;
+// In 128 bits: huge kernels, strides and dilations from a file cannot overflow.
+int64_t pool_out_size(std::string_view op, int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+  using detail::WideInt;
+  WideInt span = WideInt(in) + 2 * WideInt(p) - WideInt(d) * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
+  WideInt out = (span >= 0 ? span / s : -((-span + s - 1) / s)) + 1;  // floor division: span may be negative
+  if (ceil_mode && (out - 1) * s >= WideInt(in) + p) --out;
+  if (out < 0) out = 0;  // too small: the caller says so (a huge dilation makes it far below int64)
+  return detail::narrow_size(out, op, "the output size");
 }
 
 // attrs (first four): kernel_size, stride, padding, dilation (each 2 values)
@@ -42,6 +46,14 @@ Pool2dGeometry pool_geometry(std::string_view op, const Shape& sizes, const Shap
   NABLA_CHECK(d.size() == 2 && d[0] > 0 && d[1] > 0, op, ": dilation must be positive, got ", d);
   NABLA_CHECK(p.size() == 2 && p[0] >= 0 && p[1] >= 0 && p[0] <= k[0] / 2 && p[1] <= k[1] / 2, op,
               ": padding ", p, " must be non-negative and at most half of kernel_size ", k);
+  // Padding up to half the kernel lets a window be far larger than the input
+  // (a model file's kernel_shape of 2^62, with pads of 2^61): the kernels'
+  // loops over it would run for ages. A window of more elements than the
+  // input plane and than 2^24 is refused (a global pool's is the plane).
+  using detail::WideInt;
+  NABLA_CHECK(WideInt(k[0]) * k[1] <= std::max(WideInt(1) << 24, WideInt(sizes[2]) * sizes[3]), op,
+              ": kernel_size ", k, " has more elements than the input's ", sizes[2], "x", sizes[3],
+              " planes and than 2^24; expected a window no larger than the (padded) input");
   Pool2dGeometry g;
   g.planes = sizes[0] * sizes[1];
   g.in_h = sizes[2], g.in_w = sizes[3];
@@ -49,8 +61,8 @@ Pool2dGeometry pool_geometry(std::string_view op, const Shape& sizes, const Shap
   g.stride_h = s[0], g.stride_w = s[1];
   g.pad_h = p[0], g.pad_w = p[1];
   g.dilation_h = d[0], g.dilation_w = d[1];
-  g.out_h = pool_out_size(g.in_h, k[0], s[0], p[0], d[0], ceil_mode);
-  g.out_w = pool_out_size(g.in_w, k[1], s[1], p[1], d[1], ceil_mode);
+  g.out_h = pool_out_size(op, g.in_h, k[0], s[0], p[0], d[0], ceil_mode);
+  g.out_w = pool_out_size(op, g.in_w, k[1], s[1], p[1], d[1], ceil_mode);
   NABLA_CHECK(g.out_h > 0 && g.out_w > 0, op, ": input of shape ", sizes, " is too small for kernel_size ", k,
               " (dilation ", d, ", padding ", p, "): the output would be ", g.out_h, "x", g.out_w,
               "; expected the (dilated) kernel to fit the padded input");

@@ -127,19 +127,32 @@ void permute_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   out[0] = make_view(in[0], s, st, in[0].storage_offset());
 }
 
-// slice: attrs dim, start, stop, step (already normalized by the wrapper)
+// The number of elements of [start, stop) taken with `step` > 0, written so
+// that no step (up to INT64_MAX, from a graph file) can overflow.
+int64_t sliced_length(int64_t start, int64_t stop, int64_t step) {
+  return stop > start ? (stop - start - 1) / step + 1 : 0;
+}
+
+// A view's stride along a dim of `n` elements taken every `step` elements of
+// stride `stride`. With one element or none the stride is never used, and it
+// is left as it was: a step past the dim's length would overflow it.
+int64_t stepped_stride(int64_t stride, int64_t step, int64_t n) { return n > 1 ? stride * step : stride; }
+
+// slice: attrs dim, start, stop, step. slice() normalizes them (start and
+// stop within the dim, step clamped to its length); a graph file's are
+// range-checked on load (nbg::check_attrs: step > 0, start and stop within
+// the dim), and the arithmetic here holds for any such step.
 OutputMetas infer_slice(const OpDef&, Inputs in, const Attrs& a) {
   Shape s = in[0].sizes();
-  int64_t start = a.i(1), stop = a.i(2), step = a.i(3);
-  s[a.i(0)] = stop > start ? (stop - start + step - 1) / step : 0;
+  s[a.i(0)] = sliced_length(a.i(1), a.i(2), a.i(3));
   return {{s, in[0].dtype()}};
 }
 void slice_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   int64_t d = a.i(0), start = a.i(1), stop = a.i(2), step = a.i(3);
   Shape s = in[0].sizes(), st = in[0].strides();
-  s[d] = stop > start ? (stop - start + step - 1) / step : 0;
+  s[d] = sliced_length(start, stop, step);
   int64_t offset = in[0].storage_offset() + (s[d] > 0 ? start * st[d] : 0);
-  st[d] *= step;
+  st[d] = stepped_stride(st[d], step, s[d]);
   out[0] = make_view(in[0], s, st, offset);
 }
 
@@ -154,7 +167,7 @@ OutputMetas infer_slice_backward(const OpDef& op, Inputs in, const Attrs& a) {
   NABLA_CHECK(step > 0 && start >= 0 && start <= stop && stop <= sizes[d], op.name, ": the range [", start, ", ",
               stop, ") with step ", step, " is not within dim ", d, " of size ", sizes[d]);
   Shape expected = sizes;
-  expected[d] = (stop - start + step - 1) / step;
+  expected[d] = sliced_length(start, stop, step);
   NABLA_CHECK(in[0].sizes() == expected, op.name, ": grad of shape ", in[0].sizes(), ", expected ", expected,
               " (the slice of input_sizes ", sizes, ")");
   return {{sizes, in[0].dtype()}};
@@ -175,11 +188,21 @@ void select_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   out[0] = make_view(in[0], s, st, offset);
 }
 
-// expand: attrs sizes (-1 resolved by the wrapper)
+// expand: attrs sizes (-1 resolved by the wrapper; a graph file's are checked
+// here: a negative dim only where the input's is unknown, and an element
+// count that fits int64)
 OutputMetas infer_expand(const OpDef& op, Inputs in, const Attrs& a) {
   const Shape& target = a.ints(0);
   NABLA_CHECK(is_expandable_to(in[0].sizes(), target), op.name, ": cannot expand shape ", in[0].sizes(), " to ",
               target, " (each dim must match or be 1)");
+  const std::size_t off = target.size() - in[0].sizes().size();
+  int64_t span = 1;
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    NABLA_CHECK(target[i] >= 0 || (i >= off && in[0].sizes()[i - off] == target[i]), op.name, ": the target ", target,
+                " has a negative dim ", target[i], " (at ", i, ") for an input of shape ", in[0].sizes());
+    NABLA_CHECK(!__builtin_mul_overflow(span, std::max<int64_t>(target[i], 1), &span), op.name, ": the target ",
+                target, " has more elements than fit in int64");
+  }
   return {{target, in[0].dtype()}};
 }
 void expand_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
@@ -210,7 +233,7 @@ void unfold_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   if (s.empty()) { s.push_back(1); st.push_back(1); }
   int64_t dstride = st[d];
   s[d] = (s[d] - size) / step + 1;
-  st[d] = dstride * step;
+  st[d] = stepped_stride(dstride, step, s[d]);  // unfold(x, 0, 2, INT64_MAX): one window
   s.push_back(size);
   st.push_back(dstride);
   out[0] = make_view(in[0], s, st, in[0].storage_offset());

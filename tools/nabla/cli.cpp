@@ -51,6 +51,45 @@ std::string parse_nonempty(const std::string& option, const std::string& text) {
   return text;
 }
 
+// `nabla run` and `nabla export`: --help, one positional argument (the
+// model), and options that each take a non-empty value (`--name value` or
+// `--name=value`), handed to `take` in the order given. `command` ("nabla
+// run") starts every message.
+void parse_model_and_options(const std::string& command, const std::vector<std::string>& args,
+                             const std::vector<std::string>& options, bool& help, std::string& model,
+                             const std::function<void(const std::string& name, const std::string& value)>& take) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      help = true;
+      continue;
+    }
+    if (arg.rfind("-", 0) != 0) {
+      if (!model.empty()) usage(command + ": unexpected argument '" + arg + "' (the model is '" + model + "')");
+      model = arg;
+      continue;
+    }
+    std::string name = arg, value;
+    bool inline_value = false;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      inline_value = true;
+    }
+    if (std::find(options.begin(), options.end(), name) == options.end()) {
+      std::string list;
+      for (const auto& o : options) list += (list.empty() ? "" : ", ") + o;
+      usage(command + ": unknown option '" + name + "' (expected " + list + ")");
+    }
+    if (!inline_value) {
+      if (i + 1 >= args.size()) usage(command + ": " + name + " needs a value");
+      value = args[++i];
+    }
+    if (value.empty()) usage(command + ": " + name + " got an empty value");
+    take(name, value);
+  }
+}
+
 }  // namespace
 
 TrainConfig parse_train_args(const std::vector<std::string>& args) {
@@ -139,44 +178,21 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
 
 RunConfig parse_run_args(const std::vector<std::string>& args) {
   RunConfig c;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      c.help = true;
-      continue;
-    }
-    if (arg.rfind("-", 0) != 0) {
-      if (!c.model.empty()) usage("nabla run: unexpected argument '" + arg + "' (the model is '" + c.model + "')");
-      c.model = arg;
-      continue;
-    }
-    std::string name = arg, value;
-    bool inline_value = false;
-    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      inline_value = true;
-    }
-    if (name != "--feed" && name != "--fetch" && name != "--out" && name != "--device")
-      usage("nabla run: unknown option '" + name + "' (expected --feed, --fetch, --out, --device)");
-    if (!inline_value) {
-      if (i + 1 >= args.size()) usage("nabla run: " + name + " needs a value");
-      value = args[++i];
-    }
-    if (value.empty()) usage("nabla run: " + name + " got an empty value");
-    if (name == "--feed") {
-      auto eq = value.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
-        usage("nabla run: --feed got '" + value + "', expected NAME=FILE.npy");
-      c.feeds.emplace_back(value.substr(0, eq), value.substr(eq + 1));
-    } else if (name == "--fetch") {
-      c.fetches.push_back(value);
-    } else if (name == "--device") {
-      c.device = parse_device("nabla run", name, value);
-    } else {
-      c.outs.push_back(value);
-    }
-  }
+  parse_model_and_options("nabla run", args, {"--feed", "--fetch", "--out", "--device"}, c.help, c.model,
+                          [&](const std::string& name, const std::string& value) {
+                            if (name == "--feed") {
+                              auto eq = value.find('=');
+                              if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
+                                usage("nabla run: --feed got '" + value + "', expected NAME=FILE.npy");
+                              c.feeds.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+                            } else if (name == "--fetch") {
+                              c.fetches.push_back(value);
+                            } else if (name == "--device") {
+                              c.device = parse_device("nabla run", name, value);
+                            } else {
+                              c.outs.push_back(value);
+                            }
+                          });
   if (c.help) return c;
   if (c.model.empty()) usage("nabla run: expected the saved graph (a .nbg or .onnx file) as the first argument");
   if (c.fetches.empty()) usage("nabla run: expected at least one --fetch NAME");
@@ -263,37 +279,16 @@ InferConfig parse_infer_args(const std::string& command, const std::vector<std::
 
 ExportConfig parse_export_args(const std::vector<std::string>& args) {
   ExportConfig c;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      c.help = true;
-      continue;
-    }
-    if (arg.rfind("-", 0) != 0) {
-      if (!c.model.empty()) usage("nabla export: unexpected argument '" + arg + "' (the model is '" + c.model + "')");
-      c.model = arg;
-      continue;
-    }
-    std::string name = arg, value;
-    bool inline_value = false;
-    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      inline_value = true;
-    }
-    if (name != "--onnx" && name != "--fetch") usage("nabla export: unknown option '" + name + "' (expected --onnx, --fetch)");
-    if (!inline_value) {
-      if (i + 1 >= args.size()) usage("nabla export: " + name + " needs a value");
-      value = args[++i];
-    }
-    if (value.empty()) usage("nabla export: " + name + " got an empty value");
-    if (name == "--onnx") {
-      if (!c.onnx.empty()) usage("nabla export: --onnx given twice ('" + c.onnx + "' and '" + value + "')");
-      c.onnx = value;
-    } else {
-      c.fetches.push_back(value);
-    }
-  }
+  parse_model_and_options("nabla export", args, {"--onnx", "--fetch"}, c.help, c.model,
+                          [&](const std::string& name, const std::string& value) {
+                            if (name == "--onnx") {
+                              if (!c.onnx.empty())
+                                usage("nabla export: --onnx given twice ('" + c.onnx + "' and '" + value + "')");
+                              c.onnx = value;
+                            } else {
+                              c.fetches.push_back(value);
+                            }
+                          });
   if (c.help) return c;
   if (c.model.empty()) usage("nabla export: expected the saved graph (a .nbg file) as the first argument");
   if (c.onnx.empty()) usage("nabla export: expected --onnx FILE, the ONNX model to write");

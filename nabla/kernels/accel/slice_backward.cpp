@@ -23,7 +23,7 @@ void slice_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const std::size_t d = static_cast<std::size_t>(a.i(0));
   Shape strides = r->strides;
   const int64_t offset = r->offset + a.i(1) * strides[d];
-  strides[d] *= a.i(3);
+  if (in[0].sizes()[d] > 1) strides[d] *= a.i(3);  // one element: the stride is unused (a huge step would overflow it)
   Tensor slice(make_ref<TensorImpl>(r->storage, in[0].sizes(), strides, offset, r->dtype, r->device));
   copy_items(slice, in[0], "slice_backward");
 }

@@ -16,11 +16,27 @@ struct Constants {
   T beta1, one_minus_beta1, beta2, one_minus_beta2, weight_decay, decay_factor, bias_correction2_sqrt, eps, step_size;
 };
 
+// No fused multiply-adds: each rounding as in optim::Adam's op-by-op
+// arithmetic (and PyTorch's). GCC fuses across statements by default
+// (-ffp-contract=fast), so it gets the function attribute; clang fuses only
+// within one expression and has no optimize attribute (it warns): it gets the
+// equivalent pragma in the function body. clang defines __GNUC__ too, so it
+// is tested first.
+#if defined(__clang__)
+#define NABLA_NO_FP_CONTRACT
+#elif defined(__GNUC__)
+#define NABLA_NO_FP_CONTRACT __attribute__((optimize("fp-contract=off")))
+#else
+#define NABLA_NO_FP_CONTRACT
+#endif
+
 // The options are template parameters, so the loop has no branch.
 template <class T, bool Maximize, bool Decoupled, bool WeightDecay>
-__attribute__((optimize("fp-contract=off"))) void adam_loop(const Constants<T>& h, T* __restrict p,
-                                                            const T* __restrict grad, T* __restrict m, T* __restrict v,
-                                                            int64_t begin, int64_t end) {
+NABLA_NO_FP_CONTRACT void adam_loop(const Constants<T>& h, T* __restrict p, const T* __restrict grad,
+                                    T* __restrict m, T* __restrict v, int64_t begin, int64_t end) {
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
   const T beta1 = h.beta1, one_minus_beta1 = h.one_minus_beta1, beta2 = h.beta2, one_minus_beta2 = h.one_minus_beta2,
           weight_decay = h.weight_decay, decay_factor = h.decay_factor, bias_correction2_sqrt = h.bias_correction2_sqrt,
           eps = h.eps, step_size = h.step_size;
@@ -45,6 +61,8 @@ __attribute__((optimize("fp-contract=off"))) void adam_loop(const Constants<T>& 
     v[i] = vi;
   }
 }
+
+#undef NABLA_NO_FP_CONTRACT
 
 template <class T, bool Maximize>
 void adam_range(const AdamConstants& c, const Constants<T>& h, T* p, const T* grad, T* m, T* v, int64_t begin,

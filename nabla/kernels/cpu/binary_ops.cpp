@@ -17,15 +17,25 @@ namespace {
 template <class T>
 constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
-struct AddFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x + y); } };
-struct SubFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x - y); } };
-struct MulFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(x * y); } };
+// Integer arithmetic wraps around (two's complement), as PyTorch's does in
+// practice; done in the unsigned type, where wrapping is defined (a signed
+// overflow is undefined behaviour: int64 constants of a model file are folded
+// on import). The same instructions as the signed forms.
+template <class T>
+using Wrap = std::conditional_t<is_int<T>, std::make_unsigned_t<std::conditional_t<is_int<T>, T, int>>, T>;
+struct AddFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(Wrap<T>(x) + Wrap<T>(y)); } };
+struct SubFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(Wrap<T>(x) - Wrap<T>(y)); } };
+struct MulFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return static_cast<T>(Wrap<T>(x) * Wrap<T>(y)); } };
+// x / -1 without the overflow (and x86's SIGFPE) of INT_MIN / -1: the wrapped negation.
+template <class T>
+T negated(T x) { return static_cast<T>(Wrap<T>(0) - Wrap<T>(x)); }
 struct DivFn { const Attrs& a; template <class T> T operator()(T x, T y) const { return x / y; } };
 struct FloorDivFn {
   const Attrs& a;
   template <class T> T operator()(T x, T y) const {
     if constexpr (is_int<T>) {
       if (y == 0) fail("floor_divide: integer division by zero");
+      if (y == -1) return negated(x);
       T q = static_cast<T>(x / y);
       return (x % y != 0 && ((x < 0) != (y < 0))) ? static_cast<T>(q - 1) : q;
     } else if constexpr (std::is_same_v<T, bool>) {
@@ -48,6 +58,7 @@ struct TruncDivFn {
   template <class T> T operator()(T x, T y) const {
     if constexpr (is_int<T>) {
       if (y == 0) fail("div: integer division by zero");
+      if (y == -1) return negated(x);
       return static_cast<T>(x / y);
     } else if constexpr (std::is_same_v<T, bool>) {
       fail("div: not defined for bool tensors");
@@ -61,6 +72,7 @@ struct RemainderFn {
   template <class T> T operator()(T x, T y) const {
     if constexpr (is_int<T>) {
       if (y == 0) fail("remainder: integer division by zero");
+      if (y == -1) return T(0);
       T r = static_cast<T>(x % y);
       return (r != 0 && ((r < 0) != (y < 0))) ? static_cast<T>(r + y) : r;
     } else if constexpr (std::is_same_v<T, bool>) {
@@ -93,10 +105,11 @@ struct PowFn {
       // exponent is refused in pow(x, Scalar)) truncates as PyTorch's powi:
       // 1 stays 1, -1 alternates, anything else becomes 0 (0 too).
       if (y < 0) return x == 1 ? T(1) : x == -1 ? ((-y) % 2 ? T(-1) : T(1)) : T(0);
-      T r = 1;
-      for (T base = x, e = y; e > 0; e >>= 1, base = static_cast<T>(base * base))
-        if (e & 1) r = static_cast<T>(r * base);
-      return r;
+      Wrap<T> r = 1;
+      Wrap<T> base = Wrap<T>(x);
+      for (T e = y; e > 0; e >>= 1, base = static_cast<Wrap<T>>(base * base))
+        if (e & 1) r = static_cast<Wrap<T>>(r * base);
+      return static_cast<T>(r);
     } else {
       return static_cast<T>(std::pow(x, y));
     }

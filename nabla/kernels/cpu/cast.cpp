@@ -2,13 +2,17 @@
 #include <cstdint>
 
 #include "nabla/kernels/cpu/elementwise.h"
+#include "nabla/kernels/cpu/float_to_integer.h"
 
 namespace nabla::cpu {
 
 template <class To, class From>
 static To convert(From v) {
   if constexpr (std::is_same_v<To, bool>) return static_cast<float>(v) != 0.0f || (std::is_integral_v<From> && v != From(0));
-  else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) return static_cast<To>(static_cast<float>(v));
+  else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+    if constexpr (std::is_integral_v<To>) return float_to_integer<To>(static_cast<float>(v));
+    else return static_cast<To>(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) return float_to_integer<To>(v);
   else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) return To(static_cast<float>(v));
   else return static_cast<To>(v);
 }

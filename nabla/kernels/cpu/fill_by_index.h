@@ -6,17 +6,19 @@
 
 #include "nabla/core/parallel.h"
 #include "nabla/core/tensor.h"
+#include "nabla/kernels/cpu/float_to_integer.h"
 
 namespace nabla::cpu {
 
 // The value v stored as T, as nabla's factories have always stored it:
-// bool is v != 0, integers truncate the double, and floating types go through
+// bool is v != 0, integers truncate the double (float_to_integer: past their
+// range as x86 converts), and floating types go through
 // float (so float64 ranges and draws carry float32 precision; kept so that
 // existing seeds give the same numbers).
 template <class T>
 T factory_value(double v) {
   if constexpr (std::is_same_v<T, bool>) return v != 0.0;
-  else if constexpr (std::is_integral_v<T>) return static_cast<T>(v);
+  else if constexpr (std::is_integral_v<T>) return float_to_integer<T>(v);  // no UB past T's range
   else return static_cast<T>(static_cast<float>(v));
 }
 

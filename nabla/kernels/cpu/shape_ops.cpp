@@ -19,9 +19,10 @@ void slice_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   std::memset(grad_input.raw_data(), 0, static_cast<std::size_t>(grad_input.numel()) * itemsize(grad_input.dtype()));
   const int64_t d = a.i(0), start = a.i(1), stop = a.i(2), step = a.i(3);
   Shape sizes = grad_input.sizes(), strides = grad_input.strides();
-  sizes[d] = stop > start ? (stop - start + step - 1) / step : 0;
+  // As slice's kernel: no overflow for any step > 0 (the stride of one element is never used).
+  sizes[d] = stop > start ? (stop - start - 1) / step + 1 : 0;
   const int64_t offset = grad_input.storage_offset() + (sizes[d] > 0 ? start * strides[d] : 0);
-  strides[d] *= step;
+  if (sizes[d] > 1) strides[d] *= step;
   Tensor dst[1] = {make_view(grad_input, sizes, strides, offset)};
   const Tensor src[1] = {in[0]};
   cast_kernel(src, {}, dst);

@@ -54,9 +54,16 @@ NABLA_FN(LeakyReluFn, x > T(0) ? x : x * T(a.f(0)));
 NABLA_FN(EluFn, x > T(0) ? x : T(a.f(0)) * std::expm1(x));
 NABLA_FN(SoftplusFn, x * T(a.f(0)) > T(a.f(1)) ? x : std::log1p(std::exp(x * T(a.f(0)))) / T(a.f(0)));
 NABLA_FN(PowScalarFn, std::pow(x, T(a.f(0))));
+// -x; for a signed integer wrapped in its unsigned type, so that -INT64_MIN
+// is INT64_MIN (as PyTorch gives it) without undefined behaviour.
+template <class T> T negate(T x) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    return static_cast<T>(std::make_unsigned_t<T>(0) - static_cast<std::make_unsigned_t<T>>(x));
+  else return static_cast<T>(-x);
+}
 // Any dtype (T may be an integer type):
-NABLA_FN(NegFn, static_cast<T>(-x));
-NABLA_FN(AbsFn, x < T(0) ? static_cast<T>(-x) : x);
+NABLA_FN(NegFn, negate(x));
+NABLA_FN(AbsFn, x < T(0) ? negate(x) : x);
 NABLA_FN(SignFn, static_cast<T>((T(0) < x) - (x < T(0))));
 NABLA_FN(SquareFn, static_cast<T>(x * x));
 // NaN fails `x <= 0` and passes through, as in PyTorch (a diverging network
