@@ -11,6 +11,7 @@
 
 #include "nabla/graph/graph.h"
 #include "nabla/nabla.h"
+#include "support/error_message.h"
 
 namespace nabla {
 
@@ -21,15 +22,7 @@ namespace {
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
-template <class Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::error_of;
 
 #define EXPECT_ERROR(stmt, ...)                                                                      \
   do {                                                                                               \
