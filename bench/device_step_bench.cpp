@@ -282,6 +282,18 @@ int run(const Args& a) {
       };
       rows.push_back({"CNN, eager, im2col (no cuDNN)", without_cudnn, false, false});
       rows.push_back({"CNN, compiled, im2col (no cuDNN)", without_cudnn, true, false});
+      // torch.backends.cudnn.benchmark: each shape's fastest of cuDNN's algorithms and im2col (timed at warm-up).
+      const auto benchmarked = [](Device d, bool compiled) -> StepFn {
+        StepFn step = cnn_step(d, compiled);
+        return [step] {
+          cuda::cudnn::set_benchmark(true);
+          Tensor loss = step();
+          cuda::cudnn::set_benchmark(false);
+          return loss;
+        };
+      };
+      rows.push_back({"CNN, eager, cuDNN benchmark mode", benchmarked, false, false});
+      rows.push_back({"CNN, compiled, cuDNN benchmark mode", benchmarked, true, false});
     }
   }
 #endif
@@ -307,6 +319,14 @@ int run(const Args& a) {
       ++failures;
     }
   }
+#ifdef NABLA_BENCH_HAS_CUDNN_H
+  if (device.type == DeviceType::CUDA) {
+    const cuda::cudnn::ConvCounts n = cuda::cudnn::conv_counts();
+    std::printf("convolution calls: cuDNN %lld, im2col %lld; benchmark mode timed %lld shapes, im2col fastest for %lld\n",
+                static_cast<long long>(n.cudnn), static_cast<long long>(n.im2col),
+                static_cast<long long>(n.benchmarked), static_cast<long long>(n.im2col_won));
+  }
+#endif
   // The CUDA graph row: captured once and replayed (a device other than
   // CUDA runs it as the compiled row).
   for (const auto& [where, status] : graphed_status) std::printf("seed MLP CUDA graph on %s: %s\n", where.c_str(), status().c_str());

@@ -27,6 +27,21 @@ std::string unavailable_reason();
 bool enabled();
 void set_enabled(bool on);
 
+// torch.backends.cudnn.benchmark: when on, the first call of each
+// convolution shape (pass, dtype, sizes, stride, padding, dilation, groups,
+// per device) times every algorithm cuDNN's heuristics offer and im2col +
+// cuBLAS on the device (the best of 3 runs after one to warm up, host clock
+// around a stream synchronize: launch costs count) and keeps the fastest for
+// that shape; later calls of the shape run it with no timing. Off (the
+// default, as in PyTorch: the first calls cost more, and which algorithm wins
+// may differ from run to run, so results may differ at rounding), cuDNN runs
+// the first algorithm its heuristics rank. On when the environment variable
+// NABLA_CUDNN_BENCHMARK is 1 when the process first asks. A shape first seen
+// while a CUDA graph is being captured takes the heuristic choice (a capture
+// cannot wait for the device).
+bool benchmark();
+void set_benchmark(bool on);
+
 // The path CUDA convolutions take now, in one line: "cuDNN 9.19.0" or
 // "im2col + cuBLAS (<why not cuDNN>)".
 std::string conv_path();
@@ -34,8 +49,11 @@ std::string conv_path();
 // How many convolution calls on CUDA devices ran through cuDNN and how many
 // as im2col + cuBLAS (cuDNN off or absent, a shape it cannot express or has
 // no algorithm for) since the process started.
+// `benchmarked` counts the shapes timed in benchmark mode and `im2col_won`
+// those of them where im2col + cuBLAS was the fastest.
 struct ConvCounts {
   int64_t cudnn = 0, im2col = 0;
+  int64_t benchmarked = 0, im2col_won = 0;
 };
 ConvCounts conv_counts();
 
@@ -44,4 +62,6 @@ ConvCounts conv_counts();
 namespace nabla::cuda::detail {
 // Called by libnabla_cuda's convolution kernels, once per call.
 void count_conv(bool through_cudnn);
+// Called once per shape timed in benchmark mode.
+void count_benchmark(bool im2col_won);
 }  // namespace nabla::cuda::detail

@@ -70,6 +70,7 @@ pack() {
   # folders); gtest discovery at test time, since the tests need
   # LD_LIBRARY_PATH to start.
   echo "== configure $build"
+  mkdir -p "$(dirname "$build")"
   cmake -S "$ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNABLA_NATIVE_ARCH=OFF \
     "-DCMAKE_CXX_FLAGS=${NABLA_GPU_CXXFLAGS:--march=x86-64-v3}" -DNABLA_BUILD_EXAMPLES=OFF \
     -DCMAKE_SKIP_BUILD_RPATH=ON -DCMAKE_GTEST_DISCOVER_TESTS_DISCOVERY_MODE=PRE_TEST \

@@ -140,12 +140,23 @@ std::atomic<bool>& enabled_flag() {
   }()};
   return on;
 }
-std::atomic<int64_t> cudnn_calls{0}, im2col_calls{0};
+std::atomic<bool>& benchmark_flag() {
+  static std::atomic<bool> on{[] {
+    const char* env = std::getenv("NABLA_CUDNN_BENCHMARK");
+    return env && std::string(env) == "1";
+  }()};
+  return on;
+}
+std::atomic<int64_t> cudnn_calls{0}, im2col_calls{0}, benchmarked_shapes{0}, im2col_won_shapes{0};
 }  // namespace
 
 ConvCounts conv_counts() {
-  return {cudnn_calls.load(std::memory_order_relaxed), im2col_calls.load(std::memory_order_relaxed)};
+  return {cudnn_calls.load(std::memory_order_relaxed), im2col_calls.load(std::memory_order_relaxed),
+          benchmarked_shapes.load(std::memory_order_relaxed), im2col_won_shapes.load(std::memory_order_relaxed)};
 }
+
+bool benchmark() { return benchmark_flag().load(std::memory_order_relaxed); }
+void set_benchmark(bool on) { benchmark_flag().store(on, std::memory_order_relaxed); }
 
 bool is_available() { return version() > 0; }
 
@@ -163,13 +174,19 @@ std::string conv_path() {
   if (!enabled()) return "im2col + cuBLAS (cuDNN disabled: NABLA_CUDNN=0 or cuda::cudnn::set_enabled(false))";
   const int v = version();
   if (v == 0) return "im2col + cuBLAS (" + unavailable_reason() + ")";
-  return "cuDNN " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+  return "cuDNN " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100) +
+         (benchmark() ? ", benchmark mode (the fastest of cuDNN and im2col + cuBLAS per shape)" : "");
 }
 
 }  // namespace cudnn
 
 void detail::count_conv(bool through_cudnn) {
   (through_cudnn ? cudnn::cudnn_calls : cudnn::im2col_calls).fetch_add(1, std::memory_order_relaxed);
+}
+
+void detail::count_benchmark(bool im2col_won) {
+  cudnn::benchmarked_shapes.fetch_add(1, std::memory_order_relaxed);
+  if (im2col_won) cudnn::im2col_won_shapes.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace nabla::cuda

@@ -4,7 +4,8 @@
 // with NABLA_CUDNN=0 and with a cuDNN library that does not exist). CudaCudnn.*: on a GPU, the cuDNN path against the
 // im2col + cuBLAS one (cuda::cudnn::set_enabled) and the CPU, for strides,
 // padding, dilation, groups, bias, float32 and float64, values and
-// gradients; they skip, with the reason, without a GPU or cuDNN.
+// gradients, and benchmark mode (cuda::cudnn::set_benchmark); they skip,
+// with the reason, without a GPU or cuDNN.
 #include "nabla/cudnn.h"
 
 #include <cstdlib>
@@ -164,6 +165,49 @@ TEST_F(CudaCudnn, MatchesIm2colAndTheCpuOnEveryShape) {
       expect_close(dnn.transposed, cpu.transposed, t, at + ": conv_transpose2d, cuDNN against the CPU");
     }
   }
+}
+
+// Benchmark mode (torch.backends.cudnn.benchmark) times each new shape once
+// per pass, on the GPU, and runs the winner: cuDNN's or im2col's, with the
+// CPU's results either way.
+TEST_F(CudaCudnn, BenchmarkModeTimesEachShapeOnceAndKeepsTheResults) {
+  const Device gpu("cuda:0");
+  const bool was = cuda::cudnn::benchmark();
+  cuda::cudnn::set_benchmark(true);
+  EXPECT_NE(cuda::cudnn::conv_path().find("benchmark mode"), std::string::npos) << cuda::cudnn::conv_path();
+  // Shapes no other test uses (the batch of 7), so each is new here.
+  for (ConvCase c : {kCases[0], kCases[1], kCases[4]}) {
+    c.x[0] = 7;
+    for (DType t : {kFloat32, kFloat64}) {
+      const std::string at = std::string(c.name) + ", " + std::string(dtype_name(t)) + ", benchmark mode";
+      SCOPED_TRACE(at);
+      const cuda::cudnn::ConvCounts c0 = cuda::cudnn::conv_counts();
+      const Result first = run(c, t, gpu, true);
+      const cuda::cudnn::ConvCounts c1 = cuda::cudnn::conv_counts();
+      const Result again = run(c, t, gpu, true);
+      const cuda::cudnn::ConvCounts c2 = cuda::cudnn::conv_counts();
+      const Result cpu = run(c, t, kCPU, false);
+      // Three shapes: forward, backward data (the input gradient and
+      // conv_transpose2d are the same call) and backward filter.
+      EXPECT_EQ(c1.benchmarked - c0.benchmarked, 3) << "shapes timed in the first run";
+      EXPECT_EQ(c2.benchmarked - c1.benchmarked, 0) << "shapes timed again in the second run";
+      EXPECT_EQ((c1.cudnn - c0.cudnn) + (c1.im2col - c0.im2col), 4) << "convolution calls in the first run";
+      EXPECT_EQ(c2.cudnn - c1.cudnn, c1.cudnn - c0.cudnn) << "the second run takes the first one's paths";
+      std::printf("%s: cuDNN %lld, im2col %lld of 4 calls; im2col fastest for %lld of %lld shapes so far\n",
+                  at.c_str(), static_cast<long long>(c2.cudnn - c1.cudnn), static_cast<long long>(c2.im2col - c1.im2col),
+                  static_cast<long long>(c2.im2col_won), static_cast<long long>(c2.benchmarked));
+      for (const auto& [what, a, b] : {std::tuple<const char*, Tensor, Tensor>{"conv2d", first.y, cpu.y},
+                                       {"input gradient", first.gx, cpu.gx},
+                                       {"weight gradient", first.gw, cpu.gw},
+                                       {"bias gradient", first.gb, cpu.gb},
+                                       {"conv_transpose2d", first.transposed, cpu.transposed},
+                                       {"conv2d, second run", again.y, cpu.y},
+                                       {"input gradient, second run", again.gx, cpu.gx}}) {
+        expect_close(a, b, t, at + ": " + what + " against the CPU");
+      }
+    }
+  }
+  cuda::cudnn::set_benchmark(was);
 }
 
 // What cuDNN cannot express runs as im2col, with the same results: an

@@ -20,7 +20,8 @@
 // which -Wuninitialized reports at every use (a known false positive).
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
-#define NABLA_AVX512 __attribute__((target("avx512f")))
+// avx512vl: the 128-bit masked stores of a block's rows.
+#define NABLA_AVX512 __attribute__((target("avx512f,avx512vl")))
 
 namespace nabla::cpu {
 namespace {
@@ -94,7 +95,7 @@ NABLA_AVX512 void nt_dot(int64_t m, int64_t n, int64_t k, const float* a, int64_
 }
 
 bool cpu_has_avx512() {
-  static const bool has = __builtin_cpu_supports("avx512f");
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
   return has;
 }
 

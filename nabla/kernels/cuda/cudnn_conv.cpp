@@ -16,8 +16,11 @@
 // (torch.backends.cudnn.allow_tf32 is true). float64 runs with the default.
 #include "nabla/kernels/cuda/cudnn_conv.h"
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -169,16 +172,18 @@ DeviceState& state_of(DeviceContext& dev, const Cudnn& fn, const char* op) {
   return *s;
 }
 
-// The first algorithm of cuDNN's heuristics that succeeds, computes with
-// the descriptors' math type (no tensor-op entries for float32) and reports
-// a workspace size; algo -1 when none does, `why` then says what was tried.
+// The algorithms of cuDNN's heuristics, in their order, that succeed,
+// compute with the descriptors' math type (no tensor-op entries for
+// float32) and report a workspace size within kMaxWorkspace; `why` says
+// what was passed over (for the message when none is left).
 template <class Perf, class GetAlgos, class GetWorkspace>
-Algo choose(const Cudnn& fn, DType t, const char* what, const char* op, GetAlgos get_algos, GetWorkspace get_workspace,
-            std::string& why) {
+std::vector<Algo> candidates(const Cudnn& fn, DType t, const char* what, const char* op, GetAlgos get_algos,
+                             GetWorkspace get_workspace, std::string& why) {
   Perf perf[16] = {};
   int returned = 0;
   check_cudnn(get_algos(16, &returned, perf), what, op);
   why = std::string(what) + " returned " + std::to_string(returned) + " algorithms";
+  std::vector<Algo> usable;
   for (int i = 0; i < returned; ++i) {
     const Perf& p = perf[i];
     const std::string name = "; algorithm " + std::to_string(static_cast<int>(p.algo)) + ": ";
@@ -197,10 +202,10 @@ Algo choose(const Cudnn& fn, DType t, const char* what, const char* op, GetAlgos
     } else if (bytes > kMaxWorkspace) {
       why += name + "a workspace of " + std::to_string(bytes) + " bytes";
     } else {
-      return Algo{static_cast<int>(p.algo), bytes};
+      usable.push_back(Algo{static_cast<int>(p.algo), bytes});
     }
   }
-  return Algo{-1, 0};
+  return usable;
 }
 
 // One line on stderr when a shape cuDNN was asked for runs as im2col
@@ -229,12 +234,173 @@ struct Scalars {
   double d1 = 1.0, d0 = 0.0;
 };
 
+// One convolution call made ready for cuDNN: its descriptors and dense,
+// aligned operands (a0, a1: in[0], in[1]) on the device's handle.
+struct Call {
+  const Cudnn& fn;
+  Pass pass;
+  const char* op;
+  DeviceState& st;
+  Descriptors& d;
+  const Tensor &a0, &a1;
+  Tensor& result;
+
+  // Algorithms this call's shape may run, best first by cuDNN's heuristics.
+  std::vector<Algo> usable(DType t, std::string& why) const {
+    cudnnHandle_t h = st.handle;
+    switch (pass) {
+      case Pass::Forward:
+        return candidates<cudnnConvolutionFwdAlgoPerf_t>(
+            fn, t, "cudnnGetConvolutionForwardAlgorithm_v7", op,
+            [&](int n, int* r, cudnnConvolutionFwdAlgoPerf_t* p) {
+              return fn.cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, n, r, p);
+            },
+            [&](cudnnConvolutionFwdAlgo_t algo, std::size_t* bytes) {
+              return fn.cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, algo, bytes);
+            },
+            why);
+      case Pass::BackwardData:
+        return candidates<cudnnConvolutionBwdDataAlgoPerf_t>(
+            fn, t, "cudnnGetConvolutionBackwardDataAlgorithm_v7", op,
+            [&](int n, int* r, cudnnConvolutionBwdDataAlgoPerf_t* p) {
+              return fn.cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, n, r, p);
+            },
+            [&](cudnnConvolutionBwdDataAlgo_t algo, std::size_t* bytes) {
+              return fn.cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.y, d.conv, d.x, algo, bytes);
+            },
+            why);
+      case Pass::BackwardFilter:
+        return candidates<cudnnConvolutionBwdFilterAlgoPerf_t>(
+            fn, t, "cudnnGetConvolutionBackwardFilterAlgorithm_v7", op,
+            [&](int n, int* r, cudnnConvolutionBwdFilterAlgoPerf_t* p) {
+              return fn.cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, n, r, p);
+            },
+            [&](cudnnConvolutionBwdFilterAlgo_t algo, std::size_t* bytes) {
+              return fn.cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d.x, d.y, d.conv, d.w, algo, bytes);
+            },
+            why);
+    }
+    return {};
+  }
+
+  // result = the pass through `algo` (no bias); the call's name in `call`.
+  cudnnStatus_t launch(Algo algo, const char*& call) const {
+    // The workspace: device memory from the caching allocator, on this
+    // stream, released (to the cache) when the call returns; later work on
+    // the stream reuses it only after this call's work, in stream order.
+    const Tensor workspace = algo.workspace > 0
+                                 ? make_empty({static_cast<int64_t>(algo.workspace)}, kUInt8, result.device(), op)
+                                 : Tensor();
+    void* ws = algo.workspace > 0 ? mptr(workspace) : nullptr;
+    const Scalars s(result.dtype());
+    switch (pass) {
+      case Pass::Forward:
+        call = "cudnnConvolutionForward";
+        return fn.cudnnConvolutionForward(st.handle, s.one(), d.x, cptr(a0), d.w, cptr(a1), d.conv,
+                                          static_cast<cudnnConvolutionFwdAlgo_t>(algo.algo), ws, algo.workspace,
+                                          s.zero(), d.y, mptr(result));
+      case Pass::BackwardData:
+        call = "cudnnConvolutionBackwardData";
+        return fn.cudnnConvolutionBackwardData(st.handle, s.one(), d.w, cptr(a1), d.y, cptr(a0), d.conv,
+                                               static_cast<cudnnConvolutionBwdDataAlgo_t>(algo.algo), ws,
+                                               algo.workspace, s.zero(), d.x, mptr(result));
+      case Pass::BackwardFilter:
+        call = "cudnnConvolutionBackwardFilter";
+        return fn.cudnnConvolutionBackwardFilter(st.handle, s.one(), d.x, cptr(a0), d.y, cptr(a1), d.conv,
+                                                 static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo.algo), ws,
+                                                 algo.workspace, s.zero(), d.w, mptr(result));
+    }
+    return CUDNN_STATUS_BAD_PARAM;
+  }
+};
+
+// Whether dev's compute stream is being captured into a CUDA graph (then
+// nothing may wait for the device).
+bool capturing(DeviceContext& dev, const char* op) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  check(driver().cuStreamIsCapturing(dev.stream(0), &status), "cuStreamIsCapturing", op);
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+// Seconds `run` takes on dev's compute stream: one run to warm up (kernels
+// compiled, workspace cached), then the best of three, each timed on the
+// host from an idle stream to its synchronize; +inf when `run` says it
+// cannot run (returns false).
+template <class Run>
+double seconds_of(DeviceContext& dev, const char* op, Run run) {
+  CUstream s = dev.stream(0);
+  const auto sync = [&] { check(driver().cuStreamSynchronize(s), "cuStreamSynchronize", op); };
+  if (!run()) return std::numeric_limits<double>::infinity();
+  sync();
+  double best = std::numeric_limits<double>::infinity();
+  for (int rep = 0; rep < 3; ++rep) {
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    sync();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+// Benchmark mode (nabla/cudnn.h): times every usable algorithm and im2col
+// (the `fallback` kernel on the same operands) and returns the fastest;
+// Algo{-1} when im2col won. The call's output is overwritten by each try
+// (the caller then runs the winner). Counted by count_benchmark.
+Algo fastest(const Call& c, DeviceContext& dev, const std::vector<Algo>& algos, KernelFn fallback, Inputs in,
+             const Attrs& a, std::span<Tensor> out) {
+  Algo best{-1, 0};
+  double best_s = fallback ? seconds_of(dev, c.op,
+                                        [&] {
+                                          fallback(in, a, out);
+                                          return true;
+                                        })
+                           : std::numeric_limits<double>::infinity();
+  for (const Algo& algo : algos) {
+    const double sec = seconds_of(dev, c.op, [&] {
+      const char* call = "";
+      const cudnnStatus_t status = c.launch(algo, call);
+      if (CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED) return false;
+      check_cudnn(status, call, c.op);
+      return true;
+    });
+    if (sec < best_s) best_s = sec, best = algo;
+  }
+  detail::count_benchmark(best.algo < 0);
+  return best;
+}
+
+// c's pass through `algo`, plus the bias where there is one; false (and a
+// line on stderr) when cuDNN says it does not support the call, so nothing ran.
+bool run_algo(const Call& c, Algo algo, const Tensor& bias, const Conv2dGeometry& g, Inputs in) {
+  const char* call = "";
+  const cudnnStatus_t status = c.launch(algo, call);
+  if (CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED) {
+    say_im2col_runs(c.op, c.result.dtype(), in,
+                    std::string(call) + " with algorithm " + std::to_string(algo.algo) + ": " +
+                        c.fn.cudnnGetErrorString(status));
+    return false;
+  }
+  check_cudnn(status, call, c.op);
+  if (bias.defined()) {
+    // Onto the output side of this pass: y's channels forward, x's backward.
+    const bool forward = c.pass == Pass::Forward;
+    const DType t = c.result.dtype();
+    const Scalars s(t);
+    c.d.set_bias(forward ? g.out_channels : g.in_channels, t, c.op);
+    check_cudnn(c.fn.cudnnAddTensor(c.st.handle, s.one(), c.d.bias, cptr(bias), s.one(), forward ? c.d.y : c.d.x,
+                                    mptr(c.result)),
+                "cudnnAddTensor (bias)", c.op);
+  }
+  return true;
+}
+
 // Runs one pass through cuDNN; false (nothing done) where cuDNN is off,
-// not loaded, or cannot express the call, so that im2col runs instead.
+// not loaded, cannot express the call, or (benchmark mode) im2col is faster
+// for the shape, so that im2col (`fallback`) runs instead.
 //   Forward:        out = conv2d(in[0], in[1]) + in[2]           (x, w -> y)
 //   BackwardData:   out = conv_transpose2d(in[0], in[1]) + in[2] (dy, w -> dx)
 //   BackwardFilter: out = conv2d_weight_grad(in[0], in[1])       (x, dy -> dw)
-bool run_cudnn(Pass pass, const char* op, Inputs in, const Attrs& a, std::span<Tensor> out) {
+bool run_cudnn(Pass pass, const char* op, KernelFn fallback, Inputs in, const Attrs& a, std::span<Tensor> out) {
   if (!cudnn::enabled()) return false;
   const Cudnn* fn = cudnn_library();
   if (!fn) return false;
@@ -258,6 +424,7 @@ bool run_cudnn(Pass pass, const char* op, Inputs in, const Attrs& a, std::span<T
   std::lock_guard lock(st.mu);
   Descriptors d(*fn, op);
   d.set(g, t, op);
+  const Call c{*fn, pass, op, st, d, a0, a1, result};
   const std::vector<int64_t> key{static_cast<int64_t>(pass),
                                  static_cast<int64_t>(t),
                                  g.batch,
@@ -275,96 +442,30 @@ bool run_cudnn(Pass pass, const char* op, Inputs in, const Attrs& a, std::span<T
                                  g.pad_w,
                                  g.dilation_h,
                                  g.dilation_w,
-                                 g.groups};
+                                 g.groups,
+                                 cudnn::benchmark() ? 1 : 0};  // the two modes' choices are kept apart
   auto found = st.algos.find(key);
   if (found == st.algos.end()) {
-    Algo chosen;
     std::string why;
-    cudnnHandle_t h = st.handle;
-    switch (pass) {
-      case Pass::Forward:
-        chosen = choose<cudnnConvolutionFwdAlgoPerf_t>(
-            *fn, t, "cudnnGetConvolutionForwardAlgorithm_v7", op,
-            [&](int n, int* r, cudnnConvolutionFwdAlgoPerf_t* p) {
-              return fn->cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, n, r, p);
-            },
-            [&](cudnnConvolutionFwdAlgo_t algo, std::size_t* bytes) {
-              return fn->cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, algo, bytes);
-            },
-            why);
-        break;
-      case Pass::BackwardData:
-        chosen = choose<cudnnConvolutionBwdDataAlgoPerf_t>(
-            *fn, t, "cudnnGetConvolutionBackwardDataAlgorithm_v7", op,
-            [&](int n, int* r, cudnnConvolutionBwdDataAlgoPerf_t* p) {
-              return fn->cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, n, r, p);
-            },
-            [&](cudnnConvolutionBwdDataAlgo_t algo, std::size_t* bytes) {
-              return fn->cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.y, d.conv, d.x, algo, bytes);
-            },
-            why);
-        break;
-      case Pass::BackwardFilter:
-        chosen = choose<cudnnConvolutionBwdFilterAlgoPerf_t>(
-            *fn, t, "cudnnGetConvolutionBackwardFilterAlgorithm_v7", op,
-            [&](int n, int* r, cudnnConvolutionBwdFilterAlgoPerf_t* p) {
-              return fn->cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, n, r, p);
-            },
-            [&](cudnnConvolutionBwdFilterAlgo_t algo, std::size_t* bytes) {
-              return fn->cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d.x, d.y, d.conv, d.w, algo, bytes);
-            },
-            why);
-        break;
+    const std::vector<Algo> algos = c.usable(t, why);
+    Algo chosen;
+    if (algos.empty()) {
+      say_im2col_runs(op, t, in, why);
+    } else if (!cudnn::benchmark()) {
+      chosen = algos.front();
+    } else if (capturing(dev, op)) {
+      // For this call only: the shape is timed when it comes outside a capture.
+      return run_algo(c, algos.front(), bias, g, in);
+    } else {
+      chosen = fastest(c, dev, algos, fallback, in, a, out);
     }
-    if (chosen.algo < 0) say_im2col_runs(op, t, in, why);
     found = st.algos.emplace(key, chosen).first;
   }
   const Algo algo = found->second;
   if (algo.algo < 0) return false;
-  // The workspace: device memory from the caching allocator, on this
-  // stream, released (to the cache) when the call returns; later work on
-  // the stream reuses it only after this call's work, in stream order.
-  const Tensor workspace =
-      algo.workspace > 0 ? make_empty({static_cast<int64_t>(algo.workspace)}, kUInt8, result.device(), op) : Tensor();
-  void* ws = algo.workspace > 0 ? mptr(workspace) : nullptr;
-  const Scalars s(t);
-  cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
-  const char* call = "";
-  switch (pass) {
-    case Pass::Forward:
-      call = "cudnnConvolutionForward";
-      status = fn->cudnnConvolutionForward(st.handle, s.one(), d.x, cptr(a0), d.w, cptr(a1), d.conv,
-                                           static_cast<cudnnConvolutionFwdAlgo_t>(algo.algo), ws, algo.workspace,
-                                           s.zero(), d.y, mptr(result));
-      break;
-    case Pass::BackwardData:
-      call = "cudnnConvolutionBackwardData";
-      status = fn->cudnnConvolutionBackwardData(st.handle, s.one(), d.w, cptr(a1), d.y, cptr(a0), d.conv,
-                                                static_cast<cudnnConvolutionBwdDataAlgo_t>(algo.algo), ws,
-                                                algo.workspace, s.zero(), d.x, mptr(result));
-      break;
-    case Pass::BackwardFilter:
-      call = "cudnnConvolutionBackwardFilter";
-      status = fn->cudnnConvolutionBackwardFilter(st.handle, s.one(), d.x, cptr(a0), d.y, cptr(a1), d.conv,
-                                                  static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo.algo), ws,
-                                                  algo.workspace, s.zero(), d.w, mptr(result));
-      break;
-  }
-  if (CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED) {
-    // Nothing ran: this shape takes im2col from now on (said once).
-    found->second.algo = -1;
-    say_im2col_runs(
-        op, t, in,
-        std::string(call) + " with algorithm " + std::to_string(algo.algo) + ": " + fn->cudnnGetErrorString(status));
+  if (!run_algo(c, algo, bias, g, in)) {
+    found->second.algo = -1;  // nothing ran: this shape takes im2col from now on (said once)
     return false;
-  }
-  check_cudnn(status, call, op);
-  if (bias.defined()) {
-    // Onto the output side of this pass: y's channels forward, x's backward.
-    const bool forward = pass == Pass::Forward;
-    d.set_bias(forward ? g.out_channels : g.in_channels, t, op);
-    check_cudnn(fn->cudnnAddTensor(st.handle, s.one(), d.bias, cptr(bias), s.one(), forward ? d.y : d.x, mptr(result)),
-                "cudnnAddTensor (bias)", op);
   }
   return true;
 }
@@ -372,13 +473,13 @@ bool run_cudnn(Pass pass, const char* op, Inputs in, const Attrs& a, std::span<T
 #else  // built without cudnn.h: the im2col kernels run
 
 enum class Pass { Forward, BackwardData, BackwardFilter };
-bool run_cudnn(Pass, const char*, Inputs, const Attrs&, std::span<Tensor>) { return false; }
+bool run_cudnn(Pass, const char*, KernelFn, Inputs, const Attrs&, std::span<Tensor>) { return false; }
 
 #endif
 
 // cuDNN, else im2col, counted (nabla/cudnn.h's conv_counts).
 void run(Pass pass, const char* op, KernelFn fallback, Inputs in, const Attrs& a, std::span<Tensor> out) {
-  const bool through_cudnn = run_cudnn(pass, op, in, a, out);
+  const bool through_cudnn = run_cudnn(pass, op, fallback, in, a, out);
   if (!through_cudnn) fallback(in, a, out);
   detail::count_conv(through_cudnn);
 }
