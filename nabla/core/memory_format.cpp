@@ -33,26 +33,19 @@ Shape memory_format_strides(std::span<const int64_t> sizes, MemoryFormat format,
 }
 
 namespace {
-bool has_memory_format(std::span<const int64_t> sizes, std::span<const int64_t> strides, MemoryFormat format) {
-  if (format == MemoryFormat::ChannelsLast) {
-    if (sizes.size() != 4) return false;
-    int64_t expected = 1;
-    for (int d : {1, 3, 2, 0}) {
-      if (sizes[d] == 1) continue;
-      if (strides[d] != expected) return false;
-      expected *= sizes[d];
-    }
-    return true;
-  }
+// Whether the strides are channels_last's: dense in the order C, W, H, N
+// (innermost first), size-1 dims skipped (their strides do not matter), as
+// TensorImpl::is_contiguous is in the order of the dims.
+bool dense_channels_last(std::span<const int64_t> sizes, std::span<const int64_t> strides) {
+  if (sizes.size() != 4) return false;
   int64_t expected = 1;
-  for (std::size_t i = sizes.size(); i-- > 0;) {
-    if (sizes[i] == 1) continue;
-    if (strides[i] != expected) return false;
-    expected *= sizes[i];
+  for (int d : {1, 3, 2, 0}) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
   }
   return true;
 }
-
 }  // namespace
 
 bool strides_like_channels_last(std::span<const int64_t> sizes, std::span<const int64_t> strides) {
@@ -82,7 +75,7 @@ bool is_contiguous(const Tensor& x, MemoryFormat format) {
   NABLA_CHECK(x.defined(), "is_contiguous: called on an undefined tensor");
   NABLA_CHECK(format != MemoryFormat::Preserve, "is_contiguous: preserve_format is not a format a tensor can be "
               "in; expected contiguous_format or channels_last");
-  return has_memory_format(x.sizes(), x.strides(), format);
+  return format == MemoryFormat::ChannelsLast ? dense_channels_last(x.sizes(), x.strides()) : x.is_contiguous();
 }
 
 MemoryFormat suggest_memory_format(const Tensor& x) {

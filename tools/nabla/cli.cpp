@@ -51,6 +51,18 @@ std::string parse_nonempty(const std::string& option, const std::string& text) {
   return text;
 }
 
+// An option as given: "--name=value" is {"--name", "value", true}; anything
+// else is {arg, "", false} (its value, if any, is the next argument).
+struct OptionArg {
+  std::string name, value;
+  bool inline_value = false;
+};
+OptionArg split_option(const std::string& arg) {
+  if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos)
+    return {arg.substr(0, eq), arg.substr(eq + 1), true};
+  return {arg, "", false};
+}
+
 // `nabla run` and `nabla export`: --help, one positional argument (the
 // model), and options that each take a non-empty value (`--name value` or
 // `--name=value`), handed to `take` in the order given. `command` ("nabla
@@ -69,13 +81,7 @@ void parse_model_and_options(const std::string& command, const std::vector<std::
       model = arg;
       continue;
     }
-    std::string name = arg, value;
-    bool inline_value = false;
-    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      inline_value = true;
-    }
+    auto [name, value, inline_value] = split_option(arg);
     if (std::find(options.begin(), options.end(), name) == options.end()) {
       std::string list;
       for (const auto& o : options) list += (list.empty() ? "" : ", ") + o;
@@ -149,13 +155,7 @@ TrainConfig parse_train_args(const std::vector<std::string>& args) {
       c.distributed = true;
       continue;
     }
-    std::string name = arg, value;
-    bool inline_value = false;
-    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      inline_value = true;
-    }
+    auto [name, value, inline_value] = split_option(arg);
     if (name == "--distributed")
       usage("nabla train: --distributed takes no value (got '" + value + "'); the ranks come from mpirun");
     if (name == "--resume")
