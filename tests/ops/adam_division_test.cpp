@@ -88,15 +88,31 @@ template <class T>
 void edges_match() {
   const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
   const T max = std::numeric_limits<T>::max(), denorm = std::numeric_limits<T>::denorm_min();
-  // Square roots of v's edges (0, -0, inf, NaN, the largest and the
-  // smallest), over divisors inside and outside the range the correction
-  // takes (those divide).
-  for (T v : {T(0), T(-0.0), inf, nan, max, denorm, std::numeric_limits<T>::min(), T(1), T(-1)}) {
+  // Square roots of v's edges (0, inf, NaN, the largest and the smallest;
+  // not -0, which the update's v never is), over divisors inside and outside
+  // the range the correction takes (those divide).
+  for (T v : {T(0), inf, nan, max, denorm, std::numeric_limits<T>::min(), T(1), T(-1)}) {
     const T a = std::sqrt(v);
     for (T c : {T(1), T(0.5), T(0.0316), std::ldexp(T(1), -60), std::ldexp(T(1), -61), T(2), T(0), T(-0.25), inf, nan,
                 denorm}) {
       EXPECT_TRUE(same(cpu::divide_by_constant(a, c), a / c)) << std::hexfloat << a << " / " << c;
     }
+  }
+}
+
+// div_by_constant leaves out -0 (it would give +0): the update's v never is
+// -0, even from a -0 moment or a zero gradient, so sqrt(v) never is.
+TEST(AdamDivision, TheUpdatesSecondMomentIsNeverNegativeZero) {
+  for (double beta2 : {0.0, 0.999}) {
+    cpu::AdamConstants c;
+    c.beta2 = beta2;
+    c.one_minus_beta2 = 1.0 - beta2;
+    c.eps = 0;  // -0 against +0 would show in the update: m / (+-0) = +-inf
+    float p[2] = {1.f, 2.f}, g[2] = {0.f, -0.f}, m[2] = {1.f, -1.f}, v[2] = {-0.f, -0.f};
+    cpu::adam_update<float>(c, p, g, m, v, 2);
+    for (float vi : v) EXPECT_FALSE(std::signbit(vi)) << "beta2 " << beta2;
+    EXPECT_EQ(p[0], -INFINITY);
+    EXPECT_EQ(p[1], INFINITY);
   }
 }
 

@@ -56,14 +56,16 @@ bool division_by_constant_applies(T c) {
   return kHardwareFma && c >= std::ldexp(T(1), -60) && c <= T(1);
 }
 
-// a / c correctly rounded, for a = sqrt(v) (>= 0, +0, -0, +inf or NaN) and c
-// as above, given y = 1 / c (rounded): q0 = a * y is within an ulp of a / c,
-// the residual r = a - q0 * c is exact in one fused multiply-add, and
-// q0 + r * y rounds to a / c (Markstein's theorem: y correctly rounded, q0
-// within one ulp; Muller et al., Handbook of Floating-Point Arithmetic,
-// "division with one multiplication and two FMAs"). Zero and infinity take
-// q0, which is already exact there (the correction would turn -0 into +0
-// and infinity into NaN); NaN stays NaN either way.
+// a / c correctly rounded, for a = sqrt(v) (> 0, +0, +inf or NaN; not -0:
+// the loop's v = beta2 * v + (1 - beta2) * g * g adds a +0 or more to the
+// old value, so it is never -0) and c as above, given y = 1 / c (rounded):
+// q0 = a * y is within an ulp of a / c, the residual r = a - q0 * c is exact
+// in one fused multiply-add, and q0 + r * y rounds to a / c (Markstein's
+// theorem: y correctly rounded, q0 within one ulp; Muller et al., Handbook
+// of Floating-Point Arithmetic, "division with one multiplication and two
+// FMAs"). Infinity takes q0, which is exact there (the correction would make
+// it NaN); +0 and NaN come out right either way. Only that one comparison:
+// each costs the loop ~5% on Zen 4.
 template <class T>
 NABLA_NO_FP_CONTRACT inline T div_by_constant(T a, T c, T y) {
 #if defined(__clang__)
@@ -72,7 +74,7 @@ NABLA_NO_FP_CONTRACT inline T div_by_constant(T a, T c, T y) {
   const T q0 = a * y;
   const T r = std::fma(-q0, c, a);
   const T q = std::fma(r, y, q0);
-  return (a == T(0) || a == T(INFINITY)) ? q0 : q;
+  return a == T(INFINITY) ? q0 : q;
 }
 
 // The options are template parameters, so the loop has no branch.
