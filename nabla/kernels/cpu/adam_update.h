@@ -27,4 +27,11 @@ struct AdamConstants {
 template <class T>
 void adam_update(const AdamConstants& c, T* p, const T* grad, T* m, T* v, int64_t n);
 
+// The update's division sqrt(v) / bias_correction2_sqrt on one value, as the
+// loop does it (by the reciprocal and a correction where that applies; the
+// same bits as a / c): exposed for tests/ops/adam_division_test.cpp. a: a
+// square root of the loop's v (>= +0, +inf or NaN; v is never -0).
+template <class T>
+T divide_by_constant(T a, T c);
+
 }  // namespace nabla::cpu
