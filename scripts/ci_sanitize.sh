@@ -2,13 +2,13 @@
 # CI, after the README's test command (.ci/run): the "fuzz" preset (clang,
 # ASan + UBSan, libFuzzer) is built once and
 #   1. replays every checked-in fuzz input (fuzz/regressions/, fuzz/corpus/),
-#   2. fuzzes each reader for NABLA_CI_FUZZ_SECONDS (default 10) from the seed corpus, with a fixed seed,
+#   2. fuzzes each reader for NABLA_CI_FUZZ_SECONDS (default 5) from the seed corpus, with a fixed seed,
 #   3. runs the sanitizer subset of the test suite (nabla_sanitize_tests, fuzz/CMakeLists.txt:
 #      the readers with their sweeps, autograd, the op table with its error inputs, core errors).
 # Prints the seconds of each step; fails on any finding. docs/fuzzing.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${NABLA_CI_FUZZ_SECONDS:-10}
+seconds=${NABLA_CI_FUZZ_SECONDS:-5}
 step() { echo "== ci_sanitize: $1 ($((SECONDS - step_start)) s)"; step_start=$SECONDS; }
 step_start=$SECONDS total_start=$SECONDS
 
