@@ -187,7 +187,20 @@ void map3(const Tensor& out, const Tensor& c, const Tensor& a, const Tensor& b, 
                       const C* z = reinterpret_cast<const C*>(p[1]);
                       const In* x = reinterpret_cast<const In*>(p[2]);
                       const In* y = reinterpret_cast<const In*>(p[3]);
-                      for (int64_t i = 0; i < n; ++i) o[i * s[0]] = f(z[i * s[1]], x[i * s[2]], y[i * s[3]]);
+                      // Unit strides, and one operand a scalar (a 0-dim or broadcast
+                      // value: dropout's, clamp's and leaky_relu's gradients), get loops
+                      // without stride arithmetic, which the compiler vectorizes.
+                      if (s[0] == 1 && s[1] == 1 && s[2] == 1 && s[3] == 1) {
+                        for (int64_t i = 0; i < n; ++i) o[i] = f(z[i], x[i], y[i]);
+                      } else if (s[0] == 1 && s[1] == 1 && s[2] == 1 && s[3] == 0) {
+                        const In yv = *y;
+                        for (int64_t i = 0; i < n; ++i) o[i] = f(z[i], x[i], yv);
+                      } else if (s[0] == 1 && s[1] == 1 && s[2] == 0 && s[3] == 1) {
+                        const In xv = *x;
+                        for (int64_t i = 0; i < n; ++i) o[i] = f(z[i], xv, y[i]);
+                      } else {
+                        for (int64_t i = 0; i < n; ++i) o[i * s[0]] = f(z[i * s[1]], x[i * s[2]], y[i * s[3]]);
+                      }
                     });
   });
 }
