@@ -89,8 +89,8 @@ void write_in_layout(Tensor& out, bool planar, Fn&& fn) {
 
 // Per channel c, sums[c][k] = the sum over the channel's values of f_k, with
 // (f_0, ..., f_K-1) = term(c, i) for the value at flat offset i; in double,
-// with independent partial sums (8 per run of a plane, or one per block of
-// rows) so the loops vectorize. The order of the additions depends on the
+// with independent partial sums (one per column of a plane's values, or per
+// channel in a block of rows) so the loops vectorize. The order of the additions depends on the
 // shape only, not on the number of threads.
 template <int K>
 using Sums = std::vector<std::array<double, K>>;
@@ -100,26 +100,28 @@ Sums<K> channel_sums(const Geometry& g, Term&& term) {
   const int64_t C = g.channels;
   Sums<K> sums(static_cast<std::size_t>(C), std::array<double, K>{});
   if (g.planar) {
+    // A channel is a matrix [N rows][H*W]: summed down the rows into one
+    // partial sum per column (lanes that vectorize), W columns at a time,
+    // then across the columns.
+    constexpr int64_t W = 256;
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(g.count(), 1));
     parallel_for(0, C, grain, [&](int64_t c0, int64_t c1) {
+      double part[K][W];
       for (int64_t c = c0; c < c1; ++c) {
-        double part[K][8] = {};
         std::array<double, K> total{};
-        for (int64_t n = 0; n < g.outer; ++n) {
-          const int64_t base = (n * C + c) * g.inner;
-          int64_t i = 0;
-          for (; i + 8 <= g.inner; i += 8)
-            for (int l = 0; l < 8; ++l) {
-              const std::array<double, K> f = term(c, base + i + l);
-              for (int k = 0; k < K; ++k) part[k][l] += f[k];
+        for (int64_t j0 = 0; j0 < g.inner; j0 += W) {
+          const int64_t w = std::min(W, g.inner - j0);
+          for (int k = 0; k < K; ++k) std::fill(part[k], part[k] + w, 0.0);
+          for (int64_t n = 0; n < g.outer; ++n) {
+            const int64_t base = (n * C + c) * g.inner + j0;
+            for (int64_t j = 0; j < w; ++j) {
+              const std::array<double, K> f = term(c, base + j);
+              for (int k = 0; k < K; ++k) part[k][j] += f[k];
             }
-          for (; i < g.inner; ++i) {
-            const std::array<double, K> f = term(c, base + i);
-            for (int k = 0; k < K; ++k) total[k] += f[k];
           }
+          for (int k = 0; k < K; ++k)
+            for (int64_t j = 0; j < w; ++j) total[k] += part[k][j];
         }
-        for (int k = 0; k < K; ++k)
-          for (int l = 0; l < 8; ++l) total[k] += part[k][l];
         sums[static_cast<std::size_t>(c)] = total;
       }
     });
