@@ -170,6 +170,23 @@ void batch_norm(OpContext& c) {
   set_float(n, "momentum", 1.0 - c.attr_double("momentum"));  // ONNX's momentum weighs the running value
 }
 
+// channel_affine (batch_norm's eval form once its [C] values are folded):
+// (x - center) * scale + shift, the [C] inputs reshaped to [1, C, 1, ...].
+void channel_affine(OpContext& c) {
+  std::vector<int64_t> shape(c.in_sizes(0).size(), 1);
+  shape[1] = c.in_sizes(1)[0];
+  const std::string s = c.const_ints("channel_shape", shape);
+  std::string per_channel[3];
+  for (std::size_t k = 0; k < 3; ++k) {
+    per_channel[k] = c.temp("channel");
+    c.add("Reshape", {c.in(k + 1), s}, {per_channel[k]});
+  }
+  const std::string centered = c.temp("centered"), scaled = c.temp("scaled");
+  c.add("Sub", {c.in(0), per_channel[0]}, {centered});
+  c.add("Mul", {centered, per_channel[1]}, {scaled});
+  c.add("Add", {scaled, per_channel[2]}, {c.out()});
+}
+
 void layer_norm(OpContext& c) {
   std::vector<int64_t> shape = c.attr_ints("normalized_shape");
   DType t = c.out_dtype();
@@ -416,6 +433,7 @@ const std::unordered_map<std::string, Converter>& converters() {
       {"avg_pool2d", avg_pool2d},
       {"adaptive_avg_pool2d", adaptive_avg_pool2d},
       {"batch_norm", batch_norm},
+      {"channel_affine", channel_affine},
       {"layer_norm", layer_norm},
       {"softmax", softmax("Softmax")},
       {"log_softmax", softmax("LogSoftmax")},

@@ -1,8 +1,9 @@
 // Which memory format an op's eager CPU outputs get (internal to ops/): the
 // dispatcher asks before it allocates them. PyTorch's behaviour: elementwise
 // ops follow their inputs (core/memory_format.h's elementwise rule);
-// convolution, pooling and their backward ops give a channels-last output
-// for a channels-last input (convolution also for a channels-last weight);
+// convolution, pooling, batch norm and their backward ops give a
+// channels-last output for a channels-last input (convolution also for a
+// channels-last weight);
 // every other op gives contiguous outputs. Only CPU kernels receive
 // channels-last outputs; each kernel of the ops named here writes them (its
 // own layout, or through a contiguous buffer).

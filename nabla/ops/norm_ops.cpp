@@ -1,7 +1,8 @@
-// batch_norm, layer_norm and group_norm: composites of reductions and
+// layer_norm and group_norm: composites of reductions and
 // elementwise ops, so autograd (and double backward) flows through the ops
 // they call and no gradient rule has to be kept in sync by hand. Each checks
 // its arguments first, naming the op, what was given and what was expected.
+// batch_norm, which has CPU kernels of its own, is in batch_norm_ops.cpp.
 #include "nabla/ops/elementwise_common.h"
 #include "nabla/ops/nn_functional.h"
 #include "nabla/ops/ops.h"
@@ -32,47 +33,6 @@ Tensor affine(Tensor y, const Tensor& weight, const Tensor& bias, const Shape& s
 
 Tensor normalize(const Tensor& x, const Tensor& mean, const Tensor& var, double eps) {
   return (x - mean) * rsqrt(var + eps);
-}
-
-// inputs: input, running_mean, running_var, weight, bias (all but input optional)
-// attrs: training, momentum, eps
-TensorList batch_norm_composite(Inputs in, const Attrs& a) {
-  const Tensor& x = in[0];
-  const Tensor &running_mean = in[1], &running_var = in[2], &weight = in[3], &bias = in[4];
-  bool training = a.b(0);
-  double momentum = a.f(1), eps = a.f(2);
-  NABLA_CHECK(x.dim() >= 2, "batch_norm: expected input of shape [N, C] or [N, C, *] (2 or more dims), got shape ",
-              x.sizes());
-  NABLA_CHECK(is_floating(x.dtype()), "batch_norm: expected a floating point input, got ", x.dtype());
-  check_channel_vector(running_mean, "running_mean", x, "batch_norm");
-  check_channel_vector(running_var, "running_var", x, "batch_norm");
-  check_channel_vector(weight, "weight", x, "batch_norm");
-  check_channel_vector(bias, "bias", x, "batch_norm");
-  NABLA_CHECK(running_mean.defined() == running_var.defined(),
-              "batch_norm: running_mean and running_var must be given together (got only one)");
-  Shape cs = channel_shape(x);
-  if (!training) {
-    NABLA_CHECK(running_mean.defined(),
-                "batch_norm: eval mode (training=false) needs running_mean and running_var; got none");
-    return {affine(normalize(x, reshape(running_mean, cs), reshape(running_var, cs), eps), weight, bias, cs)};
-  }
-  Shape dims{0};
-  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
-  int64_t n = x.numel() / std::max<int64_t>(x.sizes()[1], 1);
-  NABLA_CHECK(n > 1, "batch_norm: expected more than 1 value per channel when training, got input of shape ",
-              x.sizes());
-  Tensor mean_k = mean(x, dims, true);
-  Tensor var_k = var(x, dims, /*unbiased=*/false, true);
-  if (running_mean.defined()) {
-    // In place, outside autograd: the running stats are buffers, not part of the graph.
-    NoGradGuard no_grad;
-    Tensor rm = running_mean, rv = running_var;
-    Tensor batch_mean = reshape(mean_k.detach(), {x.sizes()[1]});
-    Tensor unbiased = reshape(var_k.detach(), {x.sizes()[1]}) * (static_cast<double>(n) / static_cast<double>(n - 1));
-    rm.mul_(1.0 - momentum).add_(batch_mean.to(rm.dtype()) * momentum);
-    rv.mul_(1.0 - momentum).add_(unbiased.to(rv.dtype()) * momentum);
-  }
-  return {affine(normalize(x, mean_k, var_k, eps), weight, bias, cs)};
 }
 
 // inputs: input, weight, bias; attrs: normalized_shape, eps
@@ -120,22 +80,15 @@ TensorList group_norm_composite(Inputs in, const Attrs& a) {
 
 }  // namespace
 
-extern constinit const OpDef batch_norm_op{.name = "batch_norm", .num_inputs = 5, .attr_names = "training,momentum,eps",
-                                           .composite = batch_norm_composite};
 extern constinit const OpDef layer_norm_op{.name = "layer_norm", .num_inputs = 3, .attr_names = "normalized_shape,eps",
                                            .composite = layer_norm_composite};
 extern constinit const OpDef group_norm_op{.name = "group_norm", .num_inputs = 3, .attr_names = "num_groups,eps",
                                            .composite = group_norm_composite};
 
 namespace {
-detail::RegisterOps register_norm{&batch_norm_op, &layer_norm_op, &group_norm_op};
+detail::RegisterOps register_norm{&layer_norm_op, &group_norm_op};
 }
 
-Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
-                  const Tensor& bias, bool training, double momentum, double eps) {
-  const Tensor in[5] = {input, running_mean, running_var, weight, bias};
-  return std::move(call(batch_norm_op, in, {training, momentum, eps})[0]);
-}
 Tensor layer_norm(const Tensor& input, IntList normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
   return call1(layer_norm_op, {input, weight, bias}, {normalized_shape.shape(), eps});

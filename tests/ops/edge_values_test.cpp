@@ -259,6 +259,10 @@ const std::map<std::string, EdgeFnEntry>& edge_fns() {
       {"max_pool2d_gather", {{}, [](X x) { return one(max_pool2d_gather(x[0], x[1])); }}},
       // normalization, dropout
       {"batch_norm", {{"batch_norm"}, [](X x) { return one(batch_norm(x[0], Tensor(), Tensor(), x[1], x[2], true)); }}},
+      {"vjp_batch_norm", {{}, [](X x) {
+         return Tensors{grad({batch_norm(x[0], Tensor(), Tensor(), x[1], Tensor(), true)}, {x[0]}, {x[2]}, std::nullopt,
+                             /*create_graph=*/true)[0]};
+       }}},
       {"batch_norm_eval", {{}, [](X x) { return one(batch_norm(x[0], x[1], x[2], Tensor(), Tensor(), false)); }}},
       {"layer_norm", {{"layer_norm"}, [](X x) { return one(layer_norm(x[0], {3}, x[1], x[2])); }}},
       {"group_norm", {{"group_norm"}, [](X x) { return one(group_norm(x[0], 2, x[1], x[2])); }}},

@@ -188,6 +188,8 @@ FNS.update({
     "vjp_embedding": lambda i, w, u: torch.autograd.grad(F.embedding(i, w), w, u, create_graph=True)[0],
     "vjp_embedding_pad": lambda i, w, u: torch.autograd.grad(F.embedding(i, w, padding_idx=1), w, u,
                                                              create_graph=True)[0],
+    "vjp_batch_norm": lambda x, w, u: torch.autograd.grad(F.batch_norm(x, None, None, w, None, training=True), x, u,
+                                                          create_graph=True)[0],
     "max_pool2d_gather": lambda src, idx: torch.gather(src.flatten(2), 2, idx.flatten(2)).view(idx.shape),
 })
 
@@ -324,6 +326,11 @@ case("max_pool2d_gather", Fl([nan, 1.0, inf, -inf, 0.0, 2.0, 1.0, -0.0], (1, 2, 
 NORM_IN = [2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0, 1.0, 2.0, 4.0]
 case("batch_norm", Fl(NORM_IN, (4, 3)), Fl([1.0, 0.0, 2.0]), Fl([0.0, 1.0, -1.0]))
 case("batch_norm", Fl([1.0, nan, 3.0, inf, 1.0, 2.0], (2, 3)), Fl([1.0, 1.0, 1.0]), Fl([0.0, 0.0, 0.0]))
+# batch_norm's gradient (native_batch_norm_backward on the CPU), and its own gradients.
+case("vjp_batch_norm", Fl(NORM_IN, (4, 3)), Fl([1.0, 0.5, 2.0]),
+     Fl([1.0, -1.0, 0.5, 2.0, 0.0, -0.5, 1.5, 1.0, 3.0, -2.0, 2.5, 0.25], (4, 3)))
+case("vjp_batch_norm", Fl(NORM_IN, (4, 3)), Fl([1.0, 0.5, 2.0]),
+     Fl([1.0, nan, 2.0, -1.0, 1.0, 0.5, 0.0, 2.0, inf, 3.0, -2.0, 1.0], (4, 3)))
 case("batch_norm_eval", Fl([1.0, nan, inf, 0.0, 1.0, -inf], (2, 3)), Co([0.0, 1.0, 0.0]), Co([1.0, 0.0, 4.0]))
 case("layer_norm", Fl(NORM_IN, (4, 3)), Fl([1.0, 0.0, 2.0]), Fl([0.0, 1.0, -1.0]))
 case("layer_norm", Fl([1.0, nan, 3.0, inf, 1.0, 2.0], (2, 3)), Fl([1.0, 1.0, 1.0]), Fl([0.0, 0.0, 0.0]))

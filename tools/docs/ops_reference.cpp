@@ -259,10 +259,16 @@ std::string devices_text(const OpDef& op) {
   [[maybe_unused]] static const bool backends_loaded = (devices(), true);
   if (op.composite) return "composite: runs wherever the ops it is built from run";
   // The test device (opaque) is not a device users have.
-  std::vector<std::string> d;
+  std::vector<std::string> d, generic;
   for (DeviceType t : {DeviceType::CPU, DeviceType::CUDA, DeviceType::OpenCL})
-    if (has_device_kernel(op, t)) d.push_back(DeviceTypeName(t));
+    if (has_device_kernel(op, t))
+      d.push_back(DeviceTypeName(t));
+    else if (find_kernel(op, t))
+      generic.push_back(DeviceTypeName(t));
   if (d.empty() && find_kernel(op, DeviceType::CPU)) return "every device (built on the device runtime)";
+  // Kernels of some devices, and a generic one (made of other ops: batch
+  // norm's) for the rest.
+  if (!d.empty() && !generic.empty()) return join(d, ", ") + "; " + join(generic, ", ") + " through its generic kernel";
   return d.empty() ? "none" : join(d, ", ");
 }
 
