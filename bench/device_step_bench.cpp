@@ -271,27 +271,23 @@ int run(const Args& a) {
     // The CNN's convolutions both ways: the rows above take cuda::cudnn::conv_path().
     std::printf("convolutions on %s: %s\n\n", device.str().c_str(), cuda::cudnn::conv_path().c_str());
     if (cuda::cudnn::enabled() && cuda::cudnn::is_available()) {
-      const auto without_cudnn = [](Device d, bool compiled) -> StepFn {
-        StepFn step = cnn_step(d, compiled);
-        return [step] {
-          cuda::cudnn::set_enabled(false);
-          Tensor loss = step();
-          cuda::cudnn::set_enabled(true);
-          return loss;
+      // The CNN step with one cuDNN switch flipped for its own calls (set(on), then set(!on) after).
+      const auto with_switch = [](void (*set)(bool), bool on) {
+        return [set, on](Device d, bool compiled) -> StepFn {
+          StepFn step = cnn_step(d, compiled);
+          return [step, set, on] {
+            set(on);
+            Tensor loss = step();
+            set(!on);
+            return loss;
+          };
         };
       };
+      const auto without_cudnn = with_switch(cuda::cudnn::set_enabled, false);
       rows.push_back({"CNN, eager, im2col (no cuDNN)", without_cudnn, false, false});
       rows.push_back({"CNN, compiled, im2col (no cuDNN)", without_cudnn, true, false});
       // torch.backends.cudnn.benchmark: each shape's fastest of cuDNN's algorithms and im2col (timed at warm-up).
-      const auto benchmarked = [](Device d, bool compiled) -> StepFn {
-        StepFn step = cnn_step(d, compiled);
-        return [step] {
-          cuda::cudnn::set_benchmark(true);
-          Tensor loss = step();
-          cuda::cudnn::set_benchmark(false);
-          return loss;
-        };
-      };
+      const auto benchmarked = with_switch(cuda::cudnn::set_benchmark, true);
       rows.push_back({"CNN, eager, cuDNN benchmark mode", benchmarked, false, false});
       rows.push_back({"CNN, compiled, cuDNN benchmark mode", benchmarked, true, false});
     }
