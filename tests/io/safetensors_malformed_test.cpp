@@ -36,7 +36,7 @@ std::string st_file(const std::string& header, const std::string& data) {
   return put("f.safetensors", le64(header.size()) + header + data);
 }
 
-std::string error_of(const std::string& path) {
+std::string load_error_of(const std::string& path) {
   try {
     load_safetensors(path);
   } catch (const Error& e) {
@@ -47,7 +47,7 @@ std::string error_of(const std::string& path) {
 
 #define EXPECT_ERROR(path, text)                                      \
   do {                                                                \
-    const std::string msg_ = error_of(path);                          \
+    const std::string msg_ = load_error_of(path);                          \
     EXPECT_NE(msg_.find(text), std::string::npos) << msg_;            \
     EXPECT_NE(msg_.find("f.safetensors"), std::string::npos) << msg_; \
   } while (0)
@@ -70,7 +70,7 @@ TEST(SafetensorsMalformed, Truncated) {
   for (size_t n = 0; n < good.size(); ++n)
     EXPECT_THROW(load_safetensors(put("f.safetensors", good.substr(0, n))), Error);
   EXPECT_ERROR(put("f.safetensors", "no such"), "truncated");
-  EXPECT_NE(error_of(temp_path("missing.safetensors")).find("cannot open"), std::string::npos);
+  EXPECT_NE(load_error_of(temp_path("missing.safetensors")).find("cannot open"), std::string::npos);
 }
 
 TEST(SafetensorsMalformed, HeaderLengthTooLarge) {

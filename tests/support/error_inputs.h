@@ -64,4 +64,4 @@ inline Tensor leaf(IntList sizes) { return zeros(sizes).requires_grad_(); }
 // Registers cases at start-up, from a std::vector<ErrorInput> or a braced list:
 // NABLA_ERROR_INPUTS({{op, called, what, [] { ... }, {fragments}}, ...});
 #define NABLA_ERROR_INPUTS(...) \
-  static ::nabla::testing::RegisterErrorInputs NABLA_ERROR_INPUTS_CAT(error_inputs_, __LINE__)(__VA_ARGS__)
+  static ::nabla::testing::RegisterErrorInputs NABLA_ERROR_INPUTS_CAT(error_inputs_, __COUNTER__)(__VA_ARGS__)

@@ -101,4 +101,4 @@ std::string compare(const Tensor& actual, const Tensor& expected, double atol, d
 #define NABLA_OP_INFO_CAT2(a, b) a##b
 #define NABLA_OP_INFO_CAT(a, b) NABLA_OP_INFO_CAT2(a, b)
 // Registers an OpInfo at start-up: NABLA_OP_INFO(some_function_returning_an_OpInfo(...));
-#define NABLA_OP_INFO(...) static ::nabla::testing::RegisterOpInfo NABLA_OP_INFO_CAT(op_info_, __LINE__)(__VA_ARGS__)
+#define NABLA_OP_INFO(...) static ::nabla::testing::RegisterOpInfo NABLA_OP_INFO_CAT(op_info_, __COUNTER__)(__VA_ARGS__)
