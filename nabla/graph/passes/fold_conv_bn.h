@@ -19,6 +19,11 @@
 // batch norm weight that trains) that value has a second use and the pass
 // does not fire; otherwise the gradients are those of the unfolded graph.
 //
+// w' costs a pass over the weight at every run where the fold saves one over
+// the convolution's output, so only convolutions whose output has at least as
+// many elements as their weight are folded (the early layers of a CNN, large
+// batches; nn::fuse_for_inference folds once, with no cost per run).
+//
 // Per plan, on the CPU: the conv2d's value used only as channel_affine's
 // input (not fetched, not a control input), both plain float32/float64 ops
 // whose inputs all have that dtype, and no assign between the two (the folded
