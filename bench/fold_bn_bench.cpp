@@ -9,7 +9,8 @@
 //     with the same weights).
 // The machine is shared: each round times every variant, in an order that
 // rotates from round to round, and the ranges over rounds are printed, with
-// each variant's time over the first variant's in the same round.
+// each variant's time over its baseline's in the same round (folded over
+// unfolded, fuse_for_inference over eager).
 //
 // Usage: fold_bn_bench [--model resnet18|convnet] [--threads N] [--batch B] [--size S]
 //                      [--rounds R] [--iters I] [--profile 1]
@@ -116,6 +117,7 @@ std::shared_ptr<nn::Sequential> convnet() {
 struct Variant {
   std::string name;
   std::function<Tensor()> run;
+  int base;  // the variant its time is divided by, round by round
 };
 
 }  // namespace
@@ -143,12 +145,13 @@ int main(int argc, char** argv) {
     twin->eval();
     const int64_t pairs = nn::fuse_for_inference(*twin);
     std::printf("nn::fuse_for_inference folded %lld pairs\n", static_cast<long long>(pairs));
-    variants.push_back({"eager", [&] { return net->forward(x); }});
-    variants.push_back({"eager fuse_for_inference", [&] { return twin->forward(x); }});
+    variants.push_back({"eager", [&] { return net->forward(x); }, 0});
+    variants.push_back({"eager fuse_for_inference", [&] { return twin->forward(x); }, 0});
   }
-  variants.push_back({"session unfolded", [&] { return unfolded.run(t.outputs[0], feeds); }});
-  variants.push_back({"session folded", [&] { return folded.run(t.outputs[0], feeds); }});
-  if (a.model == "resnet18") variants.push_back({"eager", [&] { return net->forward(x); }});
+  const int u = static_cast<int>(variants.size());
+  variants.push_back({"session unfolded", [&] { return unfolded.run(t.outputs[0], feeds); }, u});
+  variants.push_back({"session folded", [&] { return folded.run(t.outputs[0], feeds); }, u});
+  if (a.model == "resnet18") variants.push_back({"eager", [&] { return net->forward(x); }, u});
   // Warm up (plans, buffers, oneDNN primitives) and check every variant agrees.
   Tensor ref = variants[0].run();
   for (const Variant& v : variants) {
@@ -172,14 +175,14 @@ int main(int argc, char** argv) {
     std::printf("round %d:", r);
     for (std::size_t i = 0; i < n; ++i) {
       ms[i].push_back(round[i]);
-      ratio[i].push_back(round[i] / round[0]);
+      ratio[i].push_back(round[i] / round[static_cast<std::size_t>(variants[i].base)]);
       std::printf("  %s %.3f", variants[i].name.c_str(), round[i]);
     }
     std::printf("  (ms)\n");
   }
   for (std::size_t i = 0; i < n; ++i)
     std::printf("%-26s ms: %s   / %s: %s\n", variants[i].name.c_str(), range(ms[i]).c_str(),
-                variants[0].name.c_str(), range(ratio[i]).c_str());
+                variants[static_cast<std::size_t>(variants[i].base)].name.c_str(), range(ratio[i]).c_str());
   if (a.profile) {
     for (graph::Session* s : {&folded, &unfolded}) {
       s->set_profiling(true);
