@@ -45,9 +45,6 @@ int foldable_conv(const OptGraph& g, int r, const std::vector<int>& uses) {
   // and large batches, not a late 3x3 convolution on a small map (resnet18's
   // layer4 at batch 8 on 64x64 images: 16K outputs, 2.4M weights).
   if (elements(conv.metas[0].sizes) < elements(w)) return -1;
-  // The folded node reads the weight where channel_affine was.
-  for (int k = c + 1; k < r; ++k)
-    if (changes_state(g.node(k).kind)) return -1;
   return c;
 }
 
@@ -55,6 +52,12 @@ int foldable_conv(const OptGraph& g, int r, const std::vector<int>& uses) {
 
 int fold_conv_batch_norm(OptGraph& g, std::vector<ValueRef>& fetches) {
   const int n = g.size();
+  // Inference plans only: a plan that changes state (an optimizer's update,
+  // an assign) is a training step, which compile() runs with eager's values
+  // bit for bit (folding rounds differently). This also keeps every read of
+  // a weight on its side of any update.
+  for (const Node& node : g.graph.nodes)
+    if (changes_state(node.kind)) return 0;
   std::vector<int> uses(static_cast<std::size_t>(n), 0);
   for (const Node& node : g.graph.nodes) {
     for (const ValueRef& r : node.inputs) ++uses[static_cast<std::size_t>(r.node)];

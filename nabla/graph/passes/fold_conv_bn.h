@@ -12,12 +12,15 @@
 // weight-sized ops, not a pass over the activations.
 //
 // Only eval mode: batch norm in training mode is native_batch_norm (the
-// batch's statistics), which this pass never touches. The rewrite replaces a
-// forward value by an equal one and leaves every other node as it was, so
-// gradient nodes keep reading what they read: when a gradient needs the
-// convolution's own value (channel_affine's gradient for its scale, i.e. a
-// batch norm weight that trains) that value has a second use and the pass
-// does not fire; otherwise the gradients are those of the unfolded graph.
+// batch's statistics), which this pass never touches. Only inference plans:
+// a plan with an assign or an effect node (a training step, even one with
+// frozen batch norm layers) is left alone, since compiled training steps give
+// eager's values bit for bit and folding rounds differently. Gradients
+// fetched without an update stay right: the rewrite replaces a forward value
+// by an equal one and leaves every other node as it was, so gradient nodes
+// keep reading what they read; when a gradient needs the convolution's own
+// value (channel_affine's gradient for its scale, a batch norm weight that
+// trains) that value has a second use and the pass does not fire.
 //
 // w' costs a pass over the weight at every run where the fold saves one over
 // the convolution's output, so only convolutions whose output has at least as
@@ -26,8 +29,7 @@
 //
 // Per plan, on the CPU: the conv2d's value used only as channel_affine's
 // input (not fetched, not a control input), both plain float32/float64 ops
-// whose inputs all have that dtype, and no assign between the two (the folded
-// node reads the weight where channel_affine was). Run it before
+// whose inputs all have that dtype. Run it before
 // fuse_conv_relu, so conv -> batch norm -> relu ends as one conv2d_relu.
 // Equal to the unfolded graph up to rounding, for finite values (as any
 // folding: a zero weight times an infinite scale gives NaN where the unfolded
