@@ -14,6 +14,7 @@
 #include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/node_kernel.h"
 #include "nabla/graph/passes/dead_code.h"
+#include "nabla/graph/passes/fold_conv_bn.h"
 #include "nabla/graph/passes/fuse_conv.h"
 #include "nabla/graph/passes/fuse_elementwise.h"
 #include "nabla/graph/passes/memory_plan.h"
@@ -230,8 +231,13 @@ Session::Plan& Session::plan_for(Specialization& spec, const std::vector<ValueRe
   // node where it is placed (session_placement.cpp), unfused, without a
   // memory plan; its CPU nodes still call their kernels directly.
   const bool on_cpu = device_.is_cpu() && !placed_;
-  // Convolution blocks first (conv2d -> relu becomes conv2d_relu), so that
-  // the elementwise chains are formed around them.
+  // Convolution blocks first (eval-mode batch norm folded into the conv2d
+  // before it, then conv2d -> relu becomes conv2d_relu, so conv -> batch norm
+  // -> relu ends as one node), so that the elementwise chains are formed
+  // around them.
+  if (on_cpu && options_.optimize && options_.fuse && options_.fold_batch_norm &&
+      fold_conv_batch_norm(plan->graph, plan->fetches) > 0)
+    prune_to_fetches(plan->graph, plan->fetches);
   if (on_cpu && options_.optimize && options_.fuse && fuse_conv_relu(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
   if (on_cpu && options_.optimize && options_.fuse && fuse_elementwise(plan->graph, plan->fetches) > 0)

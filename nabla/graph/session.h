@@ -44,6 +44,9 @@ struct SessionOptions {
   // and memory planning are off too: nodes run as built, pruned to the fetches.
   bool optimize = true;
   bool fuse = true;         // fuse elementwise chains (needs optimize)
+  // Fold eval-mode batch norm into the conv2d before it (passes/fold_conv_bn.h;
+  // needs optimize and fuse). Off: the unfolded graph's values, bit for bit.
+  bool fold_batch_norm = true;
   bool plan_memory = true;  // release values after their last use, run in place where safe (needs optimize)
   // Graphs with unknown dims: how many specializations (one per set of fed
   // shapes, each with its plans and buffers) are kept; past it the least

@@ -6,6 +6,7 @@
 #include "nabla/nn/container.h"
 #include "nabla/nn/conv.h"
 #include "nabla/nn/embedding.h"
+#include "nabla/nn/fusion.h"
 #include "nabla/nn/init.h"
 #include "nabla/nn/linear.h"
 #include "nabla/nn/loss.h"

@@ -7,6 +7,7 @@
 
 #include "nabla/nn/activation.h"
 #include "nabla/nn/conv.h"
+#include "nabla/nn/linear.h"
 #include "nabla/ops/autocast.h"
 #include "nabla/ops/conv.h"
 
@@ -38,20 +39,25 @@ namespace {
 // differ): run as one conv2d_relu, the same values and gradients in one pass.
 // Not for NHWC data (Conv2d::forward permutes it) nor under autocast, whose
 // bfloat16 convolution is conv2d's (conv2d_relu is not on its list).
-bool conv_then_relu(const Module& a, const Module& b) {
-  return typeid(a) == typeid(Conv2d) && typeid(b) == typeid(ReLU) &&
-         static_cast<const Conv2d&>(a).data_format == "NCHW" && !is_autocast_enabled();
+bool fusable_conv(const Module& a) {
+  return typeid(a) == typeid(Conv2d) && static_cast<const Conv2d&>(a).data_format == "NCHW" && !is_autocast_enabled();
 }
 }  // namespace
 
 Tensor Sequential::forward(const Tensor& x) {
   Tensor y = x;
   for (std::size_t i = 0; i < modules_.size(); ++i) {
-    if (i + 1 < modules_.size() && conv_then_relu(*modules_[i], *modules_[i + 1])) {
-      const auto& c = static_cast<const Conv2d&>(*modules_[i]);
-      y = conv2d_relu(y, c.weight, c.bias, c.stride.list(), c.padding.list(), c.dilation.list(), c.groups);
-      ++i;
-      continue;
+    if (fusable_conv(*modules_[i])) {
+      // Identities between the two (where nn::fuse_for_inference left a
+      // folded BatchNorm2d) pass the value on unchanged.
+      std::size_t j = i + 1;
+      while (j < modules_.size() && typeid(*modules_[j]) == typeid(Identity)) ++j;
+      if (j < modules_.size() && typeid(*modules_[j]) == typeid(ReLU)) {
+        const auto& c = static_cast<const Conv2d&>(*modules_[i]);
+        y = conv2d_relu(y, c.weight, c.bias, c.stride.list(), c.padding.list(), c.dilation.list(), c.groups);
+        i = j;
+        continue;
+      }
     }
     y = modules_[i]->forward(y);
   }
