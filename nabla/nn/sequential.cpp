@@ -51,8 +51,12 @@ Tensor Sequential::forward(const Tensor& x) {
       // Identities between the two (where nn::fuse_for_inference left a
       // folded BatchNorm2d) pass the value on unchanged.
       std::size_t j = i + 1;
-      while (j < modules_.size() && typeid(*modules_[j]) == typeid(Identity)) ++j;
-      if (j < modules_.size() && typeid(*modules_[j]) == typeid(ReLU)) {
+      auto is = [&](std::size_t k, const std::type_info& type) {
+        const Module& m = *modules_[k];  // typeid of a plain reference: no side effects for clang to warn about
+        return typeid(m) == type;
+      };
+      while (j < modules_.size() && is(j, typeid(Identity))) ++j;
+      if (j < modules_.size() && is(j, typeid(ReLU))) {
         const auto& c = static_cast<const Conv2d&>(*modules_[i]);
         y = conv2d_relu(y, c.weight, c.bias, c.stride.list(), c.padding.list(), c.dilation.list(), c.groups);
         i = j;
