@@ -146,5 +146,7 @@ TEST(PoolErrors, BackwardPrimitives) {
                     "max_pool2d_gather: expected int64 indices [N, C, OH, OW]");
 }
 
+#undef EXPECT_CONV_ERROR
+
 }  // namespace
 }  // namespace nabla
