@@ -10,6 +10,7 @@
 #include "nabla/cudnn.h"
 #include "nabla/nabla.h"
 #include "nabla/testing/assert_close.h"
+#include "support/device_param_name.h"
 
 namespace nabla::testing {
 namespace {
@@ -59,9 +60,8 @@ TEST_P(ConvIm2colAccel, SpansAcrossOutputRowsWithPadding) {
 // padding (1, 2), dilation (1, 2).
 TEST_P(ConvIm2colAccel, SpansWithStrideAndDilation) { check({4, 16, 19, 13}, {8, 16, 3, 3}, {2, 1}, {1, 2}, {1, 2}); }
 
-std::string name_of(const ::testing::TestParamInfo<Device>& p) { return DeviceTypeName(p.param.type); }
-
-INSTANTIATE_TEST_SUITE_P(Backends, ConvIm2colAccel, ::testing::Values(Device("opencl:0"), Device("cuda:0")), name_of);
+INSTANTIATE_TEST_SUITE_P(Backends, ConvIm2colAccel, ::testing::Values(Device("opencl:0"), Device("cuda:0")),
+                         device_param_name);
 
 }  // namespace
 }  // namespace nabla::testing

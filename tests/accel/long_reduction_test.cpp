@@ -11,6 +11,7 @@
 #include "nabla/cuda.h"
 #include "nabla/nabla.h"
 #include "nabla/testing/assert_close.h"
+#include "support/device_param_name.h"
 
 namespace nabla::testing {
 namespace {
@@ -92,10 +93,8 @@ TEST_P(LongReductionAccel, VarOverBatchAndSpaceMatchesTheCpu) {
   expect_same(on_device.running_var.to(kCPU), on_cpu.running_var, "batch_norm's running_var");
 }
 
-std::string name_of(const ::testing::TestParamInfo<Device>& p) { return DeviceTypeName(p.param.type); }
-
 INSTANTIATE_TEST_SUITE_P(Backends, LongReductionAccel, ::testing::Values(Device("opencl:0"), Device("cuda:0")),
-                         name_of);
+                         device_param_name);
 
 }  // namespace
 }  // namespace nabla::testing

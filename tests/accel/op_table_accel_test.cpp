@@ -12,6 +12,7 @@
 
 #include "nabla/cuda.h"
 #include "nabla/nabla.h"
+#include "support/device_param_name.h"
 #include "support/op_info.h"
 
 namespace nabla::testing {
@@ -131,13 +132,8 @@ TEST_P(OpTableAccel, GradientsMatchTheCpu) {
 std::string param_name(const ::testing::TestParamInfo<std::tuple<Device, std::size_t>>& p) {
   return std::string(DeviceTypeName(std::get<0>(p.param).type)) + "_" + op_infos()[std::get<1>(p.param)].name;
 }
-std::vector<std::size_t> all_indices() {
-  std::vector<std::size_t> r;
-  for (std::size_t i = 0; i < op_infos().size(); ++i) r.push_back(i);
-  return r;
-}
 INSTANTIATE_TEST_SUITE_P(Ops, OpTableAccel,
-                         ::testing::Combine(::testing::ValuesIn(kAccelerators), ::testing::ValuesIn(all_indices())),
+                         ::testing::Combine(::testing::ValuesIn(kAccelerators), ::testing::ValuesIn(op_info_indices())),
                          param_name);
 
 // Every op of the table runs on each built accelerator backend: a kernel of
@@ -170,8 +166,7 @@ TEST_P(AccelCoverage, EveryOpOfTheTableHasAKernel) {
   EXPECT_EQ(without, 0) << "ops without a " << DeviceTypeName(t) << " kernel:" << missing;
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, AccelCoverage, ::testing::ValuesIn(kAccelerators),
-                         [](const ::testing::TestParamInfo<Device>& p) { return DeviceTypeName(p.param.type); });
+INSTANTIATE_TEST_SUITE_P(Backends, AccelCoverage, ::testing::ValuesIn(kAccelerators), device_param_name);
 
 }  // namespace
 }  // namespace nabla::testing

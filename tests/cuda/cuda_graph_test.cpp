@@ -9,12 +9,11 @@
 
 #include "cuda/cuda_test_util.h"
 #include "nabla/core/caching_device_allocator.h"
+#include "support/devices.h"
 #include "support/error_message.h"
 
 namespace nabla::testing {
 namespace {
-
-const Device kCuda("cuda:0");
 
 // ---- the private pool, on host memory --------------------------------------
 

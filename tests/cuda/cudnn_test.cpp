@@ -17,8 +17,6 @@
 namespace nabla::testing {
 namespace {
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 // The environment's switch, as the process read it.
 bool environment_enables_cudnn() {
   const char* env = std::getenv("NABLA_CUDNN");
@@ -39,13 +37,13 @@ TEST(CudaLoading, CudnnSaysWhetherItLoadsAndWhy) {
     EXPECT_EQ(reason, "nabla was built without CUDA (NABLA_CUDA=OFF or no toolkit found)");
   } else if (const char* lib = std::getenv("NABLA_CUDNN_LIBRARY"); lib && *lib) {
     // ctest: cuda_cudnn_missing names a file that does not exist.
-    EXPECT_TRUE(starts_with(reason, "cuDNN could not be loaded: ")) << reason;
+    EXPECT_TRUE(reason.starts_with("cuDNN could not be loaded: ")) << reason;
     EXPECT_NE(reason.find(lib), std::string::npos) << reason;  // dlerror names the file
     EXPECT_EQ(cuda::cudnn::conv_path(), "im2col + cuBLAS (" + reason + ")");
   } else {
-    EXPECT_TRUE(starts_with(reason, "libnabla_cuda.so could not be loaded: ") ||
-                starts_with(reason, "cuDNN could not be ") ||
-                starts_with(reason, "nabla's CUDA backend was built without cuDNN"))
+    EXPECT_TRUE(reason.starts_with("libnabla_cuda.so could not be loaded: ") ||
+                reason.starts_with("cuDNN could not be ") ||
+                reason.starts_with("nabla's CUDA backend was built without cuDNN"))
         << reason;
   }
 }
@@ -57,12 +55,12 @@ TEST(CudaLoading, CudnnSwitchChoosesTheConvolutionPath) {
   const bool before = cuda::cudnn::enabled();
   cuda::cudnn::set_enabled(false);
   EXPECT_FALSE(cuda::cudnn::enabled());
-  EXPECT_TRUE(starts_with(cuda::cudnn::conv_path(), "im2col + cuBLAS (cuDNN disabled: NABLA_CUDNN=0"))
+  EXPECT_TRUE(cuda::cudnn::conv_path().starts_with("im2col + cuBLAS (cuDNN disabled: NABLA_CUDNN=0"))
       << cuda::cudnn::conv_path();
   cuda::cudnn::set_enabled(true);
   const std::string path = cuda::cudnn::conv_path();
   if (cuda::cudnn::is_available())
-    EXPECT_TRUE(starts_with(path, "cuDNN 9.")) << path;
+    EXPECT_TRUE(path.starts_with("cuDNN 9.")) << path;
   else
     EXPECT_EQ(path, "im2col + cuBLAS (" + cuda::cudnn::unavailable_reason() + ")");
   cuda::cudnn::set_enabled(before);

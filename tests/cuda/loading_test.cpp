@@ -19,8 +19,6 @@ std::string env(const char* name) {
   return v ? v : "";
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 TEST(CudaLoading, IsBuiltSaysWhetherTheBackendWasBuilt) { EXPECT_EQ(cuda::is_built(), bool(NABLA_TEST_CUDA_BUILT)); }
 
 // The reason names the first thing missing, in one sentence.
@@ -33,16 +31,16 @@ TEST(CudaLoading, UnavailableReasonNamesWhatIsMissing) {
   if (!cuda::is_built()) {
     EXPECT_EQ(reason, "nabla was built without CUDA (NABLA_CUDA=OFF or no toolkit found)");
   } else if (const std::string lib = env("NABLA_CUDA_LIBRARY"); !lib.empty()) {
-    EXPECT_TRUE(starts_with(reason, "libnabla_cuda.so could not be loaded: ")) << reason;
+    EXPECT_TRUE(reason.starts_with("libnabla_cuda.so could not be loaded: ")) << reason;
     EXPECT_NE(reason.find(lib), std::string::npos) << reason;  // dlerror names the file
   } else if (!env("NABLA_CUDA_DRIVER_LIBRARY").empty()) {
-    EXPECT_TRUE(starts_with(reason, "cuInit failed: ")) << reason;
+    EXPECT_TRUE(reason.starts_with("cuInit failed: ")) << reason;
   } else if (void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL); !driver) {
-    EXPECT_TRUE(starts_with(reason, "no NVIDIA driver: libcuda.so.1 not found (")) << reason;
+    EXPECT_TRUE(reason.starts_with("no NVIDIA driver: libcuda.so.1 not found (")) << reason;
   } else {
     // A driver without a usable device.
-    EXPECT_TRUE(starts_with(reason, "cuInit failed: ") || starts_with(reason, "the NVIDIA driver found no CUDA device") ||
-                starts_with(reason, "cuda:0 could not be opened: "))
+    EXPECT_TRUE(reason.starts_with("cuInit failed: ") || reason.starts_with("the NVIDIA driver found no CUDA device") ||
+                reason.starts_with("cuda:0 could not be opened: "))
         << reason;
   }
 }
@@ -73,7 +71,7 @@ TEST(CudaLoading, QueriesAnswerWithoutADevice) {
   for (const DeviceInfo& d : devices()) EXPECT_NE(d.device.type, DeviceType::CUDA) << d.device;
   // The backend is registered exactly when its library could be loaded.
   Backend* b = find_backend(DeviceType::CUDA);
-  const bool library_loaded = cuda::is_built() && !starts_with(cuda::unavailable_reason(), "libnabla_cuda.so");
+  const bool library_loaded = cuda::is_built() && !cuda::unavailable_reason().starts_with("libnabla_cuda.so");
   EXPECT_EQ(b != nullptr, library_loaded);
   if (b) {
     EXPECT_EQ(b->device_count(), 0);
@@ -101,7 +99,7 @@ TEST(CudaDriver, EveryEntryPointIsInTheDriverAndTheStubIsReported) {
   if (!cuda::is_built()) GTEST_SKIP() << cuda::unavailable_reason();
   const std::string reason = cuda::unavailable_reason();
   std::printf("with %s: %s\n", stub.c_str(), reason.c_str());
-  EXPECT_TRUE(starts_with(reason, "cuInit failed: CUDA_ERROR_STUB_LIBRARY")) << reason;
+  EXPECT_TRUE(reason.starts_with("cuInit failed: CUDA_ERROR_STUB_LIBRARY")) << reason;
   expect_error(error_of([] { (void)ones({2}).to(Device("cuda")); }), {"cuda:0", "CUDA_ERROR_STUB_LIBRARY"});
 }
 

@@ -11,12 +11,11 @@
 
 #include "cuda/cuda_test_util.h"
 #include "nabla/core/caching_device_allocator.h"
+#include "support/devices.h"
 #include "support/error_message.h"
 
 namespace nabla::testing {
 namespace {
-
-const Device kCuda("cuda:0");
 
 std::vector<uint8_t> random_bytes(std::size_t n, uint32_t seed) {
   std::mt19937 gen(seed);

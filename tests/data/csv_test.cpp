@@ -10,6 +10,7 @@
 
 #include "nabla/nabla.h"
 #include "tests/support/error_message.h"
+#include "tests/support/tensor_values.h"
 
 namespace nabla::data {
 namespace {
@@ -22,15 +23,14 @@ std::string write_csv(const std::string& name, const std::string& text) {
   return path;
 }
 
-std::vector<double> values(const Tensor& t) { return t.to(kFloat64).to_vector<double>(); }
-
+using nabla::testing::double_values;
 using nabla::testing::error_of;
 
 TEST(Csv, ReadsNumbersIntoARowsByColumnsTensor) {
   Tensor t = read_csv(write_csv("a.csv", "1,2.5,-3\n4e2, +5 ,\"6\"\n"));
   EXPECT_EQ(t.dtype(), kFloat32);
   EXPECT_EQ(t.sizes(), (Shape{2, 3}));
-  EXPECT_EQ(values(t), (std::vector<double>{1, 2.5, -3, 400, 5, 6}));
+  EXPECT_EQ(double_values(t), (std::vector<double>{1, 2.5, -3, 400, 5, 6}));
 }
 
 TEST(Csv, HeaderDelimiterCrlfBlankLinesAndFloat64) {
@@ -39,7 +39,7 @@ TEST(Csv, HeaderDelimiterCrlfBlankLinesAndFloat64) {
                       {.header = true, .delimiter = ';', .dtype = kFloat64}, &names);
   EXPECT_EQ(names, (std::vector<std::string>{"sepal length", "width"}));
   ASSERT_EQ(t.sizes(), (Shape{2, 2}));
-  auto v = values(t);
+  auto v = double_values(t);
   EXPECT_EQ(v[0], 0.1);  // float64 keeps every digit
   EXPECT_TRUE(std::isnan(v[1]));
   EXPECT_EQ(v[2], 1e-310);
@@ -47,7 +47,8 @@ TEST(Csv, HeaderDelimiterCrlfBlankLinesAndFloat64) {
   // Only a header: zero rows.
   EXPECT_EQ(read_csv(write_csv("h.csv", "a,b,c\n"), {.header = true}).sizes(), (Shape{0, 3}));
   // No newline at the end, tab delimiter.
-  EXPECT_EQ(values(read_csv(write_csv("t.csv", "1\t2\n3\t4"), {.delimiter = '\t'})), (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_EQ(double_values(read_csv(write_csv("t.csv", "1\t2\n3\t4"), {.delimiter = '\t'})),
+            (std::vector<double>{1, 2, 3, 4}));
 }
 
 TEST(Csv, ErrorsNameFileLineAndColumn) {
@@ -78,7 +79,7 @@ TEST(Csv, ErrorsNameFileLineAndColumn) {
 TEST(Csv, OneStrictNumberGrammar) {
   const std::string p =
       write_csv("ok.csv", "+4,-4,.5,5.,1e3,1E-3,+1.5e+2,inf,-Infinity,NAN,+nan,1e9999,-1e9999,1e-9999,-1e-9999\n");
-  auto v = values(read_csv(p, {.dtype = kFloat64}));
+  auto v = double_values(read_csv(p, {.dtype = kFloat64}));
   ASSERT_EQ(v.size(), 15u);
   EXPECT_EQ(std::vector<double>(v.begin(), v.begin() + 7), (std::vector<double>{4, -4, 0.5, 5, 1000, 1e-3, 150}));
   EXPECT_EQ(v[7], INFINITY);

@@ -9,12 +9,13 @@
 namespace nabla::data {
 namespace {
 
-std::shared_ptr<TensorDataset> range_dataset(int64_t n) {
+// n rows [2i, 2i + 1] with targets i.
+std::shared_ptr<TensorDataset> pair_rows_dataset(int64_t n) {
   return std::make_shared<TensorDataset>(arange(n * 2).view({n, 2}), arange(n));
 }
 
 TEST(Dataset, TensorDatasetSlicesDimZero) {
-  auto ds = range_dataset(5);
+  auto ds = pair_rows_dataset(5);
   EXPECT_EQ(ds->size(), 5);
   Example e = ds->get(3);
   EXPECT_EQ(e.data.sizes(), (Shape{2}));
@@ -27,13 +28,13 @@ TEST(Dataset, TensorDatasetSlicesDimZero) {
 }
 
 TEST(Dataset, SubsetAndConcat) {
-  auto ds = range_dataset(5);
+  auto ds = pair_rows_dataset(5);
   Subset sub(ds, {4, 0});
   EXPECT_EQ(sub.size(), 2);
   EXPECT_EQ(sub.get(0).target.item<int64_t>(), 4);
   EXPECT_EQ(sub.get(1).target.item<int64_t>(), 0);
   EXPECT_THROW(Subset(ds, {5}), Error);
-  ConcatDataset cat({ds, std::make_shared<Subset>(sub), range_dataset(0), range_dataset(1)});
+  ConcatDataset cat({ds, std::make_shared<Subset>(sub), pair_rows_dataset(0), pair_rows_dataset(1)});
   EXPECT_EQ(cat.size(), 8);
   std::vector<int64_t> targets;
   for (int64_t i = 0; i < cat.size(); ++i) targets.push_back(cat.get(i).target.item<int64_t>());
@@ -42,7 +43,7 @@ TEST(Dataset, SubsetAndConcat) {
 }
 
 TEST(Dataset, RandomSplitIsDisjointCoveringAndSeeded) {
-  auto ds = range_dataset(100);
+  auto ds = pair_rows_dataset(100);
   auto parts = random_split(ds, {70, 20, 10}, 7);
   ASSERT_EQ(parts.size(), 3u);
   EXPECT_EQ(parts[0]->size(), 70);

@@ -9,20 +9,17 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "tests/support/temp_files.h"
 
 namespace nabla::data {
 namespace {
 
+using nabla::testing::temp_path_in;
+
 using Bytes = std::vector<uint8_t>;
 
-std::string temp_path(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("nabla_idx_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
-
 std::string write_file(const std::string& name, const Bytes& b, bool gzip) {
-  const std::string path = temp_path(name);
+  const std::string path = temp_path_in("nabla_idx_test", name);
   if (gzip) {
     gzFile f = gzopen(path.c_str(), "wb");
     gzwrite(f, b.data(), static_cast<unsigned>(b.size()));
@@ -39,7 +36,7 @@ Bytes header(uint8_t type, std::vector<uint32_t> dims) {
   return b;
 }
 
-std::string error_of(const std::string& path) {
+std::string read_idx_error(const std::string& path) {
   try {
     read_idx(path);
   } catch (const Error& e) {
@@ -80,29 +77,29 @@ TEST(Idx, MalformedFilesGiveClearErrors) {
   auto has = [](const std::string& msg, const std::string& part) {
     EXPECT_NE(msg.find(part), std::string::npos) << msg;
   };
-  has(error_of(temp_path("missing")), "cannot open");
-  has(error_of(write_file("short", {0, 0}, false)), "too short");
-  has(error_of(write_file("magic", {1, 0, 8, 1, 0, 0, 0, 0}, false)), "magic");
-  has(error_of(write_file("type", header(0x0B, {1}), false)), "type code 0xb");
-  has(error_of(write_file("ndim", header(0x08, {}), false)), "0 dims");
+  has(read_idx_error(temp_path_in("nabla_idx_test", "missing")), "cannot open");
+  has(read_idx_error(write_file("short", {0, 0}, false)), "too short");
+  has(read_idx_error(write_file("magic", {1, 0, 8, 1, 0, 0, 0, 0}, false)), "magic");
+  has(read_idx_error(write_file("type", header(0x0B, {1}), false)), "type code 0xb");
+  has(read_idx_error(write_file("ndim", header(0x08, {}), false)), "0 dims");
   Bytes cut_header = header(0x08, {2, 3});
   cut_header.resize(9);
-  has(error_of(write_file("cut_header", cut_header, true)), "header needs 12 bytes");
+  has(read_idx_error(write_file("cut_header", cut_header, true)), "header needs 12 bytes");
   Bytes short_data = header(0x08, {2, 3});
   short_data.insert(short_data.end(), 5, 7);  // 5 of 6 values
-  has(error_of(write_file("short_data", short_data, false)), "truncated");
-  has(error_of(write_file("short_data.gz", short_data, true)), "truncated");
+  has(read_idx_error(write_file("short_data", short_data, false)), "truncated");
+  has(read_idx_error(write_file("short_data.gz", short_data, true)), "truncated");
   Bytes huge = header(0x08, {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF});  // no overflow, no huge allocation
-  has(error_of(write_file("huge", huge, false)), "truncated");
+  has(read_idx_error(write_file("huge", huge, false)), "truncated");
   Bytes extra = header(0x0C, {1});
   extra.insert(extra.end(), 6, 0);
-  has(error_of(write_file("extra", extra, false)), "has 6 data bytes but dims [1] need 4");
+  has(read_idx_error(write_file("extra", extra, false)), "has 6 data bytes but dims [1] need 4");
   // A gzip stream cut in the middle.
   Bytes big = header(0x08, {4096});
   for (int i = 0; i < 4096; ++i) big.push_back(uint8_t(i * 7919 >> 3));
   const std::string gz = write_file("cut.gz", big, true);
   std::filesystem::resize_file(gz, std::filesystem::file_size(gz) / 2);
-  has(error_of(gz), "truncated or corrupt gzip");
+  has(read_idx_error(gz), "truncated or corrupt gzip");
 }
 
 // The gzip file is inflated in memory: members written one after another
@@ -118,18 +115,18 @@ TEST(Idx, ConcatenatedGzipMembersAndTrailingBytes) {
     std::ifstream in(p, std::ios::binary);
     joined_bytes.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  const std::string joined = temp_path("joined.gz");
+  const std::string joined = temp_path_in("nabla_idx_test", "joined.gz");
   std::ofstream(joined, std::ios::binary) << joined_bytes;
   EXPECT_EQ(read_idx(joined).to_vector<uint8_t>(), (std::vector<uint8_t>{1, 2, 3, 4, 5, 6}));
-  const std::string trailing = temp_path("trailing.gz");
+  const std::string trailing = temp_path_in("nabla_idx_test", "trailing.gz");
   std::ofstream(trailing, std::ios::binary) << joined_bytes << "junk";
-  const std::string msg = error_of(trailing);
+  const std::string msg = read_idx_error(trailing);
   EXPECT_NE(msg.find("read_idx: '" + trailing + "' has 4 unexpected bytes after its gzip stream"), std::string::npos)
       << msg;
 }
 
 TEST(Idx, LoadMnistPairsImagesAndLabels) {
-  const std::string dir = std::filesystem::path(temp_path("x")).parent_path().string();
+  const std::string dir = std::filesystem::path(temp_path_in("nabla_idx_test", "x")).parent_path().string();
   Bytes images = header(0x08, {3, 28, 28});
   images.resize(images.size() + 3 * 28 * 28, 9);
   Bytes labels = header(0x08, {3});

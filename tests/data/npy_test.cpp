@@ -8,20 +8,14 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "tests/support/file_bytes.h"
+#include "tests/support/temp_files.h"
 
 namespace nabla::data {
 namespace {
 
-std::string temp_path(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("nabla_npy_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using nabla::testing::file_bytes;
+using nabla::testing::temp_path_in;
 
 // A version-1.0 file with the given header dict (padded like NumPy) and data.
 std::string npy_file(const std::string& name, std::string dict, const std::string& data) {
@@ -29,12 +23,12 @@ std::string npy_file(const std::string& name, std::string dict, const std::strin
   dict += '\n';
   std::string bytes =
       std::string("\x93NUMPY\x01\x00", 8) + char(dict.size() & 0xFF) + char(dict.size() >> 8) + dict + data;
-  const std::string path = temp_path(name);
+  const std::string path = temp_path_in("nabla_npy_test", name);
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }
 
-std::string error_of(const std::string& path) {
+std::string read_npy_error(const std::string& path) {
   try {
     read_npy(path);
   } catch (const Error& e) {
@@ -49,7 +43,7 @@ TEST(Npy, RoundTripsEveryDtypeAndShape) {
       int64_t n = 1;
       for (int64_t d : s) n *= d;
       Tensor x = arange(n).to(t).reshape(IntList(s));
-      const std::string path = temp_path("rt.npy");
+      const std::string path = temp_path_in("nabla_npy_test", "rt.npy");
       write_npy(path, t == kFloat32 && s.size() == 2 ? x.t().contiguous().t() : x);  // non-contiguous too
       Tensor y = read_npy(path);
       EXPECT_EQ(y.dtype(), t);
@@ -57,22 +51,22 @@ TEST(Npy, RoundTripsEveryDtypeAndShape) {
       EXPECT_EQ(y.to(kFloat64).to_vector<double>(), x.to(kFloat64).to_vector<double>());
     }
   }
-  EXPECT_THROW(write_npy(temp_path("bf16.npy"), ones({2}, dtype(kBFloat16))), Error);
+  EXPECT_THROW(write_npy(temp_path_in("nabla_npy_test", "bf16.npy"), ones({2}, dtype(kBFloat16))), Error);
 }
 
 TEST(Npy, WritesNumPysHeader) {
-  const std::string path = temp_path("header.npy");
+  const std::string path = temp_path_in("nabla_npy_test", "header.npy");
   write_npy(path, arange(6, dtype(kFloat32)).view({2, 3}));
-  const std::string b = slurp(path);
+  const std::string b = file_bytes(path);
   ASSERT_EQ(b.size(), 128u + 24u);
   EXPECT_EQ(b.substr(0, 10), std::string("\x93NUMPY\x01\x00\x76\x00", 10));
   const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
   EXPECT_EQ(b.compare(10, dict.size(), dict), 0);
   EXPECT_EQ(b[127], '\n');
   write_npy(path, tensor({1.0}, dtype(kInt64)).view({1}));
-  EXPECT_NE(slurp(path).find("'shape': (1,), }"), std::string::npos);
+  EXPECT_NE(file_bytes(path).find("'shape': (1,), }"), std::string::npos);
   write_npy(path, full({}, 3.0));
-  EXPECT_NE(slurp(path).find("'shape': (), }"), std::string::npos);
+  EXPECT_NE(file_bytes(path).find("'shape': (), }"), std::string::npos);
   EXPECT_EQ(read_npy(path).item<float>(), 3.0f);
 }
 
@@ -92,28 +86,30 @@ TEST(Npy, MalformedFilesGiveClearErrors) {
     EXPECT_NE(msg.find(part), std::string::npos) << msg;
   };
   const std::string ok_dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
-  has(error_of(temp_path("missing.npy")), "cannot open");
-  { std::ofstream(temp_path("magic.npy"), std::ios::binary) << "PK\x03\x04 not numpy at all"; }
-  has(error_of(temp_path("magic.npy")), "not a .npy file");
-  std::string v9 = slurp(npy_file("v9.npy", ok_dict, std::string(8, '\0')));
+  has(read_npy_error(temp_path_in("nabla_npy_test", "missing.npy")), "cannot open");
+  { std::ofstream(temp_path_in("nabla_npy_test", "magic.npy"), std::ios::binary) << "PK\x03\x04 not numpy at all"; }
+  has(read_npy_error(temp_path_in("nabla_npy_test", "magic.npy")), "not a .npy file");
+  std::string v9 = file_bytes(npy_file("v9.npy", ok_dict, std::string(8, '\0')));
   v9[6] = 9;
-  std::ofstream(temp_path("v9.npy"), std::ios::binary) << v9;
-  has(error_of(temp_path("v9.npy")), "format version 9");
-  std::string cut = slurp(npy_file("cut.npy", ok_dict, ""));
-  std::ofstream(temp_path("cut.npy"), std::ios::binary) << cut.substr(0, 40);
-  has(error_of(temp_path("cut.npy")), "truncated");
-  has(error_of(npy_file("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", "")),
+  std::ofstream(temp_path_in("nabla_npy_test", "v9.npy"), std::ios::binary) << v9;
+  has(read_npy_error(temp_path_in("nabla_npy_test", "v9.npy")), "format version 9");
+  std::string cut = file_bytes(npy_file("cut.npy", ok_dict, ""));
+  std::ofstream(temp_path_in("nabla_npy_test", "cut.npy"), std::ios::binary) << cut.substr(0, 40);
+  has(read_npy_error(temp_path_in("nabla_npy_test", "cut.npy")), "truncated");
+  has(read_npy_error(npy_file("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", "")),
       "unsupported dtype '<c8'");
-  has(error_of(npy_file("noshape.npy", "{'descr': '<f4', 'fortran_order': False, }", "")), "no 'shape' key");
-  has(error_of(npy_file("badshape.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", "")),
+  has(read_npy_error(npy_file("noshape.npy", "{'descr': '<f4', 'fortran_order': False, }", "")), "no 'shape' key");
+  has(read_npy_error(npy_file("badshape.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", "")),
       "expected a non-negative integer in 'shape'");
-  has(error_of(npy_file("short.npy", ok_dict, std::string(7, '\0'))),
+  has(read_npy_error(npy_file("short.npy", ok_dict, std::string(7, '\0'))),
       "truncated: shape [2] needs more than the 7 data bytes");
-  has(error_of(npy_file("long.npy", ok_dict, std::string(9, '\0'))), "has 9 data bytes but shape [2] of '<f4' needs 8");
-  has(error_of(
+  has(read_npy_error(npy_file("long.npy", ok_dict, std::string(9, '\0'))),
+      "has 9 data bytes but shape [2] of '<f4' needs 8");
+  has(read_npy_error(
           npy_file("huge.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999, 99999999999), }", "")),
       "truncated");
-  has(error_of(npy_file("bool.npy", "{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }", "\x07")), "bool");
+  has(read_npy_error(npy_file("bool.npy", "{'descr': '|b1', 'fortran_order': False, 'shape': (1,), }", "\x07")),
+      "bool");
 }
 
 // The header is read as NumPy reads it (a Python dict literal with exactly
@@ -172,24 +168,24 @@ TEST(Npy, HeaderIsParsedStrictly) {
     SCOPED_TRACE(bad.header);
     // Written without NumPy's padding, so that text after '}' is exactly as given.
     std::string dict = bad.header;
-    const std::string path = temp_path("bad.npy");
+    const std::string path = temp_path_in("nabla_npy_test", "bad.npy");
     std::ofstream(path, std::ios::binary)
         << std::string("\x93NUMPY\x01\x00", 8) << char(dict.size() & 0xFF) << char(dict.size() >> 8) << dict << data;
-    const std::string msg = error_of(path);
+    const std::string msg = read_npy_error(path);
     EXPECT_NE(msg.find("read_npy: '" + path + "' header "), std::string::npos) << msg;
     EXPECT_NE(msg.find(bad.says), std::string::npos) << msg;
   }
   // Padding of spaces and newlines after '}' is NumPy's own.
   std::string padded = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }   \n\n";
-  const std::string path = temp_path("padded.npy");
+  const std::string path = temp_path_in("nabla_npy_test", "padded.npy");
   std::ofstream(path, std::ios::binary) << std::string("\x93NUMPY\x01\x00", 8) << char(padded.size()) << char(0)
                                         << padded << data;
   EXPECT_EQ(read_npy(path).numel(), 2);
   // A minor version other than 0 is not NumPy's.
-  std::string v11 = slurp(npy_file("v11.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", data));
+  std::string v11 = file_bytes(npy_file("v11.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", data));
   v11[7] = 1;
-  std::ofstream(temp_path("v11.npy"), std::ios::binary) << v11;
-  EXPECT_NE(error_of(temp_path("v11.npy")).find("format version 1.1"), std::string::npos);
+  std::ofstream(temp_path_in("nabla_npy_test", "v11.npy"), std::ios::binary) << v11;
+  EXPECT_NE(read_npy_error(temp_path_in("nabla_npy_test", "v11.npy")).find("format version 1.1"), std::string::npos);
 }
 
 }  // namespace

@@ -11,30 +11,23 @@
 
 #include "nabla/nabla.h"
 #include "tests/support/error_message.h"
+#include "tests/support/file_bytes.h"
+#include "tests/support/temp_files.h"
+#include "tests/support/tensor_values.h"
 
 namespace nabla::data {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string temp_file(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("nabla_npz_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 void spit(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-std::vector<double> values(const Tensor& t) { return t.to(kFloat64).to_vector<double>(); }
-
+using nabla::testing::double_values;
 using nabla::testing::error_of;
+using nabla::testing::file_bytes;
+using nabla::testing::temp_path_in;
 
 const Tensor& find(const NpzArrays& a, const std::string& name) {
   for (const auto& [n, t] : a)
@@ -50,7 +43,7 @@ TEST(Npz, RoundTripsNamesOrderDtypesAndShapes) {
                       {"scalar", tensor({2.5}, dtype(kFloat64)).reshape({})},
                       {"empty", zeros({0, 3})},
                       {"strided", arange(12).reshape({3, 4}).transpose(0, 1)}};
-  const std::string path = temp_file("round.npz");
+  const std::string path = temp_path_in("nabla_npz_test", "round.npz");
   write_npz(path, arrays);
   NpzArrays back = read_npz(path);
   ASSERT_EQ(back.size(), arrays.size());
@@ -58,7 +51,7 @@ TEST(Npz, RoundTripsNamesOrderDtypesAndShapes) {
     EXPECT_EQ(back[i].first, arrays[i].first);
     EXPECT_EQ(back[i].second.dtype(), arrays[i].second.dtype()) << arrays[i].first;
     EXPECT_EQ(back[i].second.sizes(), arrays[i].second.sizes()) << arrays[i].first;
-    EXPECT_EQ(values(back[i].second), values(arrays[i].second)) << arrays[i].first;
+    EXPECT_EQ(double_values(back[i].second), double_values(arrays[i].second)) << arrays[i].first;
   }
   write_npz(path, {});
   EXPECT_TRUE(read_npz(path).empty());
@@ -69,17 +62,17 @@ void expect_numpy_fixture(const std::string& file) {
   ASSERT_EQ(a.size(), 9u);
   EXPECT_EQ(a[0].first, "f32");  // archive order is np.savez's keyword order
   EXPECT_EQ(find(a, "f32").sizes(), (Shape{2, 3}));
-  EXPECT_EQ(values(find(a, "f32")), (std::vector<double>{0, 0.25, 0.5, 0.75, 1, 1.25}));
+  EXPECT_EQ(double_values(find(a, "f32")), (std::vector<double>{0, 0.25, 0.5, 0.75, 1, 1.25}));
   EXPECT_EQ(find(a, "f64").dtype(), kFloat64);
-  EXPECT_EQ(values(find(a, "f64")), (std::vector<double>{1.5, -2.25, 1e300}));
+  EXPECT_EQ(double_values(find(a, "f64")), (std::vector<double>{1.5, -2.25, 1e300}));
   EXPECT_EQ(find(a, "i64").to_vector<int64_t>(), (std::vector<int64_t>{-(int64_t(1) << 40), 7}));
-  EXPECT_EQ(values(find(a, "u8")), (std::vector<double>{0, 255, 7}));
+  EXPECT_EQ(double_values(find(a, "u8")), (std::vector<double>{0, 255, 7}));
   EXPECT_EQ(find(a, "bool").dtype(), kBool);
-  EXPECT_EQ(values(find(a, "bool")), (std::vector<double>{1, 0}));
+  EXPECT_EQ(double_values(find(a, "bool")), (std::vector<double>{1, 0}));
   EXPECT_EQ(find(a, "scalar").dim(), 0);
   EXPECT_EQ(find(a, "scalar").item<float>(), 3.0f);
-  EXPECT_EQ(values(find(a, "fortran")), (std::vector<double>{0, 1, 2, 3, 4, 5}));
-  EXPECT_EQ(values(find(a, "big_endian")), (std::vector<double>{1, 2}));
+  EXPECT_EQ(double_values(find(a, "fortran")), (std::vector<double>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(double_values(find(a, "big_endian")), (std::vector<double>{1, 2}));
   EXPECT_EQ(find(a, "zeros").sizes(), (Shape{100, 10}));
   EXPECT_EQ(find(a, "zeros").abs().sum().item<float>(), 0.0f);
 }
@@ -92,22 +85,22 @@ TEST(Npz, ReadsNumpySavezToAStream) { expect_numpy_fixture("numpy_savez_stream.n
 
 TEST(Npz, WriteErrors) {
   EXPECT_NE(error_of([] {
-              write_npz(temp_file("dup.npz"), {{"a", zeros({1})}, {"a", zeros({2})}});
+              write_npz(temp_path_in("nabla_npz_test", "dup.npz"), {{"a", zeros({1})}, {"a", zeros({2})}});
             }).find("two arrays are named 'a'"),
             std::string::npos);
   EXPECT_NE(error_of([] {
-              write_npz(temp_file("e.npz"), {{"", zeros({1})}});
+              write_npz(temp_path_in("nabla_npz_test", "e.npz"), {{"", zeros({1})}});
             }).find("array names must be"),
             std::string::npos);
-  EXPECT_THROW(write_npz(temp_file("bf.npz"), {{"x", zeros({1}, kBFloat16)}}), Error);
+  EXPECT_THROW(write_npz(temp_path_in("nabla_npz_test", "bf.npz"), {{"x", zeros({1}, kBFloat16)}}), Error);
 }
 
 TEST(Npz, RefusesDamagedArchives) {
-  const std::string good = temp_file("good.npz");
+  const std::string good = temp_path_in("nabla_npz_test", "good.npz");
   write_npz(good, {{"x", arange(10).to(kFloat32)}, {"y", ones({2, 2})}});
-  const std::string bytes = slurp(good);
+  const std::string bytes = file_bytes(good);
   auto refused = [&](const std::string& name, const std::string& b) {
-    std::string p = temp_file(name);
+    std::string p = temp_path_in("nabla_npz_test", name);
     spit(p, b);
     return error_of([&] { read_npz(p); });
   };
@@ -140,9 +133,9 @@ TEST(Npz, RefusesDamagedArchives) {
 // the format ignores, e.g. a timestamp) or raises nabla::Error: never a crash
 // or another exception.
 TEST(Npz, EveryByteFlipReadsOrRaisesError) {
-  const std::string good = temp_file("flip_src.npz");
+  const std::string good = temp_path_in("nabla_npz_test", "flip_src.npz");
   write_npz(good, {{"a", arange(3).to(kFloat32)}, {"b", tensor(std::vector<int64_t>{1, 2})}});
-  const std::string bytes = slurp(good), path = temp_file("flip.npz");
+  const std::string bytes = file_bytes(good), path = temp_path_in("nabla_npz_test", "flip.npz");
   int refused = 0;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     std::string b = bytes;
@@ -166,13 +159,13 @@ void put_le(std::string& b, std::size_t at, uint64_t v, int n) {
 // saying 0 entries over a full directory used to load as an empty archive,
 // while NumPy reads the members.)
 TEST(Npz, RefusesArchivesWhoseRedundantFieldsDisagree) {
-  const std::string good = temp_file("redundant.npz");
+  const std::string good = temp_path_in("nabla_npz_test", "redundant.npz");
   write_npz(good, {{"x", arange(10).to(kFloat32)}, {"y", ones({2, 2})}});
-  const std::string bytes = slurp(good);
+  const std::string bytes = file_bytes(good);
   const std::size_t end = bytes.rfind("PK\x05\x06"), dir = bytes.find("PK\x01\x02");
   ASSERT_NE(end, std::string::npos);
   auto refused = [&](const std::string& name, const std::string& b) {
-    std::string p = temp_file(name);
+    std::string p = temp_path_in("nabla_npz_test", name);
     spit(p, b);
     return error_of([&] { read_npz(p); });
   };
@@ -221,16 +214,16 @@ TEST(Npz, RefusesArchivesWhoseRedundantFieldsDisagree) {
 // Two directory entries whose data share bytes (one member hidden inside the
 // other's data, every CRC valid) are refused.
 TEST(Npz, RefusesOverlappingMembers) {
-  const std::string inner_path = temp_file("inner.npz");
+  const std::string inner_path = temp_path_in("nabla_npz_test", "inner.npz");
   write_npz(inner_path, {{"b", arange(4).to(kFloat32)}});
-  const std::string inner = slurp(inner_path);
+  const std::string inner = file_bytes(inner_path);
   const std::size_t inner_dir = inner.find("PK\x01\x02"), inner_end = inner.rfind("PK\x05\x06");
   const std::string b_local = inner.substr(0, inner_dir), b_entry = inner.substr(inner_dir, inner_end - inner_dir);
   // "a" holds b's whole local member as its uint8 data.
   std::vector<uint8_t> raw(b_local.begin(), b_local.end());
-  const std::string outer_path = temp_file("outer.npz");
+  const std::string outer_path = temp_path_in("nabla_npz_test", "outer.npz");
   write_npz(outer_path, {{"a", tensor(raw)}});
-  const std::string outer = slurp(outer_path);
+  const std::string outer = file_bytes(outer_path);
   const std::size_t dir = outer.find("PK\x01\x02"), end = outer.rfind("PK\x05\x06");
   const std::size_t b_at = outer.find(b_local);
   ASSERT_NE(b_at, std::string::npos);
@@ -240,14 +233,14 @@ TEST(Npz, RefusesOverlappingMembers) {
   const std::size_t new_end = end + entry.size();
   put_le(out, new_end + 8, 2, 2), put_le(out, new_end + 10, 2, 2);
   put_le(out, new_end + 12, new_end - dir, 4);
-  const std::string path = temp_file("overlap.npz");
+  const std::string path = temp_path_in("nabla_npz_test", "overlap.npz");
   spit(path, out);
   nabla::testing::expect_error(error_of([&] { read_npz(path); }),
                                {"read_npz", path.c_str(), "overlapping members", "the next member starts at"});
 }
 
 TEST(Npz, RefusesMemberNamesThatEscapeTheFolder) {
-  const std::string out = temp_file("escape.npz");
+  const std::string out = temp_path_in("nabla_npz_test", "escape.npz");
   for (const char* key : {"../x", "a/../../x", "/abs", "a\\b", "C:x"}) {
     SCOPED_TRACE(key);
     nabla::testing::expect_error(error_of([&] {
@@ -262,11 +255,11 @@ TEST(Npz, RefusesMemberNamesThatEscapeTheFolder) {
   EXPECT_EQ(read_npz(out)[1].first, "a..b");
   // Reading: names patched in both directories (same length).
   write_npz(out, {{"..-x", zeros({1})}, {"_abs", zeros({1})}, {"a_b", zeros({1})}});
-  std::string bytes = slurp(out);
+  std::string bytes = file_bytes(out);
   auto patch = [&](const std::string& from, const std::string& to) {
     std::string b = bytes;
     for (std::size_t p = 0; (p = b.find(from, p)) != std::string::npos; ++p) b.replace(p, from.size(), to);
-    const std::string path = temp_file("bad_name.npz");
+    const std::string path = temp_path_in("nabla_npz_test", "bad_name.npz");
     spit(path, b);
     return error_of([&] { read_npz(path); });
   };
@@ -280,9 +273,9 @@ TEST(Npz, RefusesMemberNamesThatEscapeTheFolder) {
 // flip is refused or (timestamps, versions, attributes the format ignores)
 // reads back the very same arrays.
 TEST(Npz, NoByteFlipLoadsDifferentData) {
-  const std::string good = temp_file("same_src.npz");
+  const std::string good = temp_path_in("nabla_npz_test", "same_src.npz");
   write_npz(good, {{"a", arange(3).to(kFloat32)}, {"b", tensor(std::vector<int64_t>{1, 2})}});
-  const std::string bytes = slurp(good), path = temp_file("same.npz");
+  const std::string bytes = file_bytes(good), path = temp_path_in("nabla_npz_test", "same.npz");
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     for (int mask : {0x01, 0x80, 0xFF}) {
       std::string b = bytes;
@@ -297,9 +290,9 @@ TEST(Npz, NoByteFlipLoadsDifferentData) {
       ASSERT_EQ(got.size(), 2u) << "byte " << i;
       EXPECT_EQ(got[0].first, "a") << "byte " << i;
       EXPECT_EQ(got[1].first, "b") << "byte " << i;
-      EXPECT_EQ(values(got[0].second), (std::vector<double>{0, 1, 2})) << "byte " << i;
+      EXPECT_EQ(double_values(got[0].second), (std::vector<double>{0, 1, 2})) << "byte " << i;
       EXPECT_EQ(got[1].second.dtype(), kInt64) << "byte " << i;
-      EXPECT_EQ(values(got[1].second), (std::vector<double>{1, 2})) << "byte " << i;
+      EXPECT_EQ(double_values(got[1].second), (std::vector<double>{1, 2})) << "byte " << i;
     }
   }
 }

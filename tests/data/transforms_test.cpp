@@ -7,12 +7,12 @@
 
 #include "nabla/nabla.h"
 #include "tests/support/error_message.h"
+#include "tests/support/tensor_values.h"
 
 namespace nabla::data {
 namespace {
 
-std::vector<double> values(const Tensor& t) { return t.to(kFloat64).to_vector<double>(); }
-
+using nabla::testing::double_values;
 using nabla::testing::error_of;
 
 // A uint8 image [1, 3, 4] with pixel (y, x) = 10 * y + x + 1.
@@ -27,9 +27,9 @@ TEST(Transforms, ToFloatScalesUint8To01AndAddsTheChannelDim) {
   Tensor y = (*to_float())(tensor(std::vector<uint8_t>{0, 51, 255, 102}, {2, 2}));
   EXPECT_EQ(y.dtype(), kFloat32);
   EXPECT_EQ(y.sizes(), (Shape{1, 2, 2}));
-  EXPECT_EQ(values(y), (std::vector<double>{0.0, 0.2f, 1.0, 0.4f}));
+  EXPECT_EQ(double_values(y), (std::vector<double>{0.0, 0.2f, 1.0, 0.4f}));
   Tensor f = tensor({0.5, 0.25}, dtype(kFloat64)).reshape({1, 1, 2});
-  EXPECT_EQ(values((*to_float())(f)), (std::vector<double>{0.5, 0.25}));  // floating: unchanged
+  EXPECT_EQ(double_values((*to_float())(f)), (std::vector<double>{0.5, 0.25}));  // floating: unchanged
   EXPECT_NE(error_of([] { (*to_float())(zeros({4})); }).find("to_float: expected an image [C, H, W] or [H, W]"),
             std::string::npos);
   EXPECT_NE(error_of([] { (*to_float())(zeros({1, 2, 2}, kInt64)); }).find("uint8 or floating"), std::string::npos);
@@ -37,8 +37,8 @@ TEST(Transforms, ToFloatScalesUint8To01AndAddsTheChannelDim) {
 
 TEST(Transforms, NormalizePerChannel) {
   Tensor x = tensor({1.0, 2.0, 3.0, 4.0}, dtype(kFloat64)).reshape({2, 1, 2});
-  EXPECT_EQ(values((*normalize({1.0, 2.0}, {0.5, 4.0}))(x)), (std::vector<double>{0.0, 2.0, 0.25, 0.5}));
-  EXPECT_EQ(values((*normalize({1.0}, {2.0}))(x)), (std::vector<double>{0.0, 0.5, 1.0, 1.5}));
+  EXPECT_EQ(double_values((*normalize({1.0, 2.0}, {0.5, 4.0}))(x)), (std::vector<double>{0.0, 2.0, 0.25, 0.5}));
+  EXPECT_EQ(double_values((*normalize({1.0}, {2.0}))(x)), (std::vector<double>{0.0, 0.5, 1.0, 1.5}));
   EXPECT_NE(error_of([&] {
               (*normalize({1, 2, 3}, {1, 1, 1}))(x);
             }).find("3 means for an image of 2 channels"),
@@ -53,15 +53,15 @@ TEST(Transforms, NormalizePerChannel) {
 
 TEST(Transforms, HorizontalFlipAlwaysOrNever) {
   Tensor x = small_image();
-  EXPECT_EQ(values((*random_horizontal_flip(1.0))(x)),
+  EXPECT_EQ(double_values((*random_horizontal_flip(1.0))(x)),
             (std::vector<double>{4, 3, 2, 1, 14, 13, 12, 11, 24, 23, 22, 21}));
-  EXPECT_EQ(values((*random_horizontal_flip(0.0))(x)), values(x));
+  EXPECT_EQ(double_values((*random_horizontal_flip(0.0))(x)), double_values(x));
   EXPECT_THROW(random_horizontal_flip(1.5), Error);
 }
 
 TEST(Transforms, RandomCropWithoutPaddingOfTheFullSizeIsTheImage) {
   Tensor x = small_image();
-  EXPECT_EQ(values((*random_crop(3, 0))(x.narrow(2, 0, 3))), values(x.narrow(2, 0, 3)));
+  EXPECT_EQ(double_values((*random_crop(3, 0))(x.narrow(2, 0, 3))), double_values(x.narrow(2, 0, 3)));
   EXPECT_NE(error_of([&] { (*random_crop(5, 0))(x); }).find("does not fit"), std::string::npos);
 }
 
@@ -81,7 +81,7 @@ TEST(Transforms, RandomCropCutsEveryWindowOfThePaddedImage) {
     int matches = 0;
     for (int64_t top = 0; top < 4; ++top)
       for (int64_t left = 0; left < 5; ++left)
-        if (values(padded.narrow(1, top, 2).narrow(2, left, 2)) == values(c)) {
+        if (double_values(padded.narrow(1, top, 2).narrow(2, left, 2)) == double_values(c)) {
           ++matches;
           seen.insert({top, left});
         }
@@ -125,7 +125,7 @@ TEST(Transforms, AugmentedBatchesDependOnlyOnLoaderSeedAndEpoch) {
     for (int e = 0; e < 2; ++e)
       for (const Example& b : loader) {
         EXPECT_EQ(b.data.sizes()[1], 1);
-        out.push_back(values(b.data));
+        out.push_back(double_values(b.data));
       }
     return out;
   };
@@ -136,18 +136,18 @@ TEST(Transforms, AugmentedBatchesDependOnlyOnLoaderSeedAndEpoch) {
   // Epoch 1 is not epoch 0 replayed: compare sample by sample through the targets.
   DataLoader seq(augmented, {.batch_size = 24, .seed = 11});
   auto it = seq.begin();
-  std::vector<double> e0 = values(it->data);
+  std::vector<double> e0 = double_values(it->data);
   auto it1 = seq.begin();
-  EXPECT_NE(values(it1->data), e0);
+  EXPECT_NE(double_values(it1->data), e0);
   // Outside a loader the context is seed 0, epoch 0: get() is deterministic.
-  EXPECT_EQ(values(augmented->get(3).data), values(augmented->get(3).data));
+  EXPECT_EQ(double_values(augmented->get(3).data), double_values(augmented->get(3).data));
   EXPECT_EQ(augmented->get(3).target.item<int64_t>(), 3);
 }
 
 TEST(Transforms, ComposeAppliesInOrder) {
   Tensor x = small_image();
   auto t = compose({to_float(), random_horizontal_flip(1.0), normalize({4 / 255.0}, {1 / 255.0})});
-  std::vector<double> got = values((*t)(x));
+  std::vector<double> got = double_values((*t)(x));
   std::vector<double> want = {0, -1, -2, -3, 10, 9, 8, 7, 20, 19, 18, 17};
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4) << i;

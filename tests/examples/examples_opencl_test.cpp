@@ -22,12 +22,12 @@ std::vector<double> values_of(const std::string& out, const std::string& key) {
   return v;
 }
 
-struct Case {
+struct ExampleRun {
   const char* program;
   const char* args;
 };
 
-class ExamplesOnOpenCL : public ::testing::TestWithParam<Case> {};
+class ExamplesOnOpenCL : public ::testing::TestWithParam<ExampleRun> {};
 
 TEST_P(ExamplesOnOpenCL, GiveTheCpuLosses) {
   if (!nabla::opencl::is_available()) GTEST_SKIP() << "no OpenCL device: " << nabla::opencl::unavailable_reason();
@@ -45,10 +45,10 @@ TEST_P(ExamplesOnOpenCL, GiveTheCpuLosses) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ExamplesOnOpenCL,
-                         ::testing::Values(Case{"seed_autograd", "100"}, Case{"seed_nn_adam", "100"},
-                                           Case{"seed_nn_module", "3"}, Case{"seed_tf_variables", "10"},
-                                           Case{"seed_compile", "30"}),
-                         [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.program); });
+                         ::testing::Values(ExampleRun{"seed_autograd", "100"}, ExampleRun{"seed_nn_adam", "100"},
+                                           ExampleRun{"seed_nn_module", "3"}, ExampleRun{"seed_tf_variables", "10"},
+                                           ExampleRun{"seed_compile", "30"}),
+                         [](const ::testing::TestParamInfo<ExampleRun>& i) { return std::string(i.param.program); });
 
 TEST(ExamplesOnOpenCLGraph, AStepCopiesOnlyTheLossToTheHost) {
   if (!nabla::opencl::is_available()) GTEST_SKIP() << "no OpenCL device: " << nabla::opencl::unavailable_reason();

@@ -21,7 +21,7 @@ using nabla::testing::assert_close;
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
 
-double max_abs_diff(const Tensor& a, const Tensor& b) {
+double same_dtype_max_abs_diff(const Tensor& a, const Tensor& b) {
   EXPECT_EQ(a.sizes(), b.sizes());
   EXPECT_EQ(a.dtype(), b.dtype());
   auto x = a.to_vector<double>(), y = b.to_vector<double>();
@@ -107,7 +107,7 @@ TEST(Compile, InPlaceParameterChangesShowInLaterCalls) {
   Tensor before = f(x);
   for (Tensor& p : model->parameters()) p.mul_(1.5).add_(0.25);
   Tensor after = f(x);
-  EXPECT_GT(max_abs_diff(after, before), 1e-3);
+  EXPECT_GT(same_dtype_max_abs_diff(after, before), 1e-3);
   assert_close(after, model->forward(x), {.rtol = 0.0, .atol = 1e-13});
   EXPECT_EQ(f.num_traces(), 1);
 }
@@ -288,7 +288,7 @@ TEST(Compile, CallsFromSeveralThreadsShareOneTraceAndGiveEagerResults) {
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
       NoGradGuard no_grad;  // grad mode is per thread
-      for (int i = 0; i < 20; ++i) worst[t] = std::max(worst[t], max_abs_diff(f(xs[t]), want[t]));
+      for (int i = 0; i < 20; ++i) worst[t] = std::max(worst[t], same_dtype_max_abs_diff(f(xs[t]), want[t]));
     });
   for (auto& th : threads) th.join();
   for (double w : worst) EXPECT_LT(w, 1e-13);

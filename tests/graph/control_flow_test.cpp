@@ -9,6 +9,7 @@
 
 #include "nabla/nabla.h"
 #include "nabla/testing/assert_close.h"
+#include "support/control_flow_inputs.h"
 #include "support/op_info.h"
 #include "tests/support/error_message.h"
 
@@ -16,14 +17,13 @@ namespace nabla::graph {
 namespace {
 
 using nabla::testing::assert_close;
+using nabla::testing::bool_scalar;
 
 using nabla::testing::compare;
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
+using nabla::testing::f64_sample;
 using nabla::testing::sample;
-
-Tensor f64(IntList shape, uint64_t seed) { return sample(shape, -1.0, 1.0, seed); }
-Tensor flag(bool b) { return full({}, b, TensorOptions().dtype(kBool)); }
 
 // Central differences of the scalar f at x0, element by element.
 Tensor finite_difference(const std::function<double(const Tensor&)>& f, const Tensor& x0, double eps = 1e-6) {
@@ -39,7 +39,7 @@ Tensor finite_difference(const std::function<double(const Tensor&)>& f, const Te
 }
 
 TEST(GraphControlFlow, CondPicksTheBranchAndRunsOnlyIt) {
-  Tensor xv = f64({4}, 1);
+  Tensor xv = f64_sample({4}, 1);
   Graph g;
   Tensor p = g.placeholder(kBool, {}, "p");
   Tensor x = g.placeholder(kFloat64, {4}, "x");
@@ -50,20 +50,21 @@ TEST(GraphControlFlow, CondPicksTheBranchAndRunsOnlyIt) {
   Session sess(g);
   Tensor bad = full({1}, 7, TensorOptions().dtype(kInt64));
   int64_t before = sess.stats().ops_executed;
-  assert_close(sess.run(y, {{p, flag(true)}, {x, xv}, {idx, bad}}), sum(xv * 2.0), {.rtol = 1e-10, .atol = 1e-12});
+  assert_close(sess.run(y, {{p, bool_scalar(true)}, {x, xv}, {idx, bad}}), sum(xv * 2.0),
+               {.rtol = 1e-10, .atol = 1e-12});
   const int64_t true_ops = sess.stats().ops_executed - before;
   EXPECT_EQ(true_ops, 2);  // mul and sum, nothing of the false branch
-  std::string err = error_of([&] { sess.run(y, {{p, flag(false)}, {x, xv}, {idx, bad}}); });
+  std::string err = error_of([&] { sess.run(y, {{p, bool_scalar(false)}, {x, xv}, {idx, bad}}); });
   expect_error(err, {"index_select", "false branch of cond"});
   Tensor ok = full({1}, 2, TensorOptions().dtype(kInt64));
   before = sess.stats().ops_executed;
-  assert_close(sess.run(y, {{p, flag(false)}, {x, xv}, {idx, ok}}), exp(xv.index_select(0, ok)).sum(),
+  assert_close(sess.run(y, {{p, bool_scalar(false)}, {x, xv}, {idx, ok}}), exp(xv.index_select(0, ok)).sum(),
                {.rtol = 1e-10, .atol = 1e-12});
   EXPECT_EQ(sess.stats().ops_executed - before, 3);
 }
 
 TEST(GraphControlFlow, CondWithSeveralOutputsCapturesAndConcretePred) {
-  Tensor xv = f64({2, 3}, 2), wv = f64({3}, 3);
+  Tensor xv = f64_sample({2, 3}, 2), wv = f64_sample({3}, 3);
   Graph g;
   Tensor x = g.placeholder(kFloat64, {2, 3}, "x");
   Tensor w = g.variable(wv, "w");
@@ -75,7 +76,7 @@ TEST(GraphControlFlow, CondWithSeveralOutputsCapturesAndConcretePred) {
   // A concrete pred calls one function directly: no node.
   const int nodes = g.num_nodes();
   Tensor direct = cond(
-      flag(false), [&] { return x * 3.0; }, [&] { return x * 4.0; });
+      bool_scalar(false), [&] { return x * 3.0; }, [&] { return x * 4.0; });
   EXPECT_EQ(g.num_nodes(), nodes + 2);  // the constant 4 and the mul, no cond
   Session sess(g);
   sess.run(g.global_variables_initializer());
@@ -89,7 +90,7 @@ TEST(GraphControlFlow, CondWithSeveralOutputsCapturesAndConcretePred) {
 }
 
 TEST(GraphControlFlow, NestedCond) {
-  Tensor xv = f64({3}, 4);
+  Tensor xv = f64_sample({3}, 4);
   Graph g;
   Tensor a = g.placeholder(kBool, {}, "a");
   Tensor b = g.placeholder(kBool, {}, "b");
@@ -102,14 +103,14 @@ TEST(GraphControlFlow, NestedCond) {
     for (bool bv : {true, false}) {
       Tensor expected = av ? (bv ? xv * 2.0 : sin(xv)) : xv - 1.0;
       Tensor expected_grad = av ? (bv ? 8.0 * xv : 2.0 * sin(xv) * cos(xv)) : 2.0 * (xv - 1.0);
-      std::vector<Tensor> got = sess.run({y, dy}, {{a, flag(av)}, {b, flag(bv)}, {x, xv}});
+      std::vector<Tensor> got = sess.run({y, dy}, {{a, bool_scalar(av)}, {b, bool_scalar(bv)}, {x, xv}});
       assert_close(got[0], expected, {.rtol = 1e-10, .atol = 1e-12});
       assert_close(got[1], expected_grad, {.rtol = 1e-10, .atol = 1e-12});
     }
 }
 
 TEST(GraphControlFlow, WhileLoopRepeatedSquaringSumAndMaximumIterations) {
-  Tensor xv = f64({3}, 5) * 0.5 + 1.0;
+  Tensor xv = f64_sample({3}, 5) * 0.5 + 1.0;
   Graph g;
   Tensor x = g.placeholder(kFloat64, {3}, "x");
   Tensor n = g.placeholder(kInt64, {}, "n");
@@ -158,7 +159,7 @@ struct Rnn {
 };
 
 TEST(GraphControlFlow, RnnLoopForwardAndGradientsMatchUnrolledEagerAndFiniteDifferences) {
-  Tensor wv = f64({3, 3}, 6), h0v = f64({3}, 7), xv = f64({3}, 8);
+  Tensor wv = f64_sample({3, 3}, 6), h0v = f64_sample({3}, 7), xv = f64_sample({3}, 8);
   Rnn r;
   std::vector<Tensor> gs = gradients(r.loss, {r.w, r.h0, r.x});
   Session sess(r.g);
@@ -189,7 +190,7 @@ TEST(GraphControlFlow, RnnLoopForwardAndGradientsMatchUnrolledEagerAndFiniteDiff
 }
 
 TEST(GraphControlFlow, CondGradientsWrtInputsAndCapturesMatchFiniteDifferences) {
-  Tensor xv = f64({2, 2}, 9), wv = f64({2, 2}, 10);
+  Tensor xv = f64_sample({2, 2}, 9), wv = f64_sample({2, 2}, 10);
   Graph g;
   Tensor p = g.placeholder(kBool, {}, "p");
   Tensor x = g.placeholder(kFloat64, {2, 2}, "x");
@@ -201,7 +202,7 @@ TEST(GraphControlFlow, CondGradientsWrtInputsAndCapturesMatchFiniteDifferences) 
   std::vector<Tensor> gs = gradients(loss, {x, w});
   Session sess(g);
   for (bool pv : {true, false}) {
-    Feeds feeds{{p, flag(pv)}, {x, xv}, {w, wv}};
+    Feeds feeds{{p, bool_scalar(pv)}, {x, xv}, {w, wv}};
     std::vector<Tensor> got = sess.run({gs[0], gs[1]}, feeds);
     auto loss_at = [&](std::size_t which, const Tensor& v) {
       Feeds f = feeds;
@@ -218,7 +219,7 @@ TEST(GraphControlFlow, CondGradientsWrtInputsAndCapturesMatchFiniteDifferences) 
 
 TEST(GraphControlFlow, WhileGradientWithCapturedWeightInsideACond) {
   // A loop whose body holds a cond: h <- h * w if sum(h) > 0 else h + w.
-  Tensor wv = f64({3}, 11), hv = f64({3}, 12);
+  Tensor wv = f64_sample({3}, 11), hv = f64_sample({3}, 12);
   Graph g;
   Tensor w = g.placeholder(kFloat64, {3}, "w");
   Tensor h0 = g.placeholder(kFloat64, {3}, "h0");
@@ -246,7 +247,7 @@ TEST(GraphControlFlow, WhileGradientWithCapturedWeightInsideACond) {
 }
 
 TEST(GraphControlFlow, SecondDerivativeThroughCondAndUnoptimizedSession) {
-  Tensor xv = f64({3}, 14);
+  Tensor xv = f64_sample({3}, 14);
   Graph g;
   Tensor p = g.placeholder(kBool, {}, "p");
   Tensor x = g.placeholder(kFloat64, {3}, "x");
@@ -256,7 +257,7 @@ TEST(GraphControlFlow, SecondDerivativeThroughCondAndUnoptimizedSession) {
   Tensor d2x = gradients(sum(dx), {x})[0];
   Session sess(g, SessionOptions{.optimize = false});
   for (bool pv : {true, false}) {
-    std::vector<Tensor> got = sess.run({y, dx, d2x}, {{p, flag(pv)}, {x, xv}});
+    std::vector<Tensor> got = sess.run({y, dx, d2x}, {{p, bool_scalar(pv)}, {x, xv}});
     assert_close(got[0], pv ? xv * xv * xv : sin(xv), {.rtol = 1e-10, .atol = 1e-12});
     assert_close(got[1], pv ? 3.0 * xv * xv : cos(xv), {.rtol = 1e-10, .atol = 1e-12});
     assert_close(got[2], pv ? 6.0 * xv : -sin(xv), {.rtol = 1e-10, .atol = 1e-12});
@@ -277,7 +278,7 @@ TEST(GraphControlFlow, WhileGradientCannotBeDifferentiatedAgain) {
 TEST(GraphControlFlow, LoopInsideCondInsideLoopGradients) {
   // Outer loop of 2 steps whose body is cond(sum(h) > 0, inner loop of 3 sin
   // steps scaled by w, h * w): gradients through both levels of nesting.
-  Tensor wv = f64({2}, 15), hv = f64({2}, 16);
+  Tensor wv = f64_sample({2}, 15), hv = f64_sample({2}, 16);
   Graph g;
   Tensor w = g.placeholder(kFloat64, {2}, "w");
   Tensor h0 = g.placeholder(kFloat64, {2}, "h0");
@@ -358,7 +359,9 @@ TEST(GraphControlFlow, BuildErrorsNameTheConstructAndLine) {
                {"relu", "was made inside the true branch of cond", "cannot be used outside"});
   expect_error(error_of([&] { cond(p, [&] { return x; }, [&] { return inner + 1.0; }); }),
                {"was made inside the true branch of cond"});
-  expect_error(error_of([&] { Session(g).run(inner, {{p, flag(true)}, {x, zeros({3}, kFloat64)}}); }),
+  expect_error(error_of([&] {
+                 Session(g).run(inner, {{p, bool_scalar(true)}, {x, zeros({3}, kFloat64)}});
+               }),
                {"Session::run: fetch 0", "was made inside the true branch of cond"});
   // Effects inside a branch are refused.
   expect_error(error_of([&] { cond(p, [&] { return assign_add(v, x); }, [&] { return x; }); }),
@@ -366,8 +369,8 @@ TEST(GraphControlFlow, BuildErrorsNameTheConstructAndLine) {
   // The graph is still usable after the errors: nothing is left open.
   Tensor y = cond(p, [&] { return x + 1.0; }, [&] { return x - 1.0; });
   Session sess(g);
-  Tensor xv = f64({3}, 13);
-  assert_close(sess.run(y, {{p, flag(true)}, {x, xv}}), xv + 1.0, {.rtol = 1e-10, .atol = 1e-12});
+  Tensor xv = f64_sample({3}, 13);
+  assert_close(sess.run(y, {{p, bool_scalar(true)}, {x, xv}}), xv + 1.0, {.rtol = 1e-10, .atol = 1e-12});
 }
 
 }  // namespace

@@ -16,14 +16,6 @@
 namespace nabla::testing {
 namespace {
 
-bool covers_random_op(const OpInfo& info) {
-  for (const std::string& name : info.covers) {
-    const OpDef* op = find_op(name);
-    if (op && op->has(kRandom)) return true;
-  }
-  return false;
-}
-
 // The inputs an entry differentiates: its grad_inputs, else every floating one.
 std::vector<int> grad_inputs_of(const OpInfo& info, const Tensors& in) {
   if (!info.grad_inputs.empty()) return info.grad_inputs;

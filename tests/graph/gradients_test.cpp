@@ -24,10 +24,12 @@ using nabla::testing::error_of;
 using nabla::testing::expect_error;
 using nabla::testing::sample;
 
-Tensor f64(IntList shape, uint64_t seed) { return sample(shape, -1.5, 1.5, seed); }
+// float64 values uniform in [-1.5, 1.5], drawn from `seed`.
+Tensor wide_f64_sample(IntList shape, uint64_t seed) { return sample(shape, -1.5, 1.5, seed); }
 
 TEST(GraphGradients, MlpLossMatchesEagerAutograd) {
-  Tensor xv = f64({4, 5}, 1), w1v = f64({5, 3}, 2), w2v = f64({3, 2}, 3), yv = f64({4, 2}, 4);
+  Tensor xv = wide_f64_sample({4, 5}, 1), w1v = wide_f64_sample({5, 3}, 2), w2v = wide_f64_sample({3, 2}, 3),
+         yv = wide_f64_sample({4, 2}, 4);
   Graph g;
   Tensor x = g.placeholder(kFloat64, {4, 5}, "x");
   Tensor y = g.placeholder(kFloat64, {4, 2}, "y");
@@ -55,7 +57,7 @@ TEST(GraphGradients, MlpLossMatchesEagerAutograd) {
 TEST(GraphGradients, SeveralConsumersAccumulateAndBroadcastingReduces) {
   // y = sum(x * b + x * x + b) with b of shape [3] broadcast over x [2, 3]:
   // dy/dx = b + 2x, dy/db = sum over rows of x + 2 (b is used twice).
-  Tensor xv = f64({2, 3}, 5), bv = f64({3}, 6);
+  Tensor xv = wide_f64_sample({2, 3}, 5), bv = wide_f64_sample({3}, 6);
   Graph g;
   Tensor x = g.placeholder(kFloat64, {2, 3}, "x");
   Tensor b = g.placeholder(kFloat64, {3}, "b");
@@ -71,7 +73,7 @@ TEST(GraphGradients, SeveralConsumersAccumulateAndBroadcastingReduces) {
 TEST(GraphGradients, MultiOutputOpAndIntegerOutputsCarryNoGradient) {
   // max along a dim returns (values, int64 indices): the gradient flows to the
   // chosen elements; indices used later (as a float) carry none.
-  Tensor xv = f64({3, 4}, 7);
+  Tensor xv = wide_f64_sample({3, 4}, 7);
   Graph g;
   Tensor x = g.placeholder(kFloat64, {3, 4}, "x");
   auto [values, indices] = max(x, 1);
@@ -108,7 +110,7 @@ TEST(GraphGradients, UnreachedAndNonDifferentiablePathsGiveUndefined) {
 TEST(GraphGradients, IntermediateXsAndXsOnOnePath) {
   // y = sum(tanh(h)), h = x * x: dy/dh = 1 - tanh(h)^2; dy/dx = that * 2x.
   // Asking for h and x together gives both (x's through h).
-  Tensor xv = f64({4}, 8);
+  Tensor xv = wide_f64_sample({4}, 8);
   Graph g;
   Tensor x = g.placeholder(kFloat64, {4}, "x");
   Tensor h = x * x;
@@ -125,7 +127,7 @@ TEST(GraphGradients, IntermediateXsAndXsOnOnePath) {
 
 TEST(GraphGradients, GradYsWeightAndSumOverYs) {
   // TensorFlow semantics: d(sum_i <grad_ys_i, ys_i>)/dx; the default seed is ones.
-  Tensor xv = f64({2, 3}, 9), gv = f64({2, 3}, 10);
+  Tensor xv = wide_f64_sample({2, 3}, 9), gv = wide_f64_sample({2, 3}, 10);
   Graph g;
   Tensor x = g.placeholder(kFloat64, {2, 3}, "x");
   Tensor gy = g.placeholder(kFloat64, {2, 3}, "gy");
@@ -219,16 +221,23 @@ struct SecondOrderCase {
 };
 
 std::vector<SecondOrderCase> second_order_cases() {
-  Tensor w33 = f64({3, 3}, 40), w24 = f64({2, 4}, 41);
+  Tensor w33 = wide_f64_sample({3, 3}, 40), w24 = wide_f64_sample({2, 4}, 41);
   return {
-      {"tanh", {f64({3, 3}, 20)}, [w33](const std::vector<Tensor>& in) { return sum(tanh(in[0]) * w33); }},
-      {"matmul", {f64({2, 3}, 21), f64({3, 4}, 22)},
+      {"tanh", {wide_f64_sample({3, 3}, 20)}, [w33](const std::vector<Tensor>& in) { return sum(tanh(in[0]) * w33); }},
+      {"matmul",
+       {wide_f64_sample({2, 3}, 21), wide_f64_sample({3, 4}, 22)},
        [w24](const std::vector<Tensor>& in) { return sum(pow(matmul(in[0], in[1]), 2) * w24); }},
-      {"softmax", {f64({3, 3}, 23)}, [w33](const std::vector<Tensor>& in) { return sum(softmax(in[0], 1) * w33); }},
-      {"log_softmax", {f64({3, 3}, 24)},
+      {"softmax",
+       {wide_f64_sample({3, 3}, 23)},
+       [w33](const std::vector<Tensor>& in) { return sum(softmax(in[0], 1) * w33); }},
+      {"log_softmax",
+       {wide_f64_sample({3, 3}, 24)},
        [w33](const std::vector<Tensor>& in) { return sum(log_softmax(in[0], 1) * w33); }},
-      {"cube", {f64({3, 3}, 25)}, [w33](const std::vector<Tensor>& in) { return sum(pow(in[0], 3) * w33); }},
-      {"mse", {f64({2, 4}, 26), f64({2, 4}, 27)},
+      {"cube",
+       {wide_f64_sample({3, 3}, 25)},
+       [w33](const std::vector<Tensor>& in) { return sum(pow(in[0], 3) * w33); }},
+      {"mse",
+       {wide_f64_sample({2, 4}, 26), wide_f64_sample({2, 4}, 27)},
        [](const std::vector<Tensor>& in) { return mse_loss(in[0] * in[0], in[1]); }},
   };
 }
@@ -237,7 +246,7 @@ TEST(GraphGradients, SecondDerivativesMatchEagerDoubleBackwardAndFiniteDifferenc
   for (const SecondOrderCase& c : second_order_cases()) {
     SCOPED_TRACE(c.name);
     std::vector<Tensor> dirs;
-    for (std::size_t i = 0; i < c.inputs.size(); ++i) dirs.push_back(f64(c.inputs[i].sizes(), 60 + i));
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) dirs.push_back(wide_f64_sample(c.inputs[i].sizes(), 60 + i));
 
     // Graph: g = df/dx; hv = d(sum_i <g_i, v_i>)/dx (a Hessian-vector product).
     Graph gr;
@@ -296,7 +305,7 @@ TEST(GraphGradients, ThirdDerivativeOfCubeIsSix) {
   Tensor d1 = gradients(sum(pow(x, 3)), {x})[0];
   Tensor d2 = gradients(sum(d1), {x})[0];
   Tensor d3 = gradients(sum(d2), {x})[0];
-  Tensor xv = f64({4}, 30);
+  Tensor xv = wide_f64_sample({4}, 30);
   Session sess(g);
   std::vector<Tensor> got = sess.run({d1, d2, d3}, {{x, xv}});
   assert_close(got[0], 3.0 * xv * xv, {.rtol = 1e-10, .atol = 1e-12});

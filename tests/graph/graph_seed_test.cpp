@@ -11,11 +11,12 @@
 #include <vector>
 
 #include "nabla/nabla.h"
+#include "tests/support/same_values.h"
 
 namespace nabla::graph {
 namespace {
 
-bool same(const Tensor& a, const Tensor& b) { return a.to_vector<double>() == b.to_vector<double>(); }
+using nabla::testing::same_values;
 
 struct Model {
   Graph g;
@@ -46,18 +47,18 @@ TEST(GraphSeed, EverySessionOfASeededGraphDrawsTheSameInitialValues) {
   manual_seed(2);  // the global generator does not matter any more
   normal(0.0, 1.0, {100});
   auto second = initial_values(m);
-  for (std::size_t i = 0; i < first.size(); ++i) EXPECT_TRUE(same(first[i], second[i])) << i;
+  for (std::size_t i = 0; i < first.size(); ++i) EXPECT_TRUE(same_values(first[i], second[i])) << i;
   // Each variable has a stream of its own: same shape and distribution, different values.
   Model twin = make_model(42);
   auto again = initial_values(twin);  // another graph built the same way: same node ids, same values
-  for (std::size_t i = 0; i < first.size(); ++i) EXPECT_TRUE(same(first[i], again[i])) << i;
-  EXPECT_FALSE(same(first[1].flatten().slice(0, 0, 5), first[1].flatten().slice(0, 5, 10)));
+  for (std::size_t i = 0; i < first.size(); ++i) EXPECT_TRUE(same_values(first[i], again[i])) << i;
+  EXPECT_FALSE(same_values(first[1].flatten().slice(0, 0, 5), first[1].flatten().slice(0, 5, 10)));
 }
 
 TEST(GraphSeed, AnotherSeedDrawsOtherValuesWithTheSameDistribution) {
   auto a = initial_values(make_model(1));
   auto b = initial_values(make_model(2));
-  EXPECT_FALSE(same(a[0], b[0]));
+  EXPECT_FALSE(same_values(a[0], b[0]));
   const double limit = std::sqrt(6.0 / 30.0);
   EXPECT_LE(b[0].abs().max().item<double>(), limit);
   EXPECT_LE(b[2].abs().max().item<double>(), 2.0);  // truncated at 2 stddev
@@ -68,13 +69,13 @@ TEST(GraphSeed, WithoutASeedEachSessionDrawsAfresh) {
   EXPECT_FALSE(m.g.seed().has_value());
   auto first = initial_values(m);
   auto second = initial_values(m);
-  EXPECT_FALSE(same(first[0], second[0]));
+  EXPECT_FALSE(same_values(first[0], second[0]));
   // ... from the global generator: manual_seed repeats a Session's draws.
   manual_seed(7);
   auto x = initial_values(m);
   manual_seed(7);
   auto y = initial_values(m);
-  EXPECT_TRUE(same(x[0], y[0]));
+  EXPECT_TRUE(same_values(x[0], y[0]));
 }
 
 TEST(GraphSeed, RerunningTheInitializerInOneSessionDrawsTheNextValues) {
@@ -86,11 +87,11 @@ TEST(GraphSeed, RerunningTheInitializerInOneSessionDrawsTheNextValues) {
   Tensor first = s1.variable_value(m.w1).clone();
   s1.run(m.init);
   Tensor second = s1.variable_value(m.w1).clone();
-  EXPECT_FALSE(same(first, second));
+  EXPECT_FALSE(same_values(first, second));
   s2.run(m.init);
-  EXPECT_TRUE(same(s2.variable_value(m.w1), first));
+  EXPECT_TRUE(same_values(s2.variable_value(m.w1), first));
   s2.run(m.init);
-  EXPECT_TRUE(same(s2.variable_value(m.w1), second));
+  EXPECT_TRUE(same_values(s2.variable_value(m.w1), second));
 }
 
 TEST(GraphSeed, DropoutMasksRepeatAcrossSessions) {
@@ -109,9 +110,9 @@ TEST(GraphSeed, DropoutMasksRepeatAcrossSessions) {
   auto [a1, b1] = masks();
   manual_seed(200);
   auto [a2, b2] = masks();
-  EXPECT_TRUE(same(a1, a2));
-  EXPECT_TRUE(same(b1, b2));
-  EXPECT_FALSE(same(a1, b1));  // each run of one Session draws a new mask
+  EXPECT_TRUE(same_values(a1, a2));
+  EXPECT_TRUE(same_values(b1, b2));
+  EXPECT_FALSE(same_values(a1, b1));  // each run of one Session draws a new mask
   EXPECT_GT(a1.sum().item<double>(), 0.0);
   // Seeded draws leave the global generator alone.
   manual_seed(5);

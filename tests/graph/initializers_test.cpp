@@ -8,6 +8,7 @@
 
 #include "nabla/nabla.h"
 #include "tests/support/error_message.h"
+#include "tests/support/same_values.h"
 #include "tests/support/sample_stats.h"
 
 namespace nabla::graph {
@@ -15,9 +16,8 @@ namespace {
 
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
+using nabla::testing::same_values;
 using nabla::testing::sample_stats;
-
-bool same(const Tensor& a, const Tensor& b) { return a.to_vector<double>() == b.to_vector<double>(); }
 
 // One initialization of a fresh variable made from `init`.
 Tensor draw_in_session(const Initializer& init) {
@@ -132,14 +132,14 @@ TEST(GraphInitializers, EachInitializationRedrawsAndRunsBetweenKeepTheValue) {
   Session sess(g);
   sess.run(init);
   Tensor first = sess.run(w);
-  EXPECT_TRUE(same(sess.run(w), first));  // reading does not redraw
+  EXPECT_TRUE(same_values(sess.run(w), first));  // reading does not redraw
   sess.run(init);
   Tensor second = sess.run(w);
-  EXPECT_FALSE(same(second, first));
+  EXPECT_FALSE(same_values(second, first));
   // A second session draws its own values too.
   Session other(g);
   other.run(init);
-  EXPECT_FALSE(same(other.run(w), second));
+  EXPECT_FALSE(same_values(other.run(w), second));
 }
 
 TEST(GraphInitializers, TwoVariablesOfOneInitializationGetDifferentDraws) {
@@ -148,7 +148,7 @@ TEST(GraphInitializers, TwoVariablesOfOneInitializationGetDifferentDraws) {
   Tensor b = g.variable(init::random_uniform({20}), "b");
   Session sess(g);
   sess.run(g.global_variables_initializer());
-  EXPECT_FALSE(same(sess.run(a), sess.run(b)));
+  EXPECT_FALSE(same_values(sess.run(a), sess.run(b)));
 }
 
 TEST(GraphInitializers, ManualSeedMakesDrawsReproducibleAndEqualToEagerOnes) {
@@ -162,10 +162,10 @@ TEST(GraphInitializers, ManualSeedMakesDrawsReproducibleAndEqualToEagerOnes) {
   manual_seed(1234);
   sess.run(init);
   Tensor b = sess.run(w);
-  EXPECT_TRUE(same(a, b));
+  EXPECT_TRUE(same_values(a, b));
   // The Session draws from nabla's generator, as eager normal() does.
   manual_seed(1234);
-  EXPECT_TRUE(same(a, normal(0.5, 2.0, {30, 4})));
+  EXPECT_TRUE(same_values(a, normal(0.5, 2.0, {30, 4})));
 }
 
 TEST(GraphInitializers, ConcreteInitialValuesStillWorkBesideInitializers) {

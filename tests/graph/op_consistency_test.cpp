@@ -15,14 +15,6 @@
 namespace nabla::testing {
 namespace {
 
-bool covers_random_op(const OpInfo& info) {
-  for (const std::string& name : info.covers) {
-    const OpDef* op = find_op(name);
-    if (op && op->has(kRandom)) return true;
-  }
-  return false;
-}
-
 TEST(GraphOpConsistency, EveryOpInfoMatchesEagerInFloat64) {
   int matched = 0, refused = 0, skipped = 0;
   std::set<std::string> refused_names;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "support/control_flow_inputs.h"
 #include "tests/support/error_message.h"
 #include "tests/support/nbg_bytes.h"
 #include "tests/support/nbg_file_test.h"
@@ -24,6 +25,7 @@ using nabla::testing::fix_checksums;
 using nabla::testing::get_le;
 using nabla::testing::kNbgHeader;
 using nabla::testing::kNoError;
+using nabla::testing::nested_conds;
 using nabla::testing::put_le;
 using nabla::testing::read_bytes;
 using nabla::testing::write_bytes;
@@ -317,13 +319,6 @@ TEST_F(BrokenControlFlow, WhileGradAttributes) {
   n.attrs = good;
   n.subgraphs[2].params.push_back(-1);
   expect_error(error_loading(g), {"(while_grad)", "subgraph 2 (the body's gradient) has 4 params; expected 3"});
-}
-
-// cond nested `levels` deep.
-Tensor nested_conds(int levels, const Tensor& p, const Tensor& x) {
-  if (levels == 0) return x * 2.0;
-  return cond(
-      p, [&] { return nested_conds(levels - 1, p, x) + 1.0; }, [&] { return x; });
 }
 
 TEST_F(BrokenControlFlow, NestingBeyondTheLimit) {

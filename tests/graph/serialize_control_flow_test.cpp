@@ -14,21 +14,22 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "support/control_flow_inputs.h"
 #include "support/op_info.h"
-#include "tests/support/error_message.h"
 #include "support/same_bits.h"
+#include "tests/support/error_message.h"
 
 namespace nabla::graph {
 namespace {
 
 namespace fs = std::filesystem;
+using nabla::testing::bool_scalar;
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
+using nabla::testing::f64_sample;
 using nabla::testing::kNoError;
+using nabla::testing::nested_conds;
 using nabla::testing::sample;
-
-Tensor f64(IntList shape, uint64_t seed) { return sample(shape, -1.0, 1.0, seed); }
-Tensor flag(bool b) { return full({}, b, TensorOptions().dtype(kBool)); }
 
 using nabla::testing::same_bits;
 
@@ -117,21 +118,21 @@ TEST_F(SavedControlFlow, Cond) {
   Graph g;
   Tensor p = g.placeholder(kBool, {}, "p");
   Tensor x = g.placeholder(kFloat64, {2, 3}, "x");
-  Tensor w = g.variable(f64({3, 3}, 1), "w");
+  Tensor w = g.variable(f64_sample({3, 3}, 1), "w");
   // Several outputs, a capture only one branch uses, a concrete value returned.
   std::vector<Tensor> ys = cond(
       p, [&] { return std::vector<Tensor>{tanh(matmul(x, w)), sum(x)}; },
       [&] { return std::vector<Tensor>{exp(x) * 0.5, full({}, 3.0, TensorOptions().dtype(kFloat64))}; });
   Session sess(g);
   sess.run(g.global_variables_initializer());
-  const Tensor xv = f64({2, 3}, 2);
-  expect_round_trip(sess, g, ys, {{{p, flag(true)}, {x, xv}}, {{p, flag(false)}, {x, xv}}}, "cond.nbg");
+  const Tensor xv = f64_sample({2, 3}, 2);
+  expect_round_trip(sess, g, ys, {{{p, bool_scalar(true)}, {x, xv}}, {{p, bool_scalar(false)}, {x, xv}}}, "cond.nbg");
 }
 
 // h <- tanh(W h + x) for 5 steps: the RNN of the issue.
-struct Rnn {
+struct SavedRnn {
   Graph g;
-  Tensor w = g.variable(f64({4, 4}, 3), "w");
+  Tensor w = g.variable(f64_sample({4, 4}, 3), "w");
   Tensor h0 = g.placeholder(kFloat64, {4}, "h0");
   Tensor x = g.placeholder(kFloat64, {4}, "x");
   std::vector<Tensor> out = while_loop([&](const std::vector<Tensor>& v) { return v[0] < 5; },
@@ -144,25 +145,25 @@ struct Rnn {
 };
 
 TEST_F(SavedControlFlow, RnnWhileLoop) {
-  Rnn r;
+  SavedRnn r;
   Session sess(r.g);
   sess.run(r.g.global_variables_initializer());
-  const Feeds feeds{{r.h0, f64({4}, 4)}, {r.x, f64({4}, 5)}};
+  const Feeds feeds{{r.h0, f64_sample({4}, 4)}, {r.x, f64_sample({4}, 5)}};
   // It ran five steps: the same as the loop unrolled.
-  Tensor hv = f64({4}, 4);
-  for (int i = 0; i < 5; ++i) hv = tanh(matmul(sess.run(r.w), hv) + f64({4}, 5));
+  Tensor hv = f64_sample({4}, 4);
+  for (int i = 0; i < 5; ++i) hv = tanh(matmul(sess.run(r.w), hv) + f64_sample({4}, 5));
   const std::string err = nabla::testing::compare(sess.run(r.h, feeds), hv, 1e-12, 1e-12);
   EXPECT_TRUE(err.empty()) << err;
   expect_round_trip(sess, r.g, {r.out[0], r.h, r.loss}, {feeds}, "rnn.nbg");
 }
 
 TEST_F(SavedControlFlow, WhileLoopGradient) {
-  Rnn r;
+  SavedRnn r;
   std::vector<Tensor> gs = gradients(r.loss, {r.w, r.h0, r.x});
   ASSERT_EQ(r.g.node(value_of(gs[0])->ref.node).kind, NodeKind::WhileGrad);
   Session sess(r.g);
   sess.run(r.g.global_variables_initializer());
-  expect_round_trip(sess, r.g, {r.h, gs[0], gs[1], gs[2]}, {{{r.h0, f64({4}, 6)}, {r.x, f64({4}, 7)}}},
+  expect_round_trip(sess, r.g, {r.h, gs[0], gs[1], gs[2]}, {{{r.h0, f64_sample({4}, 6)}, {r.x, f64_sample({4}, 7)}}},
                     "rnn_grad.nbg");
 }
 
@@ -176,9 +177,10 @@ TEST_F(SavedControlFlow, CondGradient) {
   Tensor loss = sum(y * y);
   std::vector<Tensor> gs = gradients(loss, {x, w});
   Session sess(g);
-  const Tensor xv = f64({2, 2}, 8), wv = f64({2, 2}, 9);
+  const Tensor xv = f64_sample({2, 2}, 8), wv = f64_sample({2, 2}, 9);
   expect_round_trip(sess, g, {loss, gs[0], gs[1]},
-                    {{{p, flag(true)}, {x, xv}, {w, wv}}, {{p, flag(false)}, {x, xv}, {w, wv}}}, "cond_grad.nbg");
+                    {{{p, bool_scalar(true)}, {x, xv}, {w, wv}}, {{p, bool_scalar(false)}, {x, xv}, {w, wv}}},
+                    "cond_grad.nbg");
 }
 
 // A loop whose body holds a cond (h <- h * w if sum(h) > 0 else h + w), and
@@ -198,21 +200,21 @@ TEST_F(SavedControlFlow, CondNestedInALoopAndItsGradient) {
   std::vector<Tensor> gs = gradients(loss, {w, h0});
   Session sess(g);
   // Two starts: one takes the true branch first, one the false.
-  const Tensor hv = abs(f64({3}, 10)) + 0.1;
+  const Tensor hv = abs(f64_sample({3}, 10)) + 0.1;
   expect_round_trip(sess, g, {h, loss, gs[0], gs[1]},
-                    {{{w, f64({3}, 11)}, {h0, hv}}, {{w, f64({3}, 11)}, {h0, -hv}}}, "nested.nbg");
+                    {{{w, f64_sample({3}, 11)}, {h0, hv}}, {{w, f64_sample({3}, 11)}, {h0, -hv}}}, "nested.nbg");
 }
 
 // The loaded graph is a graph like a built one: gradients() of a loaded loop
 // (a WhileGrad over the loaded subgraphs) equal those built before saving.
 TEST_F(SavedControlFlow, GradientsOfALoadedLoop) {
-  Rnn r;
+  SavedRnn r;
   r.g.set_name(r.loss, "loss");
   std::vector<Tensor> gs = gradients(r.loss, {r.w, r.h0});
   Session sess(r.g);
   sess.run(r.g.global_variables_initializer());
   sess.save(path("rnn.nbg"));
-  const Tensor h0v = f64({4}, 12), xv = f64({4}, 13);
+  const Tensor h0v = f64_sample({4}, 12), xv = f64_sample({4}, 13);
   std::vector<Tensor> want = sess.run(gs, {{r.h0, h0v}, {r.x, xv}});
 
   Graph lg = load(path("rnn.nbg"));
@@ -224,22 +226,15 @@ TEST_F(SavedControlFlow, GradientsOfALoadedLoop) {
   for (std::size_t i = 0; i < 2; ++i) EXPECT_TRUE(same_bits(got[i], want[i])) << got[i] << "\nvs\n" << want[i];
 }
 
-// cond nested `levels` deep: each level captures x and p from the one above.
-Tensor nested_conds(int levels, const Tensor& p, const Tensor& x) {
-  if (levels == 0) return x * 2.0;
-  return cond(
-      p, [&] { return nested_conds(levels - 1, p, x) + 1.0; }, [&] { return x; });
-}
-
 TEST_F(SavedControlFlow, NestingUpToTheFormatsLimit) {
   Graph g;
   Tensor p = g.placeholder(kBool, {}, "p");
   Tensor x = g.placeholder(kFloat64, {2}, "x");
   Tensor y = nested_conds(32, p, x);
   Session sess(g);
-  const Tensor xv = f64({2}, 14);
-  expect_round_trip(sess, g, {y}, {{{p, flag(true)}, {x, xv}}, {{p, flag(false)}, {x, xv}}}, "deep.nbg");
-  EXPECT_TRUE(same_bits(sess.run(y, {{p, flag(true)}, {x, xv}}), xv * 2.0 + 32.0));
+  const Tensor xv = f64_sample({2}, 14);
+  expect_round_trip(sess, g, {y}, {{{p, bool_scalar(true)}, {x, xv}}, {{p, bool_scalar(false)}, {x, xv}}}, "deep.nbg");
+  EXPECT_TRUE(same_bits(sess.run(y, {{p, bool_scalar(true)}, {x, xv}}), xv * 2.0 + 32.0));
 
   // One level more: neither save writes it (no reader would load it).
   Graph h;

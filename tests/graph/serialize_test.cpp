@@ -99,13 +99,13 @@ void expect_same_nodes(const Graph& a, const Graph& b) {
 }
 
 // A graph with every node kind and every attribute alternative.
-struct Model {
+struct EveryKindGraph {
   Graph g;
   Tensor x, kernel, bias, y, amax_idx, loss, step, init, both;
 };
 
-Model make_model() {
-  Model m;
+EveryKindGraph make_every_kind_graph() {
+  EveryKindGraph m;
   Graph& g = m.g;
   LocationScope at;  // op nodes record this line
   m.x = g.placeholder(kFloat32, {4, 3}, "x");
@@ -141,7 +141,7 @@ Model make_model() {
 }
 
 TEST_F(SavedGraph, EveryNodeFieldSurvivesSaveAndLoad) {
-  Model m = make_model();
+  EveryKindGraph m = make_every_kind_graph();
   save(m.g, path("m.nbg"));
   Graph loaded = load(path("m.nbg"));
   expect_same_nodes(m.g, loaded);
@@ -159,7 +159,7 @@ TEST_F(SavedGraph, EveryNodeFieldSurvivesSaveAndLoad) {
 }
 
 TEST_F(SavedGraph, LoadedGraphRunsToTheSameBits) {
-  Model m = make_model();
+  EveryKindGraph m = make_every_kind_graph();
   save(m.g, path("m.nbg"));
   Tensor xv = randn({4, 3});
 
@@ -190,7 +190,7 @@ TEST_F(SavedGraph, LoadedGraphRunsToTheSameBits) {
 }
 
 TEST_F(SavedGraph, SessionSaveKeepsTheTrainedVariables) {
-  Model m = make_model();
+  EveryKindGraph m = make_every_kind_graph();
   Session sess(m.g);
   sess.run(m.init);
   Tensor xv = randn({4, 3});

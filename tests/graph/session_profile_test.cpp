@@ -22,7 +22,7 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
-struct Model {
+struct ProfiledMlp {
   Graph g;
   Tensor x = g.placeholder(kFloat32, {4, 3}, "x");
   Tensor w = g.variable(randn({3, 2}), "w");
@@ -32,7 +32,7 @@ struct Model {
 };
 
 TEST(SessionProfile, IsOffByDefault) {
-  Model m;
+  ProfiledMlp m;
   Session sess(m.g);
   sess.run(m.g.global_variables_initializer());
   EXPECT_FALSE(sess.profiling());
@@ -45,7 +45,7 @@ TEST(SessionProfile, IsOffByDefault) {
 }
 
 TEST(SessionProfile, CountsRunsAndListsThePlansNodesInRunOrder) {
-  Model m;
+  ProfiledMlp m;
   Session sess(m.g, SessionOptions{.profile = true});
   sess.run(m.g.global_variables_initializer());
   for (int i = 0; i < 3; ++i) sess.run(m.y, {{m.x, m.xv}});
@@ -67,7 +67,7 @@ TEST(SessionProfile, CountsRunsAndListsThePlansNodesInRunOrder) {
 }
 
 TEST(SessionProfile, KeepsOneProfilePerPlanAndResets) {
-  Model m;
+  ProfiledMlp m;
   Session sess(m.g);
   sess.run(m.g.global_variables_initializer());
   sess.run(m.loss, {{m.x, m.xv}});  // not profiled
@@ -87,7 +87,7 @@ TEST(SessionProfile, KeepsOneProfilePerPlanAndResets) {
 }
 
 TEST(SessionProfile, TextListsEveryNodeOnceSlowestFirst) {
-  Model m;
+  ProfiledMlp m;
   Session sess(m.g, SessionOptions{.profile = true});
   sess.run(m.g.global_variables_initializer());
   for (int i = 0; i < 4; ++i) sess.run({m.loss, m.y}, {{m.x, m.xv}});
@@ -129,7 +129,7 @@ TEST(SessionProfile, UnknownDimsProfileEachFedShape) {
 }
 
 TEST(SessionProfile, AFetchOfAnotherGraphIsTheErrorOfRun) {
-  Model m;
+  ProfiledMlp m;
   Graph other;
   Tensor z = other.placeholder(kFloat32, {1}, "z");
   Session sess(m.g, SessionOptions{.profile = true});

@@ -11,19 +11,15 @@
 
 #include "nabla/nabla.h"
 #include "tests/support/error_message.h"
+#include "tests/support/temp_files.h"
+#include "tests/support/tensor_values.h"
 
 namespace nabla::io {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string temp_file(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("nabla_ckpt_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::vector<double> values(const Tensor& t) { return t.to(kFloat64).to_vector<double>(); }
+using nabla::testing::double_values;
+using nabla::testing::temp_path_in;
 
 std::shared_ptr<nn::Sequential> make_net(uint64_t seed) {
   manual_seed(seed);
@@ -93,7 +89,7 @@ TEST_P(CheckpointOptimizers, TrainingResumesExactlyAsIfUninterrupted) {
   auto a = make_net(1);
   auto opt_a = c.make(a->parameters());
   for (int i = 0; i < 3; ++i) train_step(*a, *opt_a);
-  const std::string path = temp_file(std::string(c.name) + ".safetensors");
+  const std::string path = temp_path_in("nabla_ckpt_test", std::string(c.name) + ".safetensors");
   save_checkpoint(path, *a, opt_a.get(), {{"epoch", "3"}});
   std::vector<float> uninterrupted;
   for (int i = 0; i < 4; ++i) uninterrupted.push_back(train_step(*a, *opt_a));
@@ -107,7 +103,7 @@ TEST_P(CheckpointOptimizers, TrainingResumesExactlyAsIfUninterrupted) {
   for (int i = 0; i < 4; ++i) resumed.push_back(train_step(*b, *opt_b));
   EXPECT_EQ(resumed, uninterrupted);  // bit for bit
   auto pa = a->parameters(), pb = b->parameters();
-  for (std::size_t i = 0; i < pa.size(); ++i) EXPECT_EQ(values(pa[i]), values(pb[i])) << i;
+  for (std::size_t i = 0; i < pa.size(); ++i) EXPECT_EQ(double_values(pa[i]), double_values(pb[i])) << i;
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CheckpointOptimizers, ::testing::Range(0, 5),
@@ -119,7 +115,7 @@ TEST(Checkpoint, RoundTripsModelAndAdamStateAndHyperParameters) {
   for (int i = 0; i < 2; ++i) train_step(*a, opt_a);
   optim::StepLR schedule(opt_a, 10);        // adds "initial_lr" to the group, as in PyTorch
   opt_a.param_groups()[0].set_lr(1.0 / 3);  // as a scheduler would: needs all 17 digits
-  const std::string path = temp_file("adam.safetensors");
+  const std::string path = temp_path_in("nabla_ckpt_test", "adam.safetensors");
   save_checkpoint(path, *a, &opt_a);
 
   // The file is plain safetensors: names and metadata as documented.
@@ -131,8 +127,9 @@ TEST(Checkpoint, RoundTripsModelAndAdamStateAndHyperParameters) {
   EXPECT_EQ(meta.at("optimizer.group.0.params"), "4");
   EXPECT_EQ(meta.at("optimizer.group.0.beta2"), "0.97999999999999998");
   EXPECT_EQ(meta.at("optimizer.state.0.3.step"), "2");
-  EXPECT_EQ(values(get(raw, "model.0.weight")), values(a->parameters()[0]));
-  EXPECT_EQ(values(get(raw, "optimizer.state.0.1.exp_avg")), values(opt_a.state(0, 1).buffers.at("exp_avg")));
+  EXPECT_EQ(double_values(get(raw, "model.0.weight")), double_values(a->parameters()[0]));
+  EXPECT_EQ(double_values(get(raw, "optimizer.state.0.1.exp_avg")),
+            double_values(opt_a.state(0, 1).buffers.at("exp_avg")));
 
   auto b = make_net(2);
   optim::Adam opt_b(b->parameters());
@@ -143,18 +140,18 @@ TEST(Checkpoint, RoundTripsModelAndAdamStateAndHyperParameters) {
   for (std::size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(opt_b.state(0, i).step, 2);
     for (const char* k : {"exp_avg", "exp_avg_sq"})
-      EXPECT_EQ(values(opt_b.state(0, i).buffers.at(k)), values(opt_a.state(0, i).buffers.at(k))) << k;
+      EXPECT_EQ(double_values(opt_b.state(0, i).buffers.at(k)), double_values(opt_a.state(0, i).buffers.at(k))) << k;
   }
   // A model alone (evaluation) loads from the same file.
   auto c = make_net(3);
   load_checkpoint(path, *c);
-  EXPECT_EQ(values(c->parameters()[2]), values(a->parameters()[2]));
+  EXPECT_EQ(double_values(c->parameters()[2]), double_values(a->parameters()[2]));
 }
 
 TEST(Checkpoint, ModelWithoutOptimizerAndFreshOptimizerState) {
   auto a = make_net(1);
   optim::SGD opt(a->parameters(), {{"lr", 0.1}});  // no momentum: SGD keeps no state
-  const std::string path = temp_file("fresh.safetensors");
+  const std::string path = temp_path_in("nabla_ckpt_test", "fresh.safetensors");
   save_checkpoint(path, *a, &opt);
   auto b = make_net(2);
   optim::SGD opt_b(b->parameters(), {{"lr", 0.5}});
@@ -165,7 +162,7 @@ TEST(Checkpoint, ModelWithoutOptimizerAndFreshOptimizerState) {
   save_checkpoint(path, *a);  // model only
   EXPECT_THROW(load_checkpoint(path, *b, &opt_b), Error);
   load_checkpoint(path, *b);
-  EXPECT_EQ(values(b->parameters()[0]), values(a->parameters()[0]));
+  EXPECT_EQ(double_values(b->parameters()[0]), double_values(a->parameters()[0]));
 }
 
 using nabla::testing::error_of;
@@ -174,16 +171,16 @@ TEST(Checkpoint, RefusesBadFilesWithoutChangingTheModelOrOptimizer) {
   auto a = make_net(1);
   optim::Adam opt_a(a->parameters());
   train_step(*a, opt_a);
-  const std::string good = temp_file("good.safetensors");
+  const std::string good = temp_path_in("nabla_ckpt_test", "good.safetensors");
   save_checkpoint(good, *a, &opt_a);
   Metadata meta;
   TensorDict tensors = load_safetensors(good, &meta);
 
   auto b = make_net(2);
   optim::Adam opt_b(b->parameters());
-  const std::vector<double> before = values(b->parameters()[0]);
+  const std::vector<double> before = double_values(b->parameters()[0]);
   auto refused = [&](const std::string& name, const TensorDict& t, const Metadata& m) {
-    std::string path = temp_file(name + ".safetensors");
+    std::string path = temp_path_in("nabla_ckpt_test", name + ".safetensors");
     save_safetensors(path, t, m);
     return error_of([&] { load_checkpoint(path, *b, &opt_b); });
   };
@@ -231,12 +228,12 @@ TEST(Checkpoint, RefusesBadFilesWithoutChangingTheModelOrOptimizer) {
     std::ifstream in(good, std::ios::binary);
     bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  const std::string cut = temp_file("cut.safetensors");
+  const std::string cut = temp_path_in("nabla_ckpt_test", "cut.safetensors");
   std::ofstream(cut, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size() - 10));
   EXPECT_THROW(load_checkpoint(cut, *b, &opt_b), Error);
-  EXPECT_THROW(load_checkpoint(temp_file("absent.safetensors"), *b), Error);
+  EXPECT_THROW(load_checkpoint(temp_path_in("nabla_ckpt_test", "absent.safetensors"), *b), Error);
 
-  EXPECT_EQ(values(b->parameters()[0]), before);  // nothing was changed by any refusal
+  EXPECT_EQ(double_values(b->parameters()[0]), before);  // nothing was changed by any refusal
   EXPECT_EQ(opt_b.state(0, 0).step, 0);
 }
 
@@ -248,7 +245,8 @@ TEST(Checkpoint, EveryByteFlipLoadsOrRaisesError) {
   nn::Sequential a(nn::Linear(2, 2));
   optim::Adam opt_a(a.parameters());
   train_step_2d(a, opt_a);
-  const std::string good = temp_file("flip_src.safetensors"), path = temp_file("flip.safetensors");
+  const std::string good = temp_path_in("nabla_ckpt_test", "flip_src.safetensors"),
+                    path = temp_path_in("nabla_ckpt_test", "flip.safetensors");
   save_checkpoint(good, a, &opt_a);
   std::string bytes;
   {
@@ -279,20 +277,20 @@ TEST(Checkpoint, RefusesEntriesOfAnotherDtype) {
   auto a = make_net(1);
   optim::Adam opt_a(a->parameters());
   train_step(*a, opt_a);
-  const std::string good = temp_file("dtype_src.safetensors");
+  const std::string good = temp_path_in("nabla_ckpt_test", "dtype_src.safetensors");
   save_checkpoint(good, *a, &opt_a);
   Metadata meta;
   TensorDict tensors = load_safetensors(good, &meta);
   auto b = make_net(2);
   optim::Adam opt_b(b->parameters());
-  const std::vector<double> before = values(b->parameters()[0]);
+  const std::vector<double> before = double_values(b->parameters()[0]);
   auto refused = [&](const std::string& name, const std::string& entry, DType dtype) {
     TensorDict t = tensors;
     bool found = false;
     for (auto& [n, v] : t)
       if (n == entry) v = (v * 1e6).to(dtype), found = true;
     EXPECT_TRUE(found) << entry;
-    std::string path = temp_file(name + ".safetensors");
+    std::string path = temp_path_in("nabla_ckpt_test", name + ".safetensors");
     save_safetensors(path, t, meta);
     return std::make_pair(path, error_of([&] { load_checkpoint(path, *b, &opt_b); }));
   };
@@ -304,13 +302,13 @@ TEST(Checkpoint, RefusesEntriesOfAnotherDtype) {
   auto [p3, m3] = refused("opt", "optimizer.state.0.1.exp_avg", kFloat64);
   nabla::testing::expect_error(m3, {"load_checkpoint", p3.c_str(), "'optimizer.state.0.1.exp_avg'", "stored as float64",
                                     "expected the parameter's dtype float32"});
-  EXPECT_EQ(values(b->parameters()[0]), before);
+  EXPECT_EQ(double_values(b->parameters()[0]), before);
   EXPECT_EQ(opt_b.state(0, 0).step, 0);
 }
 
 TEST(Checkpoint, AnotherArchitectureNamesTheFile) {
   auto a = make_net(1);
-  const std::string path = temp_file("arch.safetensors");
+  const std::string path = temp_path_in("nabla_ckpt_test", "arch.safetensors");
   save_checkpoint(path, *a);
   nn::Sequential other(nn::Linear(4, 3));
   nabla::testing::expect_error(
@@ -336,10 +334,12 @@ TEST(Checkpoint, OptimizerStateOfAnotherDtypeIsRefused) {
 TEST(Checkpoint, RefusesReservedMetadataKeys) {
   auto a = make_net(1);
   EXPECT_NE(error_of([&] {
-              save_checkpoint(temp_file("r.safetensors"), *a, nullptr, {{"optimizer", "x"}});
+              save_checkpoint(temp_path_in("nabla_ckpt_test", "r.safetensors"), *a, nullptr, {{"optimizer", "x"}});
             }).find("metadata key 'optimizer' is reserved"),
             std::string::npos);
-  EXPECT_THROW(save_checkpoint(temp_file("r.safetensors"), *a, nullptr, {{"nabla.checkpoint", "7"}}), Error);
+  EXPECT_THROW(
+      save_checkpoint(temp_path_in("nabla_ckpt_test", "r.safetensors"), *a, nullptr, {{"nabla.checkpoint", "7"}}),
+      Error);
 }
 
 }  // namespace

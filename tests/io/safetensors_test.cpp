@@ -12,24 +12,17 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "tests/support/file_bytes.h"
+#include "tests/support/temp_files.h"
+#include "tests/support/tensor_values.h"
 
 namespace nabla::io {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string temp_dir() {
-  auto dir = fs::temp_directory_path() / ("nabla_st_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::vector<double> values(const Tensor& t) { return t.to(kFloat64).to_vector<double>(); }
+using nabla::testing::double_values;
+using nabla::testing::file_bytes;
+using nabla::testing::temp_folder;
 
 TEST(Safetensors, RoundTripsEveryDtypeAndShape) {
   TensorDict dict;
@@ -40,7 +33,7 @@ TEST(Safetensors, RoundTripsEveryDtypeAndShape) {
       dict.emplace_back(std::string(dtype_name(t)) + "_" + std::to_string(dict.size()),
                         (arange(n) - 2).to(t).reshape(IntList(s)));
     }
-  const std::string path = temp_dir() + "/all.safetensors";
+  const std::string path = temp_folder("nabla_st_test") + "/all.safetensors";
   save_safetensors(path, dict);
   const TensorDict back = load_safetensors(path);
   ASSERT_EQ(back.size(), dict.size());
@@ -48,7 +41,7 @@ TEST(Safetensors, RoundTripsEveryDtypeAndShape) {
     EXPECT_EQ(back[i].first, dict[i].first);
     EXPECT_EQ(back[i].second.dtype(), dict[i].second.dtype()) << dict[i].first;
     EXPECT_EQ(back[i].second.sizes(), dict[i].second.sizes()) << dict[i].first;
-    EXPECT_EQ(values(back[i].second), values(dict[i].second)) << dict[i].first;
+    EXPECT_EQ(double_values(back[i].second), double_values(dict[i].second)) << dict[i].first;
   }
 }
 
@@ -56,17 +49,17 @@ TEST(Safetensors, WritesNonContiguousTensorsInRowMajorOrder) {
   Tensor base = arange(24, dtype(kFloat32)).reshape({4, 6});
   Tensor x = base.t().slice(0, 1, 6, 2);  // [3, 4], strided
   ASSERT_FALSE(x.is_contiguous());
-  const std::string path = temp_dir() + "/nc.safetensors";
+  const std::string path = temp_folder("nabla_st_test") + "/nc.safetensors";
   save_safetensors(path, {{"x", x}, {"e", base.expand({2, 4, 6})}});
   const TensorDict back = load_safetensors(path);
-  EXPECT_EQ(values(get(back, "x")), values(x.contiguous()));
+  EXPECT_EQ(double_values(get(back, "x")), double_values(x.contiguous()));
   EXPECT_EQ(get(back, "e").sizes(), (Shape{2, 4, 6}));
-  EXPECT_EQ(values(get(back, "e")), values(base.expand({2, 4, 6}).contiguous()));
+  EXPECT_EQ(double_values(get(back, "e")), double_values(base.expand({2, 4, 6}).contiguous()));
   EXPECT_THROW(get(back, "nope"), Error);
 }
 
 TEST(Safetensors, MetadataAndOddNamesRoundTrip) {
-  const std::string path = temp_dir() + "/meta.safetensors";
+  const std::string path = temp_folder("nabla_st_test") + "/meta.safetensors";
   const std::string odd = "layer.0/w \"q\"\\\n\t\xc3\xbc";
   save_safetensors(path, {{odd, ones({2})}, {"", zeros({1})}}, {{"format", "pt"}, {"note", "a\"b\\c\x01"}});
   Metadata meta;
@@ -78,9 +71,9 @@ TEST(Safetensors, MetadataAndOddNamesRoundTrip) {
 }
 
 TEST(Safetensors, HeaderLayout) {
-  const std::string path = temp_dir() + "/layout.safetensors";
+  const std::string path = temp_folder("nabla_st_test") + "/layout.safetensors";
   save_safetensors(path, {{"a", ones({2}, dtype(kInt32))}, {"b", zeros({}, dtype(kFloat64))}}, {{"k", "v"}});
-  const std::string bytes = slurp(path);
+  const std::string bytes = file_bytes(path);
   uint64_t n = 0;
   for (int i = 0; i < 8; ++i) n |= uint64_t(uint8_t(bytes[i])) << (8 * i);
   EXPECT_EQ(n % 8, 0u);
@@ -95,16 +88,16 @@ TEST(Safetensors, ReadsAFileWrittenByPython) {
   const TensorDict d = load_safetensors(std::string(NABLA_TESTS_DIR) + "/io/fixtures/python.safetensors", &meta);
   EXPECT_EQ(meta, (Metadata{{"format", "np"}, {"source", "make_fixture.py"}}));
   EXPECT_EQ(d.size(), 9u);
-  EXPECT_EQ(values(get(d, "f64")), (std::vector<double>{1.5, -2.25}));
+  EXPECT_EQ(double_values(get(d, "f64")), (std::vector<double>{1.5, -2.25}));
   EXPECT_EQ(get(d, "f32").sizes(), (Shape{2, 3}));
-  EXPECT_EQ(values(get(d, "f32")), (std::vector<double>{0, 0.25, 0.5, 0.75, 1, 1.25}));
+  EXPECT_EQ(double_values(get(d, "f32")), (std::vector<double>{0, 0.25, 0.5, 0.75, 1, 1.25}));
   EXPECT_EQ(get(d, "f16").dtype(), kFloat16);
-  EXPECT_EQ(values(get(d, "f16")), (std::vector<double>{0.5, -1.0, 65504.0}));
+  EXPECT_EQ(double_values(get(d, "f16")), (std::vector<double>{0.5, -1.0, 65504.0}));
   EXPECT_EQ(get(d, "i64").to_vector<int64_t>(), (std::vector<int64_t>{-(int64_t(1) << 40), 7}));
   EXPECT_EQ(get(d, "i32").to_vector<int32_t>(), (std::vector<int32_t>{-3, 4, 2147483647}));
-  EXPECT_EQ(values(get(d, "u8")), (std::vector<double>{0, 255}));
+  EXPECT_EQ(double_values(get(d, "u8")), (std::vector<double>{0, 255}));
   EXPECT_EQ(get(d, "bool").dtype(), kBool);
-  EXPECT_EQ(values(get(d, "bool")), (std::vector<double>{1, 0, 1}));
+  EXPECT_EQ(double_values(get(d, "bool")), (std::vector<double>{1, 0, 1}));
   EXPECT_EQ(get(d, "scalar").dim(), 0);
   EXPECT_EQ(get(d, "scalar").item<float>(), 3.0f);
   EXPECT_EQ(get(d, "empty").sizes(), (Shape{0, 3}));
@@ -120,7 +113,7 @@ std::string error_of_save(const std::string& path, const TensorDict& d) {
 }
 
 TEST(Safetensors, SaveRefusesBadDicts) {
-  const std::string path = temp_dir() + "/bad.safetensors";
+  const std::string path = temp_folder("nabla_st_test") + "/bad.safetensors";
   EXPECT_NE(error_of_save(path, {{"a", ones({1})}, {"a", ones({1})}}).find("'a' appears twice"), std::string::npos);
   EXPECT_NE(error_of_save(path, {{"__metadata__", ones({1})}}).find("__metadata__"), std::string::npos);
   EXPECT_NE(error_of_save(path, {{"u", Tensor()}}).find("tensor 'u' is undefined"), std::string::npos);
@@ -136,17 +129,17 @@ std::vector<std::string> listing(const std::string& dir) {
 }
 
 TEST(Safetensors, FailedSavesLeaveThePreviousFileIntact) {
-  const std::string dir = temp_dir() + "/atomic";
+  const std::string dir = temp_folder("nabla_st_test") + "/atomic";
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string path = dir + "/ckpt.safetensors";
   save_safetensors(path, {{"w", arange(4, dtype(kFloat32))}});
-  const std::string before = slurp(path);
+  const std::string before = file_bytes(path);
   const std::vector<std::string> only = {"ckpt.safetensors"};
 
   // Refused before the temp file is opened.
   EXPECT_THROW(save_safetensors(path, {{"w", ones({8})}, {"u", Tensor()}}), Error);
-  EXPECT_EQ(slurp(path), before);
+  EXPECT_EQ(file_bytes(path), before);
   EXPECT_EQ(listing(dir), only);
 
   // Fails mid-way: the header is written, then the data hits the file-size limit.
@@ -166,7 +159,7 @@ TEST(Safetensors, FailedSavesLeaveThePreviousFileIntact) {
   std::signal(SIGXFSZ, old_handler);
   EXPECT_NE(msg.find("writing"), std::string::npos) << msg;
   EXPECT_NE(msg.find("untouched"), std::string::npos) << msg;
-  EXPECT_EQ(slurp(path), before);
+  EXPECT_EQ(file_bytes(path), before);
   EXPECT_EQ(listing(dir), only);
 
   // The rename fails (the target is a directory): the temp file is removed.
@@ -181,7 +174,7 @@ TEST(Safetensors, FailedSavesLeaveThePreviousFileIntact) {
 
   // A successful save replaces the file.
   save_safetensors(path, {{"w", ones({3}, dtype(kFloat64))}});
-  EXPECT_EQ(values(get(load_safetensors(path), "w")), (std::vector<double>{1, 1, 1}));
+  EXPECT_EQ(double_values(get(load_safetensors(path), "w")), (std::vector<double>{1, 1, 1}));
   EXPECT_EQ(listing(dir), (std::vector<std::string>{"ckpt.safetensors", "sub"}));
 }
 

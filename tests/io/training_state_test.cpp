@@ -11,6 +11,7 @@
 
 #include "nabla/nabla.h"
 #include "tests/support/error_message.h"
+#include "tests/support/temp_files.h"
 
 namespace nabla::io {
 namespace {
@@ -18,12 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
-
-std::string temp_file(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("nabla_training_state_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
+using nabla::testing::temp_path_in;
 
 // The bits of a float32 tensor.
 std::vector<uint32_t> bits(const Tensor& t) {
@@ -39,7 +35,7 @@ std::vector<std::vector<uint32_t>> all_bits(const std::vector<Tensor>& ts) {
 }
 
 // A model with dropout, so that its steps draw from the global generator.
-std::shared_ptr<nn::Sequential> make_net(uint64_t seed) {
+std::shared_ptr<nn::Sequential> make_dropout_net(uint64_t seed) {
   manual_seed(seed);
   return std::make_shared<nn::Sequential>(nn::Linear(4, 16), nn::ReLU(), nn::Dropout(0.3), nn::Linear(16, 3));
 }
@@ -113,12 +109,12 @@ TEST(TrainingState, OptimizerAndSchedulerStateDictsRoundTripBitForBit) {
   for (const auto& [opt_name, make_opt] : optimizers())
     for (const auto& [sched_name, make_sched] : schedulers()) {
       SCOPED_TRACE(std::string(opt_name) + " + " + sched_name);
-      auto a = make_net(1);
+      auto a = make_dropout_net(1);
       auto opt_a = make_opt(a->parameters());
       auto sched_a = make_sched(*opt_a);
       for (int i = 0; i < 5; ++i) train_step(*a, *opt_a, sched_a.get());
 
-      auto b = make_net(2);
+      auto b = make_dropout_net(2);
       auto opt_b = make_opt(b->parameters());
       auto sched_b = make_sched(*opt_b);
       train_step(*b, *opt_b, sched_b.get());  // state that the load must replace
@@ -148,8 +144,8 @@ TEST(TrainingState, OptimizerAndSchedulerStateDictsRoundTripBitForBit) {
 // The same through a file: save after 4 steps, keep training; a "new process"
 // (another seed, fresh objects) restores and takes the same next steps.
 TEST(TrainingState, RestoredRunContinuesBitIdentically) {
-  const std::string path = temp_file("state.safetensors");
-  auto a = make_net(3);
+  const std::string path = temp_path_in("nabla_training_state_test", "state.safetensors");
+  auto a = make_dropout_net(3);
   optim::Adam opt_a(a->parameters(), {{"lr", 0.01}});
   optim::CosineAnnealingLR sched_a(opt_a, 20);
   for (int i = 0; i < 4; ++i) train_step(*a, opt_a, &sched_a);
@@ -163,7 +159,7 @@ TEST(TrainingState, RestoredRunContinuesBitIdentically) {
   EXPECT_TRUE(peek.has_scheduler);
   EXPECT_EQ(peek.info, (Metadata{{"best", "0.5"}}));
 
-  auto b = make_net(4);
+  auto b = make_dropout_net(4);
   optim::Adam opt_b(b->parameters(), {{"lr", 0.01}});
   optim::CosineAnnealingLR sched_b(opt_b, 20);
   TrainingState s = restore_training_state(path, *b, opt_b, &sched_b);
@@ -181,8 +177,8 @@ TEST(TrainingState, RestoredRunContinuesBitIdentically) {
 }
 
 TEST(TrainingState, TheCallersTensorsRoundTripAndLoadCheckpointSkipsThem) {
-  const std::string path = temp_file("tensors.safetensors");
-  auto a = make_net(5);
+  const std::string path = temp_path_in("nabla_training_state_test", "tensors.safetensors");
+  auto a = make_dropout_net(5);
   optim::SGD opt(a->parameters(), {{"lr", 0.1}});
   TrainingState s;
   s.epoch = 2;
@@ -200,14 +196,14 @@ TEST(TrainingState, TheCallersTensorsRoundTripAndLoadCheckpointSkipsThem) {
 }
 
 TEST(TrainingState, RefusesMismatchesWithoutChangingAnything) {
-  const std::string path = temp_file("refuse.safetensors");
-  auto a = make_net(5);
+  const std::string path = temp_path_in("nabla_training_state_test", "refuse.safetensors");
+  auto a = make_dropout_net(5);
   optim::SGD opt_a(a->parameters(), {{"lr", 0.1}});
   optim::StepLR sched_a(opt_a, 2);
   train_step(*a, opt_a, &sched_a);
   save_training_state(path, *a, opt_a, &sched_a, {.epoch = 1, .step = 1});
 
-  auto b = make_net(6);
+  auto b = make_dropout_net(6);
   optim::SGD opt_b(b->parameters(), {{"lr", 0.1}});
   const auto before = all_bits(b->parameters());
   const GeneratorState rng = default_generator().get_state();
@@ -225,14 +221,14 @@ TEST(TrainingState, RefusesMismatchesWithoutChangingAnything) {
   EXPECT_EQ(default_generator().get_state(), rng);
 
   // Saved without a scheduler, restored with one.
-  const std::string plain = temp_file("no_sched.safetensors");
+  const std::string plain = temp_path_in("nabla_training_state_test", "no_sched.safetensors");
   save_training_state(plain, *a, opt_a, nullptr, {.epoch = 1, .step = 1});
   optim::StepLR sched_c(opt_b, 2);
   expect_error(error_of([&] { restore_training_state(plain, *b, opt_b, &sched_c); }),
                {plain.c_str(), "no learning-rate scheduler state"});
 
   // A checkpoint without training state, and a malformed entry.
-  const std::string ckpt = temp_file("ckpt.safetensors");
+  const std::string ckpt = temp_path_in("nabla_training_state_test", "ckpt.safetensors");
   save_checkpoint(ckpt, *a, &opt_a);
   expect_error(error_of([&] { read_training_state(ckpt); }),
                {"read_training_state", ckpt.c_str(), "without training state", "training.epoch"});

@@ -6,22 +6,19 @@
 #include <sstream>
 
 #include "nabla/nabla.h"
+#include "tests/support/tensor_names.h"
 
 namespace {
 
 using namespace nabla;
 
-std::vector<std::string> names(const nn::NamedTensors& v) {
-  std::vector<std::string> out;
-  for (const auto& [n, t] : v) out.push_back(n);
-  return out;
-}
+using nabla::testing::names_of;
 
 TEST(NnModuleList, RegistersEntriesInOrder) {
   nn::ModuleList list(nn::Linear(2, 3), nn::ReLU());
   list.append(nn::Linear(3, 1, false));
   EXPECT_EQ(list.size(), 3u);
-  EXPECT_EQ(names(list.named_parameters()), (std::vector<std::string>{"0.weight", "0.bias", "2.weight"}));
+  EXPECT_EQ(names_of(list.named_parameters()), (std::vector<std::string>{"0.weight", "0.bias", "2.weight"}));
   EXPECT_EQ(list[1]->name(), "ReLU");
   EXPECT_EQ(list[-1]->name(), "Linear");
   EXPECT_EQ(list.at<nn::Linear>(2)->out_features, 1);
@@ -90,7 +87,7 @@ TEST(NnModuleDict, InsertReplacesInPlaceAndPopRemoves) {
   EXPECT_EQ(d["act"]->name(), "Tanh");
   EXPECT_TRUE(d.contains("dec"));
   EXPECT_EQ(d.at<nn::Linear>("dec")->in_features, 4);
-  EXPECT_EQ(names(d.named_parameters()),
+  EXPECT_EQ(names_of(d.named_parameters()),
             (std::vector<std::string>{"enc.weight", "enc.bias", "dec.weight", "dec.bias"}));
   nn::ModulePtr enc = d.pop("enc");
   EXPECT_EQ(enc->name(), "Linear");

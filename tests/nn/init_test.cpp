@@ -13,11 +13,11 @@ namespace {
 using namespace nabla;
 
 using Stats = nabla::testing::SampleStats;
-Stats stats(const Tensor& t) { return nabla::testing::sample_stats(t); }
+using nabla::testing::sample_stats;
 
 // Uniform(-b, b): mean 0, std b / sqrt(3), samples within the bounds.
 void expect_uniform(const Tensor& t, double b) {
-  Stats s = stats(t);
+  Stats s = sample_stats(t);
   double n = static_cast<double>(t.numel()), sd = b / std::sqrt(3.0);
   EXPECT_LE(s.max, b);
   EXPECT_GE(s.min, -b);
@@ -30,7 +30,7 @@ TEST(NnInit, LinearDefaultIsUniformOneOverSqrtFanIn) {
   manual_seed(0);
   nn::Linear lin(1000, 100);
   expect_uniform(lin.weight, 1.0 / std::sqrt(1000.0));
-  Stats b = stats(lin.bias);
+  Stats b = sample_stats(lin.bias);
   EXPECT_LE(b.max, 1.0 / std::sqrt(1000.0));
   EXPECT_GE(b.min, -1.0 / std::sqrt(1000.0));
 }
@@ -40,7 +40,7 @@ TEST(NnInit, Conv2dDefaultUsesReceptiveField) {
   nn::Conv2d conv(16, 32, 3);
   EXPECT_EQ(conv.weight.sizes(), Shape({32, 16, 3, 3}));
   expect_uniform(conv.weight, 1.0 / std::sqrt(16.0 * 9));
-  Stats b = stats(conv.bias);
+  Stats b = sample_stats(conv.bias);
   EXPECT_LE(b.max, 1.0 / 12.0);
   EXPECT_GE(b.min, -1.0 / 12.0);
   EXPECT_EQ(conv.forward(randn({2, 16, 8, 8})).sizes(), Shape({2, 32, 6, 6}));
@@ -52,16 +52,16 @@ TEST(NnInit, XavierAndKaiming) {
   nn::init::xavier_uniform_(w, 2.0);
   expect_uniform(w, 2.0 * std::sqrt(6.0 / 800));
   nn::init::xavier_normal_(w);
-  EXPECT_NEAR(stats(w).std, std::sqrt(2.0 / 800), 0.02 * std::sqrt(2.0 / 800));
+  EXPECT_NEAR(sample_stats(w).std, std::sqrt(2.0 / 800), 0.02 * std::sqrt(2.0 / 800));
   nn::init::kaiming_uniform_(w, 0.0, "fan_in", "relu");
   expect_uniform(w, std::sqrt(2.0) * std::sqrt(3.0 / 500));
   nn::init::kaiming_normal_(w, 0.0, "fan_out", "relu");
-  EXPECT_NEAR(stats(w).std, std::sqrt(2.0 / 300), 0.02 * std::sqrt(2.0 / 300));
-  EXPECT_NEAR(stats(w).mean, 0.0, 0.01 * std::sqrt(2.0 / 300));
+  EXPECT_NEAR(sample_stats(w).std, std::sqrt(2.0 / 300), 0.02 * std::sqrt(2.0 / 300));
+  EXPECT_NEAR(sample_stats(w).mean, 0.0, 0.01 * std::sqrt(2.0 / 300));
   Tensor d = empty({200, 200}, kFloat64);
   nn::init::normal_(d, 1.0, 0.5);
-  EXPECT_NEAR(stats(d).mean, 1.0, 0.01);
-  EXPECT_NEAR(stats(d).std, 0.5, 0.01);
+  EXPECT_NEAR(sample_stats(d).mean, 1.0, 0.01);
+  EXPECT_NEAR(sample_stats(d).std, 0.5, 0.01);
 }
 
 TEST(NnInit, GainsFansAndConstants) {

@@ -15,11 +15,11 @@ namespace {
 using namespace nabla;
 
 using Stats = nabla::testing::SampleStats;
-Stats stats(const Tensor& t) { return nabla::testing::sample_stats(t); }
+using nabla::testing::sample_stats;
 
 // U(-b, b): inside the bounds, reaching near them, mean 0, std b / sqrt(3).
-void expect_uniform(const Tensor& t, double b) {
-  Stats s = stats(t);
+void expect_uniform_reaching_bounds(const Tensor& t, double b) {
+  Stats s = sample_stats(t);
   double n = static_cast<double>(t.numel()), sd = b / std::sqrt(3.0);
   EXPECT_LE(s.max, b);
   EXPECT_GE(s.min, -b);
@@ -31,7 +31,7 @@ void expect_uniform(const Tensor& t, double b) {
 
 // N(mean, sd^2) within sampling tolerance (n >= 10^4).
 void expect_normal(const Tensor& t, double mean, double sd) {
-  Stats s = stats(t);
+  Stats s = sample_stats(t);
   double n = static_cast<double>(t.numel());
   EXPECT_NEAR(s.mean, mean, 5 * sd / std::sqrt(n));
   EXPECT_NEAR(s.std, sd, 0.03 * sd);
@@ -45,8 +45,8 @@ TEST(NnLayerInit, Conv1dIsUniformOneOverSqrtFanIn) {
   manual_seed(1);
   nn::Conv1d conv(64, 128, 5);
   EXPECT_EQ(conv.weight.sizes(), Shape({128, 64, 5}));
-  expect_uniform(conv.weight, 1.0 / std::sqrt(64.0 * 5));
-  Stats b = stats(conv.bias);
+  expect_uniform_reaching_bounds(conv.weight, 1.0 / std::sqrt(64.0 * 5));
+  Stats b = sample_stats(conv.bias);
   EXPECT_LE(b.max, 1.0 / std::sqrt(320.0));
   EXPECT_GE(b.min, -1.0 / std::sqrt(320.0));
 }
@@ -55,15 +55,15 @@ TEST(NnLayerInit, Conv2dWithPairsUsesBothKernelDims) {
   manual_seed(2);
   nn::Conv2d conv(32, 64, {3, 5}, {1, 2}, {1, 2});
   EXPECT_EQ(conv.weight.sizes(), Shape({64, 32, 3, 5}));
-  expect_uniform(conv.weight, 1.0 / std::sqrt(32.0 * 15));
+  expect_uniform_reaching_bounds(conv.weight, 1.0 / std::sqrt(32.0 * 15));
 }
 
 TEST(NnLayerInit, ConvTranspose2dFanInIsOutChannelsTimesKernel) {
   manual_seed(3);
   nn::ConvTranspose2d conv(64, 32, 3, 2, 0, 0, 2);  // weight [64, 32 / 2, 3, 3]
   EXPECT_EQ(conv.weight.sizes(), Shape({64, 16, 3, 3}));
-  expect_uniform(conv.weight, 1.0 / std::sqrt(16.0 * 9));  // PyTorch: fan_in from weight dims 1..
-  Stats b = stats(conv.bias);
+  expect_uniform_reaching_bounds(conv.weight, 1.0 / std::sqrt(16.0 * 9));  // PyTorch: fan_in from weight dims 1..
+  Stats b = sample_stats(conv.bias);
   EXPECT_LE(b.max, 1.0 / 12.0);
   EXPECT_GE(b.min, -1.0 / 12.0);
 }
@@ -95,15 +95,15 @@ TEST(NnLayerInit, KaimingFanModesAndGains) {
   manual_seed(5);
   Tensor w = empty({200, 100, 3});  // fan_in 300, fan_out 600
   nn::init::kaiming_uniform_(w, 0.2, "fan_out", "leaky_relu");
-  expect_uniform(w, std::sqrt(2.0 / 1.04) * std::sqrt(3.0 / 600));
+  expect_uniform_reaching_bounds(w, std::sqrt(2.0 / 1.04) * std::sqrt(3.0 / 600));
   nn::init::kaiming_normal_(w, 0.0, "fan_in", "tanh");
   expect_normal(w, 0.0, 5.0 / 3.0 / std::sqrt(300.0));
   nn::init::xavier_normal_(w, nn::init::calculate_gain("tanh"));
   expect_normal(w, 0.0, 5.0 / 3.0 * std::sqrt(2.0 / 900));
   nn::init::xavier_uniform_(w);
-  expect_uniform(w, std::sqrt(6.0 / 900));
+  expect_uniform_reaching_bounds(w, std::sqrt(6.0 / 900));
   nn::init::uniform_(w, -0.5, 2.0);
-  Stats s = stats(w);
+  Stats s = sample_stats(w);
   EXPECT_GE(s.min, -0.5);
   EXPECT_LE(s.max, 2.0);
   EXPECT_NEAR(s.mean, 0.75, 0.02);

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "nabla/nabla.h"
+#include "tests/support/tensor_names.h"
 
 namespace {
 
@@ -18,16 +19,13 @@ struct Block : nn::Module {
   Tensor forward(const Tensor& x) override { return fc2->forward(fc1->forward(x).relu()) * scale; }
 };
 
-std::vector<std::string> names(const nn::NamedTensors& v) {
-  std::vector<std::string> out;
-  for (const auto& [n, t] : v) out.push_back(n);
-  return out;
-}
+using nabla::testing::names_of;
 
 TEST(NnModule, RegistersParametersWithDottedNames) {
   Block b;
-  EXPECT_EQ(names(b.named_parameters()), (std::vector<std::string>{"scale", "fc1.weight", "fc1.bias", "fc2.weight"}));
-  EXPECT_EQ(names(b.named_buffers()), (std::vector<std::string>{"steps"}));
+  EXPECT_EQ(names_of(b.named_parameters()),
+            (std::vector<std::string>{"scale", "fc1.weight", "fc1.bias", "fc2.weight"}));
+  EXPECT_EQ(names_of(b.named_buffers()), (std::vector<std::string>{"steps"}));
   EXPECT_EQ(b.parameters(false).size(), 1u);
   EXPECT_EQ(b.children().size(), 2u);
   EXPECT_EQ(b.num_parameters(), 2 + 12 + 3 + 6);
@@ -38,7 +36,7 @@ TEST(NnModule, RegistersParametersWithDottedNames) {
 
 TEST(NnModule, SequentialNamesChildrenByIndex) {
   nn::Sequential s(nn::Linear(3, 4), nn::ReLU(), std::make_shared<nn::Sequential>(nn::Linear(4, 2)));
-  EXPECT_EQ(names(s.named_parameters()), (std::vector<std::string>{"0.weight", "0.bias", "2.0.weight", "2.0.bias"}));
+  EXPECT_EQ(names_of(s.named_parameters()), (std::vector<std::string>{"0.weight", "0.bias", "2.0.weight", "2.0.bias"}));
   std::vector<std::string> mods;
   for (const auto& [n, m] : s.named_modules()) mods.push_back(n + ":" + m->name());
   EXPECT_EQ(mods, (std::vector<std::string>{"0:Linear", "1:ReLU", "2:Sequential", "2.0:Linear"}));

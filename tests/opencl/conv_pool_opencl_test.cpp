@@ -10,17 +10,16 @@
 #include "nabla/nabla.h"
 #include "nabla/testing/assert_close.h"
 #include "opencl/opencl_test_util.h"
+#include "support/devices.h"
 
 namespace nabla::testing {
 namespace {
-
-const Device kCl("opencl:0");
 
 // Leaves of the same values on the CPU and on the device.
 struct Pair {
   Tensor cpu, cl;
 };
-Pair leaf(const Tensor& values) {
+Pair leaf_pair(const Tensor& values) {
   return {values.detach().clone().requires_grad_(), values.detach().to(kCl).requires_grad_()};
 }
 
@@ -31,8 +30,8 @@ Pair leaf(const Tensor& values) {
 TEST(OpenCLConv, ABatchOverSeveralColumnBlocksMatchesTheCpu) {
   NABLA_SKIP_WITHOUT_OPENCL();
   manual_seed(3);
-  Pair x = leaf(randn({20, 16, 64, 64}, kFloat64)), w = leaf(randn({8, 8, 3, 3}, kFloat64)),
-       b = leaf(randn({8}, kFloat64));
+  Pair x = leaf_pair(randn({20, 16, 64, 64}, kFloat64)), w = leaf_pair(randn({8, 8, 3, 3}, kFloat64)),
+       b = leaf_pair(randn({8}, kFloat64));
   const Tensor gy = randn({20, 8, 64, 64}, kFloat64);
   Tensor y_cpu = conv2d(x.cpu, w.cpu, b.cpu, {1, 1}, {1, 1}, {1, 1}, 2);
   Tensor y_cl = conv2d(x.cl, w.cl, b.cl, {1, 1}, {1, 1}, {1, 1}, 2);
@@ -135,8 +134,9 @@ TEST(OpenCLConv, ASmallCnnStepHasTheCpusGradients) {
   NABLA_SKIP_WITHOUT_OPENCL();
   manual_seed(6);
   const Tensor input = randn({8, 1, 12, 12}), target = randn({8, 5});
-  Pair w1 = leaf(randn({4, 1, 3, 3}) * 0.3), b1 = leaf(randn({4}) * 0.1), w2 = leaf(randn({6, 4, 3, 3}) * 0.2),
-       b2 = leaf(randn({6}) * 0.1), w3 = leaf(randn({5, 6 * 3 * 3}) * 0.1);
+  Pair w1 = leaf_pair(randn({4, 1, 3, 3}) * 0.3), b1 = leaf_pair(randn({4}) * 0.1),
+       w2 = leaf_pair(randn({6, 4, 3, 3}) * 0.2), b2 = leaf_pair(randn({6}) * 0.1),
+       w3 = leaf_pair(randn({5, 6 * 3 * 3}) * 0.1);
   auto loss = [&](Device d, const Tensor& c1, const Tensor& cb1, const Tensor& c2, const Tensor& cb2, const Tensor& l) {
     Tensor h = max_pool2d(relu(conv2d(input.to(d), c1, cb1, {1, 1}, {1, 1})), {2, 2});
     h = avg_pool2d(relu(conv2d(h, c2, cb2, {1, 1}, {1, 1})), {2, 2});
@@ -154,7 +154,7 @@ TEST(OpenCLConv, ASmallCnnStepHasTheCpusGradients) {
 TEST(OpenCLResample, LargeScalesMatchTheCpu) {
   NABLA_SKIP_WITHOUT_OPENCL();
   manual_seed(7);
-  Pair x = leaf(randn({2, 3, 5, 7}, kFloat64));
+  Pair x = leaf_pair(randn({2, 3, 5, 7}, kFloat64));
   for (const char* mode : {"nearest", "bilinear"}) {
     InterpolateOptions o{.scale_factor = {3.7, 2.3}, .mode = mode};
     Tensor y_cpu = interpolate(x.cpu, o), y_cl = interpolate(x.cl, o);

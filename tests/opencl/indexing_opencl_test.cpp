@@ -11,11 +11,10 @@
 
 #include "nabla/nabla.h"
 #include "opencl/opencl_test_util.h"
+#include "support/devices.h"
 
 namespace nabla::testing {
 namespace {
-
-const Device kCl("opencl:0");
 
 // f on CPU tensors and on their OpenCL copies: the same dtype, shape and
 // values, bit for bit.
@@ -56,7 +55,7 @@ void same_error_on_both(const std::function<Tensor(const std::vector<Tensor>&)>&
   EXPECT_EQ(on_cl, on_cpu);
 }
 
-Tensor ints(std::vector<int64_t> v, Shape s) { return tensor(v).reshape(s); }
+Tensor shaped_ints(std::vector<int64_t> v, Shape s) { return tensor(v).reshape(s); }
 
 // An op of the table called directly (backward ops, or attrs the public
 // functions compute themselves).
@@ -69,40 +68,40 @@ Tensor call_op(const char* name, std::initializer_list<Tensor> in, const Attrs& 
 TEST(OpenCLIndexing, OutOfRangeIndicesRaiseTheCpusError) {
   NABLA_SKIP_WITHOUT_OPENCL();
   const Tensor x = arange(12, kFloat64).reshape({3, 4});
-  const Tensor bad = ints({0, 1, 7, 2, -1, 0}, {2, 3});
+  const Tensor bad = shaped_ints({0, 1, 7, 2, -1, 0}, {2, 3});
   same_error_on_both([](auto& t) { return gather(t[0], 1, t[1]); }, {x, bad});
   same_error_on_both([](auto& t) { return scatter(t[0], 1, t[1], t[2]); }, {x, bad, ones({2, 3}, kFloat64)});
   same_error_on_both([](auto& t) { return scatter(t[0], 1, t[1], Scalar(5.0)); }, {x, bad});
   same_error_on_both([](auto& t) { return scatter_add(t[0], 1, t[1], t[2]); }, {x, bad, ones({2, 3}, kFloat64)});
-  same_error_on_both([](auto& t) { return index_select(t[0], 0, t[1]); }, {x, ints({0, 3}, {2})});
+  same_error_on_both([](auto& t) { return index_select(t[0], 0, t[1]); }, {x, shaped_ints({0, 3}, {2})});
   same_error_on_both([](auto& t) { return index_add(t[0], 0, t[1], t[2]); },
-                     {x, ints({-1, 0}, {2}), ones({2, 4}, kFloat64)});
-  same_error_on_both([](auto& t) { return take(t[0], t[1]); }, {x, ints({3, -13}, {2})});
-  same_error_on_both([](auto& t) { return one_hot(t[0], 3); }, {ints({0, 2, 3}, {3})});
-  same_error_on_both([](auto& t) { return embedding(t[0], t[1]); }, {ints({1, 5}, {2}), x});
-  same_error_on_both([](auto& t) { return embedding(t[0].to(kInt32), t[1]); }, {ints({1, 3}, {2}), x});
+                     {x, shaped_ints({-1, 0}, {2}), ones({2, 4}, kFloat64)});
+  same_error_on_both([](auto& t) { return take(t[0], t[1]); }, {x, shaped_ints({3, -13}, {2})});
+  same_error_on_both([](auto& t) { return one_hot(t[0], 3); }, {shaped_ints({0, 2, 3}, {3})});
+  same_error_on_both([](auto& t) { return embedding(t[0], t[1]); }, {shaped_ints({1, 5}, {2}), x});
+  same_error_on_both([](auto& t) { return embedding(t[0].to(kInt32), t[1]); }, {shaped_ints({1, 3}, {2}), x});
   // With 0 columns no element is read, but the indices are checked still.
-  same_error_on_both([](auto& t) { return embedding(t[0], t[1]); }, {ints({4}, {1}), zeros({3, 0})});
+  same_error_on_both([](auto& t) { return embedding(t[0], t[1]); }, {shaped_ints({4}, {1}), zeros({3, 0})});
   // The backward ops, called directly (autograd would reject changed indices first).
   same_error_on_both(
       [](auto& t) {
         return call_op("embedding_backward", {t[0], t[1]}, {int64_t{3}, int64_t{-1}});
       },
-      {ones({2, 4}, kFloat64), ints({1, 9}, {2})});
+      {ones({2, 4}, kFloat64), shaped_ints({1, 9}, {2})});
   same_error_on_both(
       [](auto& t) {
         return call_op("embedding_backward", {t[0], t[1]}, {int64_t{3}, int64_t{-1}});
       },
-      {ones({2, 0}, kFloat64), ints({1, -2}, {2})});
+      {ones({2, 0}, kFloat64), shaped_ints({1, -2}, {2})});
   // masked_select's count is an attr: a wrong one is an error, not a write
   // past the output.
   same_error_on_both(
       [](auto& t) {
         return call_op("masked_select", {t[0], t[1]}, {int64_t{1}});
       },
-      {x, ints({1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1}, {3, 4}).to(kBool)}, "true elements");
+      {x, shaped_ints({1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1}, {3, 4}).to(kBool)}, "true elements");
   // A valid call after a failed one: every call gets a fresh flag.
-  same_on_both([](auto& t) { return gather(t[0], 1, t[1]); }, {x, ints({3, 0, 1}, {3, 1})});
+  same_on_both([](auto& t) { return gather(t[0], 1, t[1]); }, {x, shaped_ints({3, 0, 1}, {3, 1})});
 }
 
 TEST(OpenCLIndexing, EmptyTensors) {
@@ -128,14 +127,14 @@ TEST(OpenCLIndexing, EmptyTensors) {
 
 TEST(OpenCLIndexing, IntegerBoolAndFloat16Dtypes) {
   NABLA_SKIP_WITHOUT_OPENCL();
-  const Tensor index = ints({2, 0, 1, 1, 2, 0}, {2, 3});
+  const Tensor index = shaped_ints({2, 0, 1, 1, 2, 0}, {2, 3});
   for (DType t : {kInt64, kInt32, kUInt8, kBool, kFloat16}) {
     SCOPED_TRACE(std::string(dtype_name(t)));
     const Tensor x = arange(9, kInt64).reshape({3, 3}).remainder(2 + (t == kBool ? 0 : 5)).to(t);
     same_on_both([](auto& v) { return gather(v[0], 1, v[1]); }, {x, index});
     same_on_both([](auto& v) { return scatter(v[0], 0, v[1], v[0]); }, {x, index});
-    same_on_both([](auto& v) { return index_select(v[0], 0, v[1]); }, {x, ints({2, 2, 0}, {3})});
-    same_on_both([](auto& v) { return take(v[0], v[1]); }, {x, ints({-1, 4, 8}, {3})});
+    same_on_both([](auto& v) { return index_select(v[0], 0, v[1]); }, {x, shaped_ints({2, 2, 0}, {3})});
+    same_on_both([](auto& v) { return take(v[0], v[1]); }, {x, shaped_ints({-1, 4, 8}, {3})});
     same_on_both([](auto& v) { return masked_select(v[0], v[1]); }, {x, x.to(kInt64).remainder(2).to(kBool)});
     same_on_both([](auto& v) { return cat({v[0], v[0]}, 1); }, {x});
     same_on_both([](auto& v) { return flip(v[0], {1}); }, {x});
@@ -143,7 +142,7 @@ TEST(OpenCLIndexing, IntegerBoolAndFloat16Dtypes) {
     same_on_both([](auto& v) { return nabla::pad(v[0].unsqueeze(0), {2, 1}, "reflect"); }, {x});
     if (t != kFloat16) {
       same_on_both([](auto& v) { return scatter_add(v[0], 0, v[1], v[0]); }, {x, index});
-      same_on_both([](auto& v) { return index_add(v[0], 1, v[1], v[0]); }, {x, ints({2, 2, 0}, {3})});
+      same_on_both([](auto& v) { return index_add(v[0], 1, v[1], v[0]); }, {x, shaped_ints({2, 2, 0}, {3})});
       same_on_both([](auto& v) { return scatter(v[0], 1, v[1], Scalar(1)); }, {x, index});
     }
   }
@@ -152,13 +151,14 @@ TEST(OpenCLIndexing, IntegerBoolAndFloat16Dtypes) {
 TEST(OpenCLIndexing, NonContiguousAndBroadcastInputs) {
   NABLA_SKIP_WITHOUT_OPENCL();
   const Tensor x = arange(24, kFloat64).reshape({4, 6}).t();        // [6, 4], strides (1, 6)
-  const Tensor index = ints({3, 0, 5, 1, 2, 2, 0, 4}, {4, 2}).t();  // [2, 4], transposed
+  const Tensor index = shaped_ints({3, 0, 5, 1, 2, 2, 0, 4}, {4, 2}).t();  // [2, 4], transposed
   same_on_both([](auto& t) { return gather(t[0], 0, t[1]); }, {x, index});
   same_on_both([](auto& t) { return scatter(t[0], 0, t[1], t[0]); }, {x, index});
   same_on_both([](auto& t) { return scatter_add(t[0], 0, t[1], t[0] * 0.1); }, {x, index});
-  same_on_both([](auto& t) { return index_select(t[0], 1, t[1]); }, {x, ints({3, 1, 3, 2, 0, 1}, {3, 2}).select(1, 0)});
+  same_on_both([](auto& t) { return index_select(t[0], 1, t[1]); },
+               {x, shaped_ints({3, 1, 3, 2, 0, 1}, {3, 2}).select(1, 0)});
   same_on_both([](auto& t) { return index_add(t[0], 1, t[1], t[2]); },
-               {x, ints({3, 3, 0}, {3}), arange(18, kFloat64).reshape({3, 6}).t()});
+               {x, shaped_ints({3, 3, 0}, {3}), arange(18, kFloat64).reshape({3, 6}).t()});
   same_on_both([](auto& t) { return take(t[0], t[1]); }, {x, index});
   same_on_both([](auto& t) { return flip(flip(t[0], {0}), {0, 1}); }, {x});
   same_on_both([](auto& t) { return cat({t[0], t[0].slice(1, 1, 3)}, 1); }, {x});
@@ -168,7 +168,7 @@ TEST(OpenCLIndexing, NonContiguousAndBroadcastInputs) {
   same_on_both([](auto& t) { return embedding(t[0], t[1]); }, {index, x});
   // A broadcast mask and input (0 strides): masked_select expands both.
   same_on_both([](auto& t) { return masked_select(t[0], t[1]); },
-               {x.slice(1, 0, 1), ints({1, 0, 1, 1}, {4}).to(kBool)});
+               {x.slice(1, 0, 1), shaped_ints({1, 0, 1, 1}, {4}).to(kBool)});
   same_on_both([](auto& t) { return one_hot(t[0], 6); }, {index});
 }
 

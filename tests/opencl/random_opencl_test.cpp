@@ -9,11 +9,10 @@
 #include "nabla/nabla.h"
 #include "nabla/testing/assert_close.h"
 #include "opencl/opencl_test_util.h"
+#include "support/devices.h"
 
 namespace nabla::testing {
 namespace {
-
-const Device kCl("opencl:0");
 
 template <class Draw>
 void same_on_both(Draw draw, bool bitwise) {

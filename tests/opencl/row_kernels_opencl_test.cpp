@@ -11,14 +11,12 @@
 #include "nabla/nabla.h"
 #include "nabla/testing/assert_close.h"
 #include "opencl/opencl_test_util.h"
+#include "support/devices.h"
 #include "support/error_message.h"
+#include "support/special_values.h"
 
 namespace nabla::testing {
 namespace {
-
-const Device kCl("opencl:0");
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // `f` on the CPU and on the device agree (NaN where NaN), to float64 rounding.
 template <class F>

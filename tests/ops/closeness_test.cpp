@@ -9,6 +9,7 @@
 
 #include "nabla/nabla.h"
 #include "ops/closeness_reference.h"
+#include "support/dtype_named.h"
 
 namespace nabla::testing {
 namespace {
@@ -16,13 +17,6 @@ namespace {
 using closeness_reference::CloseCase;
 using closeness_reference::CloseTensor;
 using closeness_reference::kCloseCases;
-
-DType dtype_named(const std::string& name) {
-  for (DType t : {kBool, kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64})
-    if (dtype_name(t) == name) return t;
-  ADD_FAILURE() << "unknown dtype " << name;
-  return kFloat64;
-}
 
 Tensor make(const CloseTensor& t) {
   return tensor(t.values, IntList(t.shape.data(), t.shape.size())).to(dtype_named(t.dtype));

@@ -12,16 +12,12 @@
 
 #include "nabla/kernels/cpu/conv.h"
 #include "nabla/nabla.h"
+#include "support/onednn_switch.h"
 
 namespace nabla {
 namespace {
 
-// Restores the process-wide switch however a test ends.
-struct OneDnnSwitch {
-  explicit OneDnnSwitch(bool on) : saved(cpu::conv_onednn_enabled()) { cpu::set_conv_onednn_enabled(on); }
-  ~OneDnnSwitch() { cpu::set_conv_onednn_enabled(saved); }
-  bool saved;
-};
+using testing::OneDnnSwitch;
 
 // fn() computed by the im2col kernels and by oneDNN, compared relative to the
 // result's magnitude: float32 sums in different orders (the weight gradient
@@ -43,7 +39,7 @@ void expect_paths_agree(Fn fn, const std::string& what) {
   EXPECT_LT(max(abs(ref - got)).item<double>() / scale, 2e-5) << what;
 }
 
-struct Case {
+struct ConvCase {
   int64_t n, c, h, w, oc, kh, kw, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, groups;
   std::string name() const {
     return "N" + std::to_string(n) + " C" + std::to_string(c) + " " + std::to_string(h) + "x" + std::to_string(w) +
@@ -54,7 +50,7 @@ struct Case {
   }
 };
 
-const Case kCases[] = {
+const ConvCase kCases[] = {
     {64, 1, 28, 28, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1},  // the CNN's first layer
     {8, 32, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1},  // the CNN's second layer (smaller batch)
     {1, 3, 9, 11, 5, 3, 3, 1, 1, 0, 0, 1, 1, 1},     // batch 1, no padding
@@ -69,10 +65,10 @@ const Case kCases[] = {
     {2, 6, 13, 11, 6, 3, 2, 2, 3, 1, 0, 2, 1, 3},    // everything at once
 };
 
-class ConvOneDnn : public ::testing::TestWithParam<Case> {};
+class ConvOneDnn : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(ConvOneDnn, MatchesIm2col) {
-  const Case& k = GetParam();
+  const ConvCase& k = GetParam();
   manual_seed(11);
   Tensor x = randn({k.n, k.c, k.h, k.w});
   Tensor w = randn({k.oc, k.c / k.groups, k.kh, k.kw});

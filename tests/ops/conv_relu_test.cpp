@@ -11,17 +11,14 @@
 #include "nabla/kernels/cpu/conv.h"
 #include "nabla/nabla.h"
 #include "nabla/testing/assert_close.h"
+#include "support/onednn_switch.h"
 
 namespace nabla {
 namespace {
 
 using testing::assert_close;
 
-struct OneDnnSwitch {
-  explicit OneDnnSwitch(bool on) : saved(cpu::conv_onednn_enabled()) { cpu::set_conv_onednn_enabled(on); }
-  ~OneDnnSwitch() { cpu::set_conv_onednn_enabled(saved); }
-  bool saved;
-};
+using testing::OneDnnSwitch;
 
 // float32 with finite operands runs oneDNN's ReLU post-op; a NaN operand
 // (oneDNN's ReLU would make a NaN output 0) and oneDNN switched off run the

@@ -20,6 +20,7 @@
 #include "nabla/nabla.h"
 #include "ops/edge_reference_values.h"
 #include "support/opaque_backend.h"
+#include "support/special_values.h"
 
 namespace nabla::testing {
 namespace {
@@ -29,9 +30,6 @@ using edge_reference::EdgeTensor;
 using edge_reference::kEdgeCases;
 using Tensors = std::vector<Tensor>;
 using EdgeFn = std::function<Tensors(const Tensors&)>;
-
-constexpr double kNaN = edge_reference::kNaN;
-constexpr double kInf = edge_reference::kInf;
 
 struct EdgeFnEntry {
   // Composite table ops the function calls (they leave no node of their own
@@ -410,7 +408,7 @@ std::vector<std::string> run_case(const EdgeCase& c, std::set<std::string>* grap
   return errors;
 }
 
-std::string case_name(std::size_t i) { return "case " + std::to_string(i) + " (" + kEdgeCases[i].fn + ")"; }
+std::string edge_case_label(std::size_t i) { return "case " + std::to_string(i) + " (" + kEdgeCases[i].fn + ")"; }
 
 // Functions whose float32 results differ from PyTorch at these edges, with the reason.
 const std::map<std::string, std::string> kFloat32Differences = {
@@ -432,7 +430,7 @@ void check_all_cases(DType dt) {
     } catch (const std::exception& e) {
       errors = {std::string("threw: ") + e.what()};
     }
-    for (const std::string& e : errors) ADD_FAILURE() << case_name(i) << " in " << dtype_name(dt) << ": " << e;
+    for (const std::string& e : errors) ADD_FAILURE() << edge_case_label(i) << " in " << dtype_name(dt) << ": " << e;
     failed += !errors.empty();
   }
   std::printf("edge cases in %s: %zu run (%d skipped), disagreeing with PyTorch: %d\n",
@@ -460,10 +458,10 @@ TEST(EdgeValues, ForwardWithoutGradientsMatchesToo) {
       NoGradGuard no_grad;
       outs = edge_fns().at(c.fn).fn(inputs);
     }
-    ASSERT_EQ(outs.size(), c.outputs.size()) << case_name(i);
+    ASSERT_EQ(outs.size(), c.outputs.size()) << edge_case_label(i);
     for (std::size_t k = 0; k < outs.size(); ++k)
       if (std::string e = compare_edge(outs[k], c.outputs[k], kFloat64); !e.empty())
-        ADD_FAILURE() << case_name(i) << " without gradients: output " << k << ": " << e;
+        ADD_FAILURE() << edge_case_label(i) << " without gradients: output " << k << ": " << e;
     ++checked;
   }
   EXPECT_GT(checked, 150);

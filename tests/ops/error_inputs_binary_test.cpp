@@ -7,11 +7,11 @@
 namespace nabla::testing {
 namespace {
 
-using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+using BinaryOpPointer = Tensor (*)(const Tensor&, const Tensor&);
 
 // Every broadcasting binary op: shapes that do not broadcast, an undefined
 // operand, and a result of 2^50 elements.
-std::vector<ErrorInput> any_binary(const std::string& op, const std::string& called, BinaryFn f) {
+std::vector<ErrorInput> any_binary(const std::string& op, const std::string& called, BinaryOpPointer f) {
   return {
       {op, called, "shapes that do not broadcast", [f] { f(zeros({2, 3}), zeros({4})); },
        {"shapes [2, 3] and [4] cannot be broadcast together", "dim 1: 3 vs 4"}},
@@ -24,7 +24,7 @@ std::vector<ErrorInput> any_binary(const std::string& op, const std::string& cal
 std::vector<ErrorInput> binary_cases() {
   std::vector<ErrorInput> all;
   auto add_all = [&](std::vector<ErrorInput> v) { all.insert(all.end(), v.begin(), v.end()); };
-  const std::vector<std::pair<const char*, BinaryFn>> ops = {
+  const std::vector<std::pair<const char*, BinaryOpPointer>> ops = {
       {"add", [](const Tensor& a, const Tensor& b) { return add(a, b); }},
       {"sub", sub},
       {"mul", mul},

@@ -12,11 +12,10 @@
 #include "support/error_inputs.h"
 #include "support/error_message.h"
 #include "support/opaque_backend.h"
+#include "support/special_values.h"
 
 namespace nabla::testing {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 TEST(ErrorInputsFactory, ArangeOfAnInfiniteOrNanRange) {
   for (auto [start, end] : {std::pair{0.0, kInf}, {0.0, -kInf}, {-kInf, 0.0}, {0.0, std::nan("")}}) {

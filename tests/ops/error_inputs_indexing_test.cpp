@@ -1,12 +1,12 @@
 // Error inputs of the indexing and joining ops (tests/support/error_inputs.h):
 // indices out of bounds or of a non-integer dtype, index shapes that do not
 // fit, masks that are not bool, lists that are empty or do not match.
+#include "support/error_input_tensors.h"
 #include "support/error_inputs.h"
 
 namespace nabla::testing {
 namespace {
 
-Tensor idx(std::initializer_list<double> v) { return tensor(v, dtype(kInt64)); }
 Tensor idx2(std::initializer_list<std::initializer_list<double>> v) { return tensor(v, dtype(kInt64)); }
 
 NABLA_ERROR_INPUTS({
@@ -14,49 +14,49 @@ NABLA_ERROR_INPUTS({
      {"index 3 is out of bounds for dim 1 of size 3"}},
     {"gather", "gather", "a float index", [] { gather(zeros({2, 3}), 1, zeros({2, 2})); },
      {"index must be an int64 (or int32) tensor, got float32"}},
-    {"gather", "gather", "an index of another rank", [] { gather(zeros({2, 3}), 1, idx({0, 1})); },
+    {"gather", "gather", "an index of another rank", [] { gather(zeros({2, 3}), 1, int64_list({0, 1})); },
      {"index has 1 dims", "expected the same number of dims"}},
     {"gather", "gather", "a dim out of range", [] { gather(zeros({2, 3}), 2, idx2({{0}})); }, {"dim 2 is out of range"}},
     {"gather", "gather", "an undefined index", [] { gather(zeros({2, 3}), 1, Tensor()); },
      {"index is an undefined tensor"}},
 
-    {"scatter", "scatter", "an index out of bounds", [] { scatter(zeros({3}), 0, idx({3}), ones({1})); },
+    {"scatter", "scatter", "an index out of bounds", [] { scatter(zeros({3}), 0, int64_list({3}), ones({1})); },
      {"index 3 is out of bounds for dim 0 of size 3"}},
-    {"scatter", "scatter", "a source of another dtype", [] { scatter(zeros({3}), 0, idx({0}), ones({1}, dtype(kInt64))); },
+    {"scatter", "scatter", "a source of another dtype", [] { scatter(zeros({3}), 0, int64_list({0}), ones({1}, dtype(kInt64))); },
      {"int64", "float32"}},
-    {"scatter", "scatter", "an index larger than the source", [] { scatter(zeros({3}), 0, idx({0, 1}), ones({1})); },
+    {"scatter", "scatter", "an index larger than the source", [] { scatter(zeros({3}), 0, int64_list({0, 1}), ones({1})); },
      {"index shape [2] is larger than"}},
-    {"scatter_value", "scatter", "a negative index", [] { scatter(zeros({3}), 0, idx({-1}), 1.0); },
+    {"scatter_value", "scatter", "a negative index", [] { scatter(zeros({3}), 0, int64_list({-1}), 1.0); },
      {"index -1 is out of bounds"}},
     {"scatter_value", "scatter", "a bool index", [] { scatter(zeros({3}), 0, zeros({1}, dtype(kBool)), 1.0); },
      {"index must be an int64 (or int32) tensor, got bool"}},
     {"scatter_value", "scatter", "an index of another rank", [] { scatter(zeros({3}), 0, idx2({{0}}), 1.0); },
      {"index has 2 dims"}},
-    {"scatter_add", "scatter_add", "an index out of bounds", [] { scatter_add(zeros({3}), 0, idx({5}), ones({1})); },
+    {"scatter_add", "scatter_add", "an index out of bounds", [] { scatter_add(zeros({3}), 0, int64_list({5}), ones({1})); },
      {"index 5 is out of bounds for dim 0 of size 3"}},
-    {"scatter_add", "scatter_add", "a dim out of range", [] { scatter_add(zeros({3}), 1, idx({0}), ones({1})); },
+    {"scatter_add", "scatter_add", "a dim out of range", [] { scatter_add(zeros({3}), 1, int64_list({0}), ones({1})); },
      {"dim 1 is out of range"}},
-    {"scatter_add", "scatter_add", "an undefined source", [] { scatter_add(zeros({3}), 0, idx({0}), Tensor()); },
+    {"scatter_add", "scatter_add", "an undefined source", [] { scatter_add(zeros({3}), 0, int64_list({0}), Tensor()); },
      {"undefined tensor"}},
 
-    {"index_select", "index_select", "an index out of bounds", [] { index_select(zeros({2, 3}), 0, idx({2})); },
+    {"index_select", "index_select", "an index out of bounds", [] { index_select(zeros({2, 3}), 0, int64_list({2})); },
      {"index 2 is out of bounds for dim 0 of size 2"}},
     {"index_select", "index_select", "a 2-D index", [] { index_select(zeros({2, 3}), 0, idx2({{0}})); },
      {"index must be 0-dim or 1-D, got shape [1, 1]"}},
-    {"index_select", "index_select", "a 0-dim input", [] { index_select(zeros({}), 0, idx({0})); },
+    {"index_select", "index_select", "a 0-dim input", [] { index_select(zeros({}), 0, int64_list({0})); },
      {"at least 1 dim"}},
-    {"index_select", "Tensor::index_select", "an undefined tensor", [] { Tensor().index_select(0, idx({0})); },
+    {"index_select", "Tensor::index_select", "an undefined tensor", [] { Tensor().index_select(0, int64_list({0})); },
      {"undefined tensor"}},
-    {"index_add", "index_add", "an index out of bounds", [] { index_add(zeros({3}), 0, idx({3}), ones({1})); },
+    {"index_add", "index_add", "an index out of bounds", [] { index_add(zeros({3}), 0, int64_list({3}), ones({1})); },
      {"index 3 is out of bounds"}},
-    {"index_add", "index_add", "a source of the wrong shape", [] { index_add(zeros({3, 2}), 0, idx({0}), ones({1, 3})); },
+    {"index_add", "index_add", "a source of the wrong shape", [] { index_add(zeros({3, 2}), 0, int64_list({0}), ones({1, 3})); },
      {"source has shape [1, 3] but expected [1, 2]"}},
-    {"index_add", "index_add", "a source of another dtype", [] { index_add(zeros({3}), 0, idx({0}), ones({1}, dtype(kFloat64))); },
+    {"index_add", "index_add", "a source of another dtype", [] { index_add(zeros({3}), 0, int64_list({0}), ones({1}, dtype(kFloat64))); },
      {"float64", "float32"}},
-    {"take", "take", "an index out of bounds", [] { take(zeros({2, 2}), idx({4})); },
+    {"take", "take", "an index out of bounds", [] { take(zeros({2, 2}), int64_list({4})); },
      {"index 4 is out of bounds for a tensor of 4 elements"}},
     {"take", "take", "a float index", [] { take(zeros({2, 2}), zeros({1})); }, {"index must be an int64"}},
-    {"take", "take", "an undefined input", [] { take(Tensor(), idx({0})); }, {"undefined tensor"}},
+    {"take", "take", "an undefined input", [] { take(Tensor(), int64_list({0})); }, {"undefined tensor"}},
     {"masked_select", "masked_select", "a float mask", [] { masked_select(zeros({3}), zeros({3})); },
      {"mask must be a bool tensor, got float32"}},
     {"masked_select", "masked_select", "a mask that does not broadcast",
@@ -71,12 +71,12 @@ NABLA_ERROR_INPUTS({
      [] { masked_fill(zeros({3}), zeros({2}, dtype(kBool)), 1.0); }, {"[3] and [2] cannot be broadcast"}},
     {"masked_fill", "Tensor::masked_fill", "an undefined tensor", [] { Tensor().masked_fill(zeros({1}, dtype(kBool)), 1.0); },
      {"undefined tensor"}},
-    {"one_hot", "one_hot", "a class past num_classes", [] { one_hot(idx({0, 3}), 3); },
+    {"one_hot", "one_hot", "a class past num_classes", [] { one_hot(int64_list({0, 3}), 3); },
      {"class value 3 is out of range for num_classes 3"}},
-    {"one_hot", "one_hot", "a negative class", [] { one_hot(idx({-1}), 3); }, {"class value -1"}},
+    {"one_hot", "one_hot", "a negative class", [] { one_hot(int64_list({-1}), 3); }, {"class value -1"}},
     {"one_hot", "one_hot", "num_classes to infer from nothing", [] { one_hot(zeros({0}, dtype(kInt64))); },
      {"cannot infer num_classes from an empty tensor"}},
-    {"one_hot", "one_hot", "num_classes below -1", [] { one_hot(idx({0}), -2); },
+    {"one_hot", "one_hot", "num_classes below -1", [] { one_hot(int64_list({0}), -2); },
      {"num_classes must be -1 (infer from the data) or non-negative, got -2"}},
     {"one_hot", "one_hot", "a float index", [] { one_hot(zeros({2}), 3); }, {"index must be an int64"}},
 

@@ -24,10 +24,10 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 using testing::error_of;
 
-#define EXPECT_ERROR(stmt, ...)                                                                      \
-  do {                                                                                               \
-    std::string msg_ = error_of([&] { (void)(stmt); });                                              \
-    for (const char* part : {__VA_ARGS__})                                                           \
+#define EXPECT_HUGE_ARGUMENT_ERROR(stmt, ...)                                                                \
+  do {                                                                                                       \
+    std::string msg_ = error_of([&] { (void)(stmt); });                                                      \
+    for (const char* part : {__VA_ARGS__})                                                                   \
       EXPECT_NE(msg_.find(part), std::string::npos) << #stmt << ": missing \"" << part << "\" in: " << msg_; \
   } while (0)
 
@@ -53,15 +53,18 @@ TEST(HugeArguments, AStepPastTheDimTakesOneElement) {
 
 TEST(HugeArguments, ConvolutionAndPoolingWindowsPastInt64AreRefused) {
   Tensor x = zeros({1, 1, 4, 4}), w = zeros({1, 1, 3, 3});
-  EXPECT_ERROR(conv2d(x, w, {}, {1, 1}, {0, 0}, {int64_t{1} << 62, 1}), "conv2d: the kernel 3x3",
-               "so above 2^63 - 1x3) is larger than the padded input");
-  EXPECT_ERROR(conv2d(x, w, {}, {1, 1}, {kMax, 0}, {1, 1}), "conv2d: the output size is above 2^63 - 1");
-  EXPECT_ERROR(conv2d(x, zeros({1, 1, 1, 1}), {}, {1, 1}, {0, 0}, {1, 1}, kMax), "conv2d: groups=");
-  EXPECT_ERROR(conv_transpose2d(x, w, {}, {kMax, 1}), "conv_transpose2d: the output height is above 2^63 - 1");
-  EXPECT_ERROR(max_pool2d(x, {3, 3}, {1, 1}, {1, 1}, {kMax, 1}), "max_pool2d: input of shape [1, 1, 4, 4] is too small");
-  EXPECT_ERROR(max_pool2d(x, {kMax, 1}, {1, 1}, {kMax / 2, 0}), "max_pool2d: kernel_size [9223372036854775807, 1]",
-               "more elements than the input's 4x4 planes");
-  EXPECT_ERROR(avg_pool2d(x, {kMax, kMax}, {1, 1}, {kMax / 2, kMax / 2}), "avg_pool2d: kernel_size");
+  EXPECT_HUGE_ARGUMENT_ERROR(conv2d(x, w, {}, {1, 1}, {0, 0}, {int64_t{1} << 62, 1}), "conv2d: the kernel 3x3",
+                             "so above 2^63 - 1x3) is larger than the padded input");
+  EXPECT_HUGE_ARGUMENT_ERROR(conv2d(x, w, {}, {1, 1}, {kMax, 0}, {1, 1}), "conv2d: the output size is above 2^63 - 1");
+  EXPECT_HUGE_ARGUMENT_ERROR(conv2d(x, zeros({1, 1, 1, 1}), {}, {1, 1}, {0, 0}, {1, 1}, kMax), "conv2d: groups=");
+  EXPECT_HUGE_ARGUMENT_ERROR(conv_transpose2d(x, w, {}, {kMax, 1}),
+                             "conv_transpose2d: the output height is above 2^63 - 1");
+  EXPECT_HUGE_ARGUMENT_ERROR(max_pool2d(x, {3, 3}, {1, 1}, {1, 1}, {kMax, 1}),
+                             "max_pool2d: input of shape [1, 1, 4, 4] is too small");
+  EXPECT_HUGE_ARGUMENT_ERROR(max_pool2d(x, {kMax, 1}, {1, 1}, {kMax / 2, 0}),
+                             "max_pool2d: kernel_size [9223372036854775807, 1]",
+                             "more elements than the input's 4x4 planes");
+  EXPECT_HUGE_ARGUMENT_ERROR(avg_pool2d(x, {kMax, kMax}, {1, 1}, {kMax / 2, kMax / 2}), "avg_pool2d: kernel_size");
   // A stride past the input: one window, as before.
   EXPECT_EQ(conv2d(x, w, {}, {kMax, kMax}).sizes(), (Shape{1, 1, 1, 1}));
   EXPECT_EQ(max_pool2d(x, {2, 2}, {kMax, kMax}, {0, 0}, {1, 1}, true).sizes(), (Shape{1, 1, 1, 1}));
@@ -69,25 +72,26 @@ TEST(HugeArguments, ConvolutionAndPoolingWindowsPastInt64AreRefused) {
 
 TEST(HugeArguments, PaddedSplitCatAndRepeatedSizesPastInt64AreRefused) {
   Tensor x = zeros({2, 3});
-  EXPECT_ERROR(pad(x, {kMax, 1}), "pad: pads (", "give a size past int64");
-  EXPECT_ERROR(pad(x, {kMax, kMax}), "pad: pads (");
-  EXPECT_ERROR(split(x, {kMax, kMax, 4}, 1), "split: split_sizes", "sum past int64");
-  EXPECT_ERROR(repeat(x, {kMax, 1}), "repeat: repeats", "more elements than fit in int64");
+  EXPECT_HUGE_ARGUMENT_ERROR(pad(x, {kMax, 1}), "pad: pads (", "give a size past int64");
+  EXPECT_HUGE_ARGUMENT_ERROR(pad(x, {kMax, kMax}), "pad: pads (");
+  EXPECT_HUGE_ARGUMENT_ERROR(split(x, {kMax, kMax, 4}, 1), "split: split_sizes", "sum past int64");
+  EXPECT_HUGE_ARGUMENT_ERROR(repeat(x, {kMax, 1}), "repeat: repeats", "more elements than fit in int64");
   EXPECT_EQ(chunk(x, kMax, 1).size(), 3u);  // ceil(3 / chunks) without 3 + chunks overflowing
   graph::Graph g;
   Tensor big = g.placeholder(kFloat32, {int64_t{1} << 62}, "big");
-  EXPECT_ERROR(cat({big, big}, 0), "cat: the sizes of dim 0 sum past int64");
-  EXPECT_ERROR(g.placeholder(kFloat32, {int64_t{1} << 40, int64_t{1} << 40}, "huge"),
-               "graph: 'huge': output 0 of shape [1099511627776, 1099511627776] has more elements than fit in int64");
+  EXPECT_HUGE_ARGUMENT_ERROR(cat({big, big}, 0), "cat: the sizes of dim 0 sum past int64");
+  EXPECT_HUGE_ARGUMENT_ERROR(
+      g.placeholder(kFloat32, {int64_t{1} << 40, int64_t{1} << 40}, "huge"),
+      "graph: 'huge': output 0 of shape [1099511627776, 1099511627776] has more elements than fit in int64");
 }
 
 TEST(HugeArguments, AnInterpolateScaleBeyondInt64IsRefused) {
   Tensor x = zeros({1, 1, 2, 2});
   InterpolateOptions o;
   o.scale_factor = {std::numeric_limits<double>::infinity()};
-  EXPECT_ERROR(interpolate(x, o), "interpolate: scale_factor", "expected at most 2^63 - 1");
+  EXPECT_HUGE_ARGUMENT_ERROR(interpolate(x, o), "interpolate: scale_factor", "expected at most 2^63 - 1");
   o.scale_factor = {1e300};
-  EXPECT_ERROR(interpolate(x, o), "interpolate: scale_factor");
+  EXPECT_HUGE_ARGUMENT_ERROR(interpolate(x, o), "interpolate: scale_factor");
 }
 
 // Integer tensors wrap around (two's complement) as PyTorch's do.
@@ -122,6 +126,8 @@ TEST(HugeArguments, FloatToIntegerConversionsOutsideTheRangeAreDefined) {
   EXPECT_EQ(r.to_vector<int64_t>().front(), static_cast<int64_t>(9.2233e18));
   EXPECT_EQ(r.to_vector<int64_t>().back(), kMin);  // 9.2233e18 + 99e12 is past INT64_MAX
 }
+
+#undef EXPECT_HUGE_ARGUMENT_ERROR
 
 }  // namespace
 }  // namespace nabla

@@ -8,9 +8,9 @@
 namespace nabla::testing {
 namespace {
 
-OpInfo entry(const std::string& name, const std::string& op, std::function<Tensors(const Tensors&)> run,
-             std::function<std::vector<Tensors>()> samples, std::function<Tensors(const Tensors&)> reference,
-             std::vector<int> grad_inputs = {0}) {
+OpInfo indexing_entry(const std::string& name, const std::string& op, std::function<Tensors(const Tensors&)> run,
+                      std::function<std::vector<Tensors>()> samples, std::function<Tensors(const Tensors&)> reference,
+                      std::vector<int> grad_inputs = {0}) {
   return make_op_info(name, op, std::move(run), std::move(samples), std::move(reference), grad_inputs);
 }
 
@@ -101,44 +101,49 @@ Tensor ref_one_hot(const Tensor& index, int64_t classes) {
 
 // ---- gather ---------------------------------------------------------------------
 
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(indexing_entry(
     "gather_dim1", "gather", [](const Tensors& in) { return Tensors{gather(in[0], 1, in[1])}; },
     [] {
       return std::vector<Tensors>{{sample({3, 4}, -2, 2, 1), random_index({3, 6}, 4, 11)},
                                   {sample({3, 4}, -2, 2, 2), random_index({2, 2}, 4, 12)}};
     },
     [](const Tensors& in) { return Tensors{ref_gather(in[0], 1, in[1])}; })));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(indexing_entry(
     "gather_dim0_neg", "gather", [](const Tensors& in) { return Tensors{gather(in[0], -3, in[1])}; },
-    [] { return std::vector<Tensors>{{sample({4, 3, 2}, -2, 2, 3), random_index({5, 2, 2}, 4, 13)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({4, 3, 2}, -2, 2, 3), random_index({5, 2, 2}, 4, 13)}};
+    },
     [](const Tensors& in) { return Tensors{ref_gather(in[0], 0, in[1])}; }));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(indexing_entry(
     "gather_scalar", "gather", [](const Tensors& in) { return Tensors{gather(in[0], 0, in[1])}; },
-    [] { return std::vector<Tensors>{{sample({}, -2, 2, 4), ints({0}, {})}}; },
+    [] {
+      return std::vector<Tensors>{{sample({}, -2, 2, 4), ints({0}, {})}};
+    },
     [](const Tensors& in) { return Tensors{in[0].clone()}; }));
 
 // ---- scatter (tensor src and value), scatter_add --------------------------------
 
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(indexing_entry(
     "scatter_dim1", "scatter", [](const Tensors& in) { return Tensors{scatter(in[0], 1, in[1], in[2])}; },
     [] {
       return std::vector<Tensors>{{sample({3, 5}, -2, 2, 1), unique_index({3, 3}, 1, 5, 21), sample({3, 4}, -2, 2, 2)},
                                   {sample({4, 5}, -2, 2, 3), unique_index({2, 5}, 1, 5, 22), sample({2, 5}, -2, 2, 4)}};
     },
     [](const Tensors& in) { return Tensors{ref_scatter(in[0], 1, in[1], in[2], false)}; }, {0, 2})));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(indexing_entry(
     "scatter_dim0", "scatter", [](const Tensors& in) { return Tensors{scatter(in[0], 0, in[1], in[2])}; },
     [] {
       return std::vector<Tensors>{
           {sample({4, 3, 2}, -2, 2, 5), unique_index({3, 3, 2}, 0, 4, 23), sample({3, 3, 2}, -2, 2, 6)}};
     },
     [](const Tensors& in) { return Tensors{ref_scatter(in[0], 0, in[1], in[2], false)}; }, {0, 2}));
-NABLA_OP_INFO(with_squared(entry(
-    "scatter_value", "scatter_value",
-    [](const Tensors& in) { return Tensors{scatter(in[0], -1, in[1], Scalar(1.5))}; },
-    [] { return std::vector<Tensors>{{sample({3, 5}, -2, 2, 7), random_index({3, 4}, 5, 24)}}; },
+NABLA_OP_INFO(with_squared(indexing_entry(
+    "scatter_value", "scatter_value", [](const Tensors& in) { return Tensors{scatter(in[0], -1, in[1], Scalar(1.5))}; },
+    [] {
+      return std::vector<Tensors>{{sample({3, 5}, -2, 2, 7), random_index({3, 4}, 5, 24)}};
+    },
     [](const Tensors& in) { return Tensors{ref_scatter(in[0], 1, in[1], tensor({1.5}).reshape({}), false)}; })));
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(indexing_entry(
     "scatter_add_dim1", "scatter_add", [](const Tensors& in) { return Tensors{scatter_add(in[0], 1, in[1], in[2])}; },
     [] {
       // Duplicate targets: they must add up.
@@ -146,7 +151,7 @@ NABLA_OP_INFO(with_squared(entry(
                                   {sample({3, 4}, -2, 2, 10), random_index({2, 3}, 4, 26), sample({3, 5}, -2, 2, 11)}};
     },
     [](const Tensors& in) { return Tensors{ref_scatter(in[0], 1, in[1], in[2], true)}; }, {0, 2})));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(indexing_entry(
     "scatter_add_dim0", "scatter_add", [](const Tensors& in) { return Tensors{scatter_add(in[0], 0, in[1], in[2])}; },
     [] {
       return std::vector<Tensors>{
@@ -156,7 +161,7 @@ NABLA_OP_INFO(entry(
 
 // ---- index_select, index_add -------------------------------------------------------
 
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(indexing_entry(
     "index_select_dim0", "index_select", [](const Tensors& in) { return Tensors{index_select(in[0], 0, in[1])}; },
     [] {
       return std::vector<Tensors>{{sample({4, 3}, -2, 2, 1), ints({3, 0, 3, 1, 2})},
@@ -167,26 +172,31 @@ NABLA_OP_INFO(with_squared(entry(
       Tensor idx = in[1].dim() == 0 ? in[1].reshape({1}) : in[1];
       return Tensors{ref_index_select(in[0], 0, idx)};
     })));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(indexing_entry(
     "index_select_dim_last", "index_select", [](const Tensors& in) { return Tensors{index_select(in[0], -1, in[1])}; },
-    [] { return std::vector<Tensors>{{sample({2, 3, 4}, -2, 2, 4), random_index({6}, 4, 31)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({2, 3, 4}, -2, 2, 4), random_index({6}, 4, 31)}};
+    },
     [](const Tensors& in) { return Tensors{ref_index_select(in[0], 2, in[1])}; }));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(indexing_entry(
     "index_add_dim0", "index_add", [](const Tensors& in) { return Tensors{index_add(in[0], 0, in[1], in[2])}; },
     [] {
       return std::vector<Tensors>{{sample({4, 3}, -2, 2, 5), ints({3, 0, 3}), sample({3, 3}, -2, 2, 6)},
                                   {sample({2, 2, 3}, -2, 2, 7), ints({1}), sample({1, 2, 3}, -2, 2, 8)}};
     },
     [](const Tensors& in) { return Tensors{ref_index_add(in[0], 0, in[1], in[2], 1.0)}; }, {0, 2}));
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(indexing_entry(
     "index_add_dim1_alpha", "index_add",
     [](const Tensors& in) { return Tensors{index_add(in[0], 1, in[1], in[2], 2.5)}; },
-    [] { return std::vector<Tensors>{{sample({3, 4, 2}, -2, 2, 9), random_index({5}, 4, 32), sample({3, 5, 2}, -2, 2, 10)}}; },
+    [] {
+      return std::vector<Tensors>{
+          {sample({3, 4, 2}, -2, 2, 9), random_index({5}, 4, 32), sample({3, 5, 2}, -2, 2, 10)}};
+    },
     [](const Tensors& in) { return Tensors{ref_index_add(in[0], 1, in[1], in[2], 2.5)}; }, {0, 2})));
 
 // ---- take ----------------------------------------------------------------------
 
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(indexing_entry(
     "take", "take", [](const Tensors& in) { return Tensors{take(in[0], in[1])}; },
     [] {
       return std::vector<Tensors>{{sample({3, 4}, -2, 2, 1), random_index({2, 5}, 12, 41, -12)},
@@ -197,7 +207,7 @@ NABLA_OP_INFO(with_squared(entry(
 
 // ---- masked_fill, masked_select ------------------------------------------------------
 
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(indexing_entry(
     "masked_fill_scalar", "masked_fill",
     [](const Tensors& in) { return Tensors{masked_fill(in[0], in[1], Scalar(-0.75))}; },
     [] {
@@ -207,7 +217,7 @@ NABLA_OP_INFO(entry(
     [](const Tensors& in) {
       return Tensors{ref_binary(in[0], in[1], [](double x, double m) { return m != 0 ? -0.75 : x; })};
     }));
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(indexing_entry(
     "masked_fill_tensor_value", "masked_fill",
     [](const Tensors& in) { return Tensors{masked_fill(in[0], in[1], in[2])}; },
     [] {
@@ -219,7 +229,7 @@ NABLA_OP_INFO(with_squared(entry(
       return Tensors{ref_binary(in[0], in[1], [v](double x, double m) { return m != 0 ? v : x; })};
     },
     {0, 2})));
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(indexing_entry(
     "masked_select", "masked_select", [](const Tensors& in) { return Tensors{masked_select(in[0], in[1])}; },
     [] {
       return std::vector<Tensors>{{sample({3, 4}, -2, 2, 5), mask_of({1, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1}, {3, 4})},
@@ -232,9 +242,11 @@ NABLA_OP_INFO(with_squared(entry(
 // ---- one_hot -----------------------------------------------------------------------
 
 OpInfo one_hot_entry(const std::string& name, int64_t classes) {
-  OpInfo info = entry(
+  OpInfo info = indexing_entry(
       name, "one_hot", [classes](const Tensors& in) { return Tensors{one_hot(in[0], classes)}; },
-      [] { return std::vector<Tensors>{{random_index({3, 4}, 5, 51)}, {ints({3, 0, 1})}, {ints({2}, {})}}; },
+      [] {
+        return std::vector<Tensors>{{random_index({3, 4}, 5, 51)}, {ints({3, 0, 1})}, {ints({2}, {})}};
+      },
       [classes](const Tensors& in) { return Tensors{ref_one_hot(in[0], classes)}; });
   info.differentiable = false;
   return info;

@@ -6,8 +6,8 @@
 namespace nabla::testing {
 namespace {
 
-OpInfo entry(const std::string& name, const std::string& op, std::function<Tensors(const Tensors&)> run,
-             std::function<std::vector<Tensors>()> samples, std::function<Tensors(const Tensors&)> reference) {
+OpInfo join_entry(const std::string& name, const std::string& op, std::function<Tensors(const Tensors&)> run,
+                  std::function<std::vector<Tensors>()> samples, std::function<Tensors(const Tensors&)> reference) {
   return make_op_info(name, op, std::move(run), std::move(samples), std::move(reference));
 }
 
@@ -124,7 +124,7 @@ Tensor ref_triangle(const Tensor& x, int64_t k, bool lower) {
 
 // ---- cat, stack ------------------------------------------------------------------------
 
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(join_entry(
     "cat_dim0", "cat", [](const Tensors& in) { return Tensors{cat(vec(in), 0)}; },
     [] {
       return std::vector<Tensors>{{sample({2, 3}, -2, 2, 1), sample({4, 3}, -2, 2, 2), sample({1, 3}, -2, 2, 3)},
@@ -132,7 +132,7 @@ NABLA_OP_INFO(with_squared(entry(
                                   {sample({2, 2}, -2, 2, 5), sample({0, 2}, -2, 2, 6), sample({1, 2}, -2, 2, 7)}};
     },
     [](const Tensors& in) { return Tensors{ref_cat(in, 0)}; })));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(join_entry(
     "cat_dim_last", "cat", [](const Tensors& in) { return Tensors{cat(vec(in), -1)}; },
     [] {
       return std::vector<Tensors>{{sample({2, 3, 1}, -2, 2, 1), sample({2, 3, 4}, -2, 2, 2)},
@@ -140,62 +140,88 @@ NABLA_OP_INFO(entry(
                                   {sample({2, 2}, -2, 2, 3), sample({0}, -2, 2, 4), sample({2, 3}, -2, 2, 5)}};
     },
     [](const Tensors& in) { return Tensors{ref_cat(in, in[0].dim() - 1)}; }));
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(join_entry(
     "stack_dim0", "stack", [](const Tensors& in) { return Tensors{stack(vec(in), 0)}; },
     [] {
       return std::vector<Tensors>{{sample({2, 3}, -2, 2, 1), sample({2, 3}, -2, 2, 2), sample({2, 3}, -2, 2, 3)},
                                   {sample({}, -2, 2, 4), sample({}, -2, 2, 5)}};
     },
     [](const Tensors& in) { return Tensors{ref_stack(in, 0)}; })));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(join_entry(
     "stack_dim_last", "stack", [](const Tensors& in) { return Tensors{stack(vec(in), -1)}; },
-    [] { return std::vector<Tensors>{{sample({2, 3}, -2, 2, 6), sample({2, 3}, -2, 2, 7)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({2, 3}, -2, 2, 6), sample({2, 3}, -2, 2, 7)}};
+    },
     [](const Tensors& in) { return Tensors{ref_stack(in, 2)}; }));
 
 // ---- split, chunk --------------------------------------------------------------------
 
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(join_entry(
     "split_size", "split", [](const Tensors& in) { return list(split(in[0], 2, 1)); },
-    [] { return std::vector<Tensors>{{sample({3, 5}, -2, 2, 1)}, {sample({2, 4, 2}, -2, 2, 2)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({3, 5}, -2, 2, 1)}, {sample({2, 4, 2}, -2, 2, 2)}};
+    },
     [](const Tensors& in) {
       int64_t n = in[0].sizes()[1];
       std::vector<int64_t> lens;
       for (int64_t at = 0; at < n; at += 2) lens.push_back(std::min<int64_t>(2, n - at));
       return ref_pieces(in[0], 1, lens);
     })));
-NABLA_OP_INFO(entry(
-    "split_sizes", "split_with_sizes", [](const Tensors& in) { return list(split(in[0], {1, 0, 3}, 0)); },
-    [] { return std::vector<Tensors>{{sample({4, 3}, -2, 2, 3)}}; },
-    [](const Tensors& in) { return ref_pieces(in[0], 0, {1, 0, 3}); }));
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(join_entry(
+    "split_sizes", "split_with_sizes",
+    [](const Tensors& in) {
+      return list(split(in[0], {1, 0, 3}, 0));
+    },
+    [] {
+      return std::vector<Tensors>{{sample({4, 3}, -2, 2, 3)}};
+    },
+    [](const Tensors& in) {
+      return ref_pieces(in[0], 0, {1, 0, 3});
+    }));
+NABLA_OP_INFO(with_squared(join_entry(
     "chunk", "chunk", [](const Tensors& in) { return list(chunk(in[0], 3, -1)); },
-    [] { return std::vector<Tensors>{{sample({2, 7}, -2, 2, 4)}, {sample({3, 6}, -2, 2, 5)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({2, 7}, -2, 2, 4)}, {sample({3, 6}, -2, 2, 5)}};
+    },
     [](const Tensors& in) {
       int64_t n = in[0].sizes()[1], size = (n + 2) / 3;
       std::vector<int64_t> lens;
       for (int64_t at = 0; at < n; at += size) lens.push_back(std::min(size, n - at));
       return ref_pieces(in[0], 1, lens);
     })));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(join_entry(
     "chunk_fewer", "chunk", [](const Tensors& in) { return list(chunk(in[0], 4, 0)); },
-    [] { return std::vector<Tensors>{{sample({6, 2}, -2, 2, 6)}}; },  // 6 in chunks of 2: only 3 pieces
-    [](const Tensors& in) { return ref_pieces(in[0], 0, {2, 2, 2}); }));
+    [] {
+      return std::vector<Tensors>{{sample({6, 2}, -2, 2, 6)}};
+    },  // 6 in chunks of 2: only 3 pieces
+    [](const Tensors& in) {
+      return ref_pieces(in[0], 0, {2, 2, 2});
+    }));
 
 // ---- repeat, tile ----------------------------------------------------------------------
 
-NABLA_OP_INFO(with_squared(entry(
-    "repeat", "repeat", [](const Tensors& in) { return Tensors{repeat(in[0], {2, 1, 3})}; },
-    [] { return std::vector<Tensors>{{sample({2, 3}, -2, 2, 1)}, {sample({3, 1, 2}, -2, 2, 2)}}; },
-    [](const Tensors& in) { return Tensors{ref_repeat(in[0], {2, 1, 3})}; })));
-NABLA_OP_INFO(entry(
-    "repeat_scalar", "repeat", [](const Tensors& in) { return Tensors{repeat(in[0], {3})}; },
-    [] { return std::vector<Tensors>{{sample({}, -2, 2, 3)}, {sample({2}, -2, 2, 4)}}; },
+NABLA_OP_INFO(with_squared(join_entry(
+    "repeat", "repeat",
     [](const Tensors& in) {
-      return Tensors{ref_repeat(in[0].dim() ? in[0] : in[0].reshape({1}), {3})};
-    }));
-NABLA_OP_INFO(entry(
+      return Tensors{repeat(in[0], {2, 1, 3})};
+    },
+    [] {
+      return std::vector<Tensors>{{sample({2, 3}, -2, 2, 1)}, {sample({3, 1, 2}, -2, 2, 2)}};
+    },
+    [](const Tensors& in) {
+      return Tensors{ref_repeat(in[0], {2, 1, 3})};
+    })));
+NABLA_OP_INFO(join_entry(
+    "repeat_scalar", "repeat", [](const Tensors& in) { return Tensors{repeat(in[0], {3})}; },
+    [] {
+      return std::vector<Tensors>{{sample({}, -2, 2, 3)}, {sample({2}, -2, 2, 4)}};
+    },
+    [](const Tensors& in) { return Tensors{ref_repeat(in[0].dim() ? in[0] : in[0].reshape({1}), {3})}; }));
+NABLA_OP_INFO(join_entry(
     "tile", "tile", [](const Tensors& in) { return Tensors{tile(in[0], {2})}; },
-    [] { return std::vector<Tensors>{{sample({2, 3}, -2, 2, 5)}, {sample({3}, -2, 2, 6)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({2, 3}, -2, 2, 5)}, {sample({3}, -2, 2, 6)}};
+    },
     [](const Tensors& in) {
       std::vector<int64_t> reps(static_cast<std::size_t>(in[0].dim()), 1);
       reps.back() = 2;
@@ -204,21 +230,39 @@ NABLA_OP_INFO(entry(
 
 // ---- flip, roll ------------------------------------------------------------------------
 
-NABLA_OP_INFO(with_squared(entry(
-    "flip", "flip", [](const Tensors& in) { return Tensors{flip(in[0], {0, -1})}; },
-    [] { return std::vector<Tensors>{{sample({3, 4}, -2, 2, 1)}, {sample({2, 3, 2}, -2, 2, 2)}}; },
-    [](const Tensors& in) { return Tensors{ref_flip(in[0], {0, in[0].dim() - 1})}; })));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(join_entry(
+    "flip", "flip",
+    [](const Tensors& in) {
+      return Tensors{flip(in[0], {0, -1})};
+    },
+    [] {
+      return std::vector<Tensors>{{sample({3, 4}, -2, 2, 1)}, {sample({2, 3, 2}, -2, 2, 2)}};
+    },
+    [](const Tensors& in) {
+      return Tensors{ref_flip(in[0], {0, in[0].dim() - 1})};
+    })));
+NABLA_OP_INFO(join_entry(
     "flip_middle", "flip", [](const Tensors& in) { return Tensors{in[0].flip({1})}; },
-    [] { return std::vector<Tensors>{{sample({2, 3, 4}, -2, 2, 3)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({2, 3, 4}, -2, 2, 3)}};
+    },
     [](const Tensors& in) { return Tensors{ref_flip(in[0], {1})}; }));
-NABLA_OP_INFO(with_squared(entry(
-    "roll_dims", "roll", [](const Tensors& in) { return Tensors{roll(in[0], {1, -5}, {0, 1})}; },
-    [] { return std::vector<Tensors>{{sample({3, 4}, -2, 2, 4)}, {sample({2, 3, 2}, -2, 2, 5)}}; },
-    [](const Tensors& in) { return Tensors{ref_roll(in[0], {1, -5}, {0, 1})}; })));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(with_squared(join_entry(
+    "roll_dims", "roll",
+    [](const Tensors& in) {
+      return Tensors{roll(in[0], {1, -5}, {0, 1})};
+    },
+    [] {
+      return std::vector<Tensors>{{sample({3, 4}, -2, 2, 4)}, {sample({2, 3, 2}, -2, 2, 5)}};
+    },
+    [](const Tensors& in) {
+      return Tensors{ref_roll(in[0], {1, -5}, {0, 1})};
+    })));
+NABLA_OP_INFO(join_entry(
     "roll_flat", "roll", [](const Tensors& in) { return Tensors{roll(in[0], {3})}; },
-    [] { return std::vector<Tensors>{{sample({3, 4}, -2, 2, 6)}, {sample({5}, -2, 2, 7)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({3, 4}, -2, 2, 6)}, {sample({5}, -2, 2, 7)}};
+    },
     [](const Tensors& in) {
       Tensor flat = in[0].reshape({-1});
       return Tensors{ref_roll(flat, {3}, {0}).reshape(in[0].sizes())};
@@ -226,21 +270,29 @@ NABLA_OP_INFO(entry(
 
 // ---- tril, triu ------------------------------------------------------------------------
 
-NABLA_OP_INFO(with_squared(entry(
+NABLA_OP_INFO(with_squared(join_entry(
     "tril", "tril", [](const Tensors& in) { return Tensors{tril(in[0])}; },
-    [] { return std::vector<Tensors>{{sample({3, 4}, -2, 2, 1)}, {sample({2, 4, 3}, -2, 2, 2)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({3, 4}, -2, 2, 1)}, {sample({2, 4, 3}, -2, 2, 2)}};
+    },
     [](const Tensors& in) { return Tensors{ref_triangle(in[0], 0, true)}; })));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(join_entry(
     "tril_diagonal", "tril", [](const Tensors& in) { return Tensors{tril(in[0], -1)}; },
-    [] { return std::vector<Tensors>{{sample({4, 4}, -2, 2, 3)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({4, 4}, -2, 2, 3)}};
+    },
     [](const Tensors& in) { return Tensors{ref_triangle(in[0], -1, true)}; }));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(join_entry(
     "triu", "triu", [](const Tensors& in) { return Tensors{triu(in[0])}; },
-    [] { return std::vector<Tensors>{{sample({3, 4}, -2, 2, 4)}, {sample({2, 4, 3}, -2, 2, 5)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({3, 4}, -2, 2, 4)}, {sample({2, 4, 3}, -2, 2, 5)}};
+    },
     [](const Tensors& in) { return Tensors{ref_triangle(in[0], 0, false)}; }));
-NABLA_OP_INFO(entry(
+NABLA_OP_INFO(join_entry(
     "triu_diagonal", "triu", [](const Tensors& in) { return Tensors{triu(in[0], 2)}; },
-    [] { return std::vector<Tensors>{{sample({3, 5}, -2, 2, 6)}}; },
+    [] {
+      return std::vector<Tensors>{{sample({3, 5}, -2, 2, 6)}};
+    },
     [](const Tensors& in) { return Tensors{ref_triangle(in[0], 2, false)}; }));
 
 // ---- focused tests -----------------------------------------------------------------------

@@ -22,7 +22,7 @@ void expect_values(const Tensor& actual, const std::vector<double>& expected, do
   }
 }
 
-Tensor leaf(const Tensor& t) {
+Tensor grad_leaf(const Tensor& t) {
   Tensor r = t.detach().clone();
   r.requires_grad_(true);
   return r;
@@ -32,8 +32,8 @@ TEST(LossStability, CrossEntropyAtLogits1000) {
   for (DType dt : {kFloat32, kFloat64}) {
     SCOPED_TRACE(dtype_name(dt));
     const double tol = dt == kFloat32 ? 1e-5 : 1e-9;
-    Tensor x = leaf(tensor({{1000.0, -1000.0, 0.0}, {-1000.0, -1000.0, 1000.0}, {1000.0, 1000.0, -1000.0}},
-                           dtype(dt)));
+    Tensor x =
+        grad_leaf(tensor({{1000.0, -1000.0, 0.0}, {-1000.0, -1000.0, 1000.0}, {1000.0, 1000.0, -1000.0}}, dtype(dt)));
     Tensor t = tensor(std::vector<int64_t>{0, 1, 1}, {3});
     Tensor loss = cross_entropy(x, t, Tensor(), kDefaultIgnoreIndex, "none");
     expect_values(loss, {0.0, 2000.0, std::log(2.0)}, tol, "loss");
@@ -41,14 +41,14 @@ TEST(LossStability, CrossEntropyAtLogits1000) {
     expect_values(x.grad(), {0, 0, 0, 0, -1, 1, 0.5, -0.5, 0}, tol, "grad");
 
     // label smoothing and probability targets go through log p = x - lse too
-    Tensor x2 = leaf(x);
+    Tensor x2 = grad_leaf(x);
     Tensor smooth = cross_entropy(x2, t, Tensor(), kDefaultIgnoreIndex, "sum", 0.1);
     smooth.backward();
     expect_values(smooth, {0.9 * (2000.0 + std::log(2.0)) + 0.1 / 3 * (9000 + 3 * std::log(2.0))}, tol,
                   "smoothed loss");
     for (double g : values(x2.grad())) EXPECT_TRUE(std::isfinite(g));
     Tensor probs = tensor({{0.5, 0.5, 0.0}, {0.0, 0.0, 1.0}, {0.2, 0.3, 0.5}}, dtype(dt));
-    Tensor x3 = leaf(x);
+    Tensor x3 = grad_leaf(x);
     Tensor soft = cross_entropy(x3, probs, Tensor(), kDefaultIgnoreIndex, "none");
     soft.sum().backward();
     expect_values(soft, {1000.0, 0.0, std::log(2.0) + 0.5 * 2000}, tol, "probability-target loss");
@@ -60,14 +60,14 @@ TEST(LossStability, BceWithLogitsAtLogits1000) {
   for (DType dt : {kFloat32, kFloat64}) {
     SCOPED_TRACE(dtype_name(dt));
     const double tol = dt == kFloat32 ? 1e-5 : 1e-9;
-    Tensor x = leaf(tensor({1000.0, -1000.0, 1000.0, -1000.0, 0.0, 100.0}, dtype(dt)));
+    Tensor x = grad_leaf(tensor({1000.0, -1000.0, 1000.0, -1000.0, 0.0, 100.0}, dtype(dt)));
     Tensor t = tensor({1.0, 0.0, 0.0, 1.0, 0.5, 1.0}, dtype(dt));
     Tensor loss = binary_cross_entropy_with_logits(x, t, Tensor(), "none");
     expect_values(loss, {0.0, 0.0, 1000.0, 1000.0, std::log(2.0), 0.0}, tol, "loss");
     loss.sum().backward();
     expect_values(x.grad(), {0.0, 0.0, 1.0, -1.0, 0.0, 0.0}, tol, "grad (sigmoid(x) - t)");
 
-    Tensor xp = leaf(x);
+    Tensor xp = grad_leaf(x);
     Tensor pw = tensor({3.0}, dtype(dt));
     Tensor weighted = binary_cross_entropy_with_logits(xp, t, Tensor(), "none", pw);
     expect_values(weighted, {0.0, 0.0, 1000.0, 3000.0, 2 * std::log(2.0), 0.0}, tol, "pos_weight loss");
@@ -80,7 +80,7 @@ TEST(LossStability, BceWithLogitsAtLogits1000) {
 // A zero logit is common (zero-initialized last layer): the gradient there
 // must be sigmoid(0) - t, not the subgradient of max(x, 0) or |x|.
 TEST(LossStability, BceWithLogitsGradientAtZero) {
-  Tensor x = leaf(zeros({2}, dtype(kFloat64)));
+  Tensor x = grad_leaf(zeros({2}, dtype(kFloat64)));
   binary_cross_entropy_with_logits(x, tensor({1.0, 0.0}, dtype(kFloat64)), Tensor(), "sum").backward();
   expect_values(x.grad(), {-0.5, 0.5}, 1e-12, "grad");
 }
@@ -89,7 +89,7 @@ TEST(LossStability, BinaryCrossEntropyAtZeroAndOne) {
   for (DType dt : {kFloat32, kFloat64}) {
     SCOPED_TRACE(dtype_name(dt));
     const double tol = dt == kFloat32 ? 1e-5 : 1e-9;
-    Tensor x = leaf(tensor({0.0, 1.0, 0.0, 1.0}, dtype(dt)));
+    Tensor x = grad_leaf(tensor({0.0, 1.0, 0.0, 1.0}, dtype(dt)));
     Tensor t = tensor({0.0, 1.0, 1.0, 0.0}, dtype(dt));
     Tensor loss = binary_cross_entropy(x, t, Tensor(), "none");
     expect_values(loss, {0.0, 0.0, 100.0, 100.0}, tol, "loss (logs clamped at -100)");
@@ -101,7 +101,7 @@ TEST(LossStability, BinaryCrossEntropyAtZeroAndOne) {
 }
 
 TEST(LossStability, RegressionLossesAtLargeValues) {
-  Tensor x = leaf(tensor({100.0, -100.0, 1e3}, dtype(kFloat32)));
+  Tensor x = grad_leaf(tensor({100.0, -100.0, 1e3}, dtype(kFloat32)));
   Tensor t = tensor({-100.0, 100.0, 0.0}, dtype(kFloat32));
   Tensor total = mse_loss(x, t) + l1_loss(x, t) + smooth_l1_loss(x, t) + huber_loss(x, t);
   total.backward();
@@ -110,7 +110,7 @@ TEST(LossStability, RegressionLossesAtLargeValues) {
 }
 
 TEST(LossFusion, CrossEntropyAndNllLossAreSingleNodes) {
-  Tensor x = leaf(sample({4, 5}));
+  Tensor x = grad_leaf(sample({4, 5}));
   Tensor t = tensor(std::vector<int64_t>{1, 0, 4, 2}, {4});
   EXPECT_EQ(cross_entropy(x, t).grad_fn()->name(), "cross_entropy");
   EXPECT_EQ(cross_entropy(x, t, Tensor(), kDefaultIgnoreIndex, "none", 0.2).grad_fn()->name(), "cross_entropy");
@@ -140,8 +140,8 @@ TEST(LossEdgeCases, EmptyBatch) {
 // A weight that requires grad is not differentiated (see loss.h) and does not
 // disturb the input's gradient.
 TEST(LossEdgeCases, WeightRequiringGrad) {
-  Tensor x = leaf(sample({4, 5}));
-  Tensor w = leaf(sample_positive({5}));
+  Tensor x = grad_leaf(sample({4, 5}));
+  Tensor w = grad_leaf(sample_positive({5}));
   cross_entropy(x, tensor(std::vector<int64_t>{1, 0, 4, 2}, {4}), w).backward();
   EXPECT_TRUE(x.grad().defined());
   EXPECT_FALSE(w.grad().defined());

@@ -67,15 +67,9 @@ TEST_P(OpTable, GradcheckOnTheOpaqueDevice) {
   }
 }
 
-std::string param_name(const ::testing::TestParamInfo<std::size_t>& p) { return op_infos()[p.param].name; }
+std::string op_info_name(const ::testing::TestParamInfo<std::size_t>& p) { return op_infos()[p.param].name; }
 
-std::vector<std::size_t> all_indices() {
-  std::vector<std::size_t> r;
-  for (std::size_t i = 0; i < op_infos().size(); ++i) r.push_back(i);
-  return r;
-}
-
-INSTANTIATE_TEST_SUITE_P(Ops, OpTable, ::testing::ValuesIn(all_indices()), param_name);
+INSTANTIATE_TEST_SUITE_P(Ops, OpTable, ::testing::ValuesIn(op_info_indices()), op_info_name);
 
 // Ops whose coverage comes through another op's gradient rule.
 const std::set<std::string> kCoveredByGradients = {"slice_backward", "unfold_backward"};

@@ -15,7 +15,7 @@
 namespace nabla::testing {
 namespace {
 
-constexpr double kBeta1 = 0.8, kBeta2 = 0.95, kEps = 1e-3;
+constexpr double kBeta1 = 0.8, kBeta2 = 0.95, kAdamEps = 1e-3;
 
 // Inputs: param, grad, exp_avg, exp_avg_sq, step_size, bias_correction2_sqrt.
 OpInfo adam_update_info() {
@@ -25,7 +25,7 @@ OpInfo adam_update_info() {
   info.differentiable = false;
   info.gradgrad = false;
   info.run = [](const Tensors& in) {
-    TensorList next = adam_update(in[0], in[1], in[2], in[3], in[4], in[5], kBeta1, kBeta2, kEps);
+    TensorList next = adam_update(in[0], in[1], in[2], in[3], in[4], in[5], kBeta1, kBeta2, kAdamEps);
     return Tensors(next.begin(), next.end());
   };
   info.samples = [] {
@@ -44,7 +44,7 @@ OpInfo adam_update_info() {
     for (std::size_t i = 0; i < p.size(); ++i) {
       m[i] = kBeta1 * m[i] + (1 - kBeta1) * g[i];
       v[i] = kBeta2 * v[i] + (1 - kBeta2) * g[i] * g[i];
-      p[i] -= m[i] / (std::sqrt(v[i]) / bc2 + kEps) * step_size;
+      p[i] -= m[i] / (std::sqrt(v[i]) / bc2 + kAdamEps) * step_size;
     }
     const Shape& s = in[0].sizes();
     return Tensors{from_values(p, s), from_values(m, s), from_values(v, s)};

@@ -14,6 +14,7 @@
 #include "nabla/nabla.h"
 #include "nabla/ops/op.h"
 #include "ops/scalar_operands_reference.h"
+#include "support/dtype_named.h"
 
 namespace nabla::testing {
 namespace {
@@ -76,13 +77,6 @@ const std::map<std::string, std::map<std::string, ScalarForms>>& scalar_fns() {
 // threshold_backward (relu's backward) takes tensors only, as PyTorch's.
 bool is_binary(const OpDef& op) {
   return op.has(kElementwise) && op.num_inputs >= 2 && op.name != "threshold_backward";
-}
-
-DType dtype_named(const std::string& name) {
-  for (DType t : {kBool, kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64})
-    if (dtype_name(t) == name) return t;
-  ADD_FAILURE() << "unknown dtype " << name;
-  return kFloat64;
 }
 
 Scalar number_of(const ScalarCase& c) {

@@ -12,6 +12,12 @@ std::vector<OpInfo>& op_infos() {
   return infos;
 }
 
+std::vector<std::size_t> op_info_indices() {
+  std::vector<std::size_t> r;
+  for (std::size_t i = 0; i < op_infos().size(); ++i) r.push_back(i);
+  return r;
+}
+
 OpInfo make_op_info(const std::string& name, const std::string& op, std::function<Tensors(const Tensors&)> run,
                     std::function<std::vector<Tensors>()> samples, std::function<Tensors(const Tensors&)> reference,
                     std::vector<int> grad_inputs) {
@@ -119,6 +125,14 @@ Tensor sample(IntList shape, double lo, double hi, uint64_t seed) {
 }
 
 Tensor sample_positive(IntList shape, uint64_t seed) { return sample(shape, 0.5, 2.5, seed); }
+
+bool covers_random_op(const OpInfo& info) {
+  for (const std::string& name : info.covers) {
+    const OpDef* op = find_op(name);
+    if (op && op->has(kRandom)) return true;
+  }
+  return false;
+}
 
 Tensor noncontiguous_copy(const Tensor& x) {
   if (x.dim() == 0) return x.clone();

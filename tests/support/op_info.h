@@ -42,6 +42,8 @@ struct OpInfo {
 };
 
 std::vector<OpInfo>& op_infos();
+// 0, 1, ..., op_infos().size() - 1: the parameters of a suite over every entry.
+std::vector<std::size_t> op_info_indices();
 struct RegisterOpInfo {
   explicit RegisterOpInfo(OpInfo info) { op_infos().push_back(std::move(info)); }
 };
@@ -74,6 +76,10 @@ Tensor sample_positive(IntList shape, uint64_t seed = 1);  // in [0.5, 2.5]
 
 // The same values laid out non-contiguously (every other element of a larger buffer).
 Tensor noncontiguous_copy(const Tensor& x);
+
+// Whether one of the ops the entry covers draws from the generator (kRandom):
+// two runs of it differ, so the consistency tests skip it.
+bool covers_random_op(const OpInfo& info);
 
 // Checks the gradients of run() at `inputs` against finite differences (float64).
 // Returns an empty string on success, else a description of the mismatch.

@@ -61,11 +61,6 @@ class Watchdog {
 
 }  // namespace
 
-std::string file_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-
 void put_file(const std::string& path, const std::string& bytes) {
   // A new file, not one truncated and rewritten: ext4 flushes the latter to
   // disk on close (auto_da_alloc), which made the sweep wait on the disk.

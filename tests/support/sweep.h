@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/file_bytes.h"
 #include "tests/support/mutator.h"
 
 namespace nabla::testing {
@@ -41,8 +42,7 @@ struct SweepTally {
 // Writes `good` to c.path, loads it for reference, then each mutant in turn.
 SweepTally run_sweep(const SweepCase& c, const std::string& good, const std::vector<Mutant>& mutants);
 
-// The bytes of `path` / writes `bytes` to `path`.
-std::string file_bytes(const std::string& path);
+// Writes `bytes` to `path` (file_bytes, in file_bytes.h, reads it back).
 void put_file(const std::string& path, const std::string& bytes);
 
 // `n` times NABLA_SWEEP_SCALE (an integer, default 1): CI runs the default;

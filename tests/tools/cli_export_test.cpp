@@ -3,18 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "cli.h"
+#include "support/cli_usage_error.h"
 
 namespace nabla::tool {
 namespace {
 
-std::string usage_error(const std::vector<std::string>& args) {
-  try {
-    parse_command_line(args);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::usage_error;
 
 TEST(NablaCliExport, ParsesModelOnnxAndFetches) {
   Command c = parse_command_line({"export", "m.nbg", "--onnx", "m.onnx", "--fetch", "y_pred", "--fetch=max:1"});

@@ -3,18 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "cli.h"
+#include "support/cli_usage_error.h"
 
 namespace nabla::tool {
 namespace {
 
-std::string usage_error(const std::vector<std::string>& args) {
-  try {
-    parse_command_line(args);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::usage_error;
 
 TEST(NablaCliRun, ParsesModelFeedsFetchesAndOuts) {
   Command c = parse_command_line({"run", "m.nbg", "--feed", "x=in.npy", "--feed=mask=m.npy", "--fetch", "y_pred",

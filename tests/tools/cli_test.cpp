@@ -8,19 +8,13 @@
 #include <sstream>
 
 #include "nabla/train/progress.h"
+#include "support/cli_usage_error.h"
 #include "train_callbacks.h"
 
 namespace nabla::tool {
 namespace {
 
-std::string usage_error(const std::vector<std::string>& args) {
-  try {
-    parse_command_line(args);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using nabla::testing::usage_error;
 
 TEST(NablaCli, NoArgumentsOrHelpShowsHelp) {
   EXPECT_EQ(parse_command_line({}).kind, Command::Kind::Help);

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "support/run_nabla.h"
 #include "support/run_program.h"
 #include "support/same_bits.h"
 
@@ -24,9 +25,7 @@ namespace fs = std::filesystem;
 using nabla::testing::ProgramRun;
 
 // The `nabla` binary with `args`; out holds stdout and stderr.
-ProgramRun run_nabla(const std::string& args) {
-  return nabla::testing::run_program(std::string(NABLA_TOOLS_DIR) + "/nabla " + args + " 2>&1");
-}
+using nabla::testing::run_nabla;
 
 using nabla::testing::same_bits;
 

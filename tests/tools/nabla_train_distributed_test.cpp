@@ -14,6 +14,7 @@
 #include <string>
 
 #include "nabla/io/training_state.h"
+#include "support/file_bytes.h"
 #include "support/run_program.h"
 #include "synthetic_idx.h"
 
@@ -31,10 +32,7 @@ int count(const std::string& text, const std::string& what) {
   return n;
 }
 
-std::string file_bytes(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
+using nabla::testing::file_bytes;
 
 class NablaTrainDistributed : public ::testing::Test {
  protected:

@@ -18,6 +18,8 @@
 #include "nabla/nabla.h"
 #include "nabla/summary/proto/tensorboard.pb.h"
 #include "nabla/summary/record_writer.h"
+#include "support/file_bytes.h"
+#include "support/run_nabla.h"
 #include "support/run_program.h"
 #include "synthetic_idx.h"
 #include "train.h"
@@ -30,9 +32,7 @@ namespace fs = std::filesystem;
 using nabla::testing::ProgramRun;
 
 // The `nabla` binary with `args`; out holds stdout and stderr.
-ProgramRun run_nabla(const std::string& args) {
-  return nabla::testing::run_program(std::string(NABLA_TOOLS_DIR) + "/nabla " + args + " 2>&1");
-}
+using nabla::testing::run_nabla;
 
 // The same, killed with SIGKILL by its test-only hook after optimizer step
 // `step` (docs/train.md); out holds what it printed until then.
@@ -55,10 +55,7 @@ std::vector<unsigned char> raw_bytes(const Tensor& t) {
   return {};
 }
 
-std::string file_bytes(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
+using nabla::testing::file_bytes;
 
 class NablaTrain : public ::testing::Test {
  protected:

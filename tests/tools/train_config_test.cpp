@@ -15,6 +15,7 @@
 #include <string>
 
 #include "nabla/nabla.h"
+#include "support/run_nabla.h"
 #include "support/run_program.h"
 #include "train.h"
 
@@ -25,9 +26,7 @@ namespace fs = std::filesystem;
 using nabla::testing::ProgramRun;
 using nn::Json;
 
-ProgramRun run_nabla(const std::string& args) {
-  return nabla::testing::run_program(std::string(NABLA_TOOLS_DIR) + "/nabla " + args + " 2>&1");
-}
+using nabla::testing::run_nabla;
 
 fs::path examples_dir() { return fs::path(NABLA_SOURCE_DIR) / "examples" / "configs"; }
 

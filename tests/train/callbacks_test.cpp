@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "support/error_message.h"
+#include "support/temp_files.h"
 #include "train/fit_support.h"
 
 namespace nabla::train {
@@ -15,18 +16,12 @@ namespace {
 
 using nabla::testing::error_of;
 using nabla::testing::expect_error;
+using nabla::testing::fresh_temp_folder;
 using testing::linear_problem;
 using testing::linear_trainer;
 using testing::same_weights;
 using testing::ScriptedMetric;
 using testing::WeightRecorder;
-
-std::string temp_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("nabla_train_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
 
 TEST(TrainCallbacks, EarlyStoppingStopsAfterPatienceEpochsWithoutImprovementAndRestoresTheBest) {
   auto [x, y] = linear_problem(40);
@@ -67,7 +62,7 @@ TEST(TrainCallbacks, EarlyStoppingMinDeltaAndMaxMode) {
 }
 
 TEST(TrainCallbacks, ModelCheckpointWritesOnlyOnImprovement) {
-  const std::string dir = temp_dir("ckpt");
+  const std::string dir = fresh_temp_folder("nabla_train_ckpt");
   auto [x, y] = linear_problem(30);
   Trainer t = linear_trainer(0.1, {std::make_shared<ScriptedMetric>("score", std::vector<double>{3, 2, 2.5, 1})});
   auto weights = std::make_shared<WeightRecorder>();
@@ -131,7 +126,7 @@ TEST(TrainCallbacks, LearningRateSchedulerStepsPerEpochPerBatchOrByFunction) {
 }
 
 TEST(TrainCallbacks, CSVLoggerWritesEpochThenSortedKeys) {
-  const std::string dir = temp_dir("csv");
+  const std::string dir = fresh_temp_folder("nabla_train_csv");
   auto [x, y] = linear_problem(40);
   Trainer t = linear_trainer();
   auto csv = std::make_shared<CSVLogger>(dir + "/log.csv");

@@ -8,8 +8,8 @@
 namespace nabla::train {
 namespace {
 
-using testing::error_of;
-using testing::expect_error;
+using nabla::testing::error_of;
+using nabla::testing::expect_error;
 
 // One-hot scores [N, C] whose argmax is `predicted`.
 Tensor scores_for(const std::vector<int64_t>& predicted, int64_t classes) {

@@ -17,14 +17,14 @@ namespace {
 
 using nabla::testing::assert_close;
 
-constexpr int64_t kN = 10007;  // several tiles, not a multiple of one
+constexpr int64_t kTiledLength = 10007;  // several tiles, not a multiple of one
 
 TEST(GraphPassVariableWrites, UpdatesRunAsChainsIntoTheVariablesWithTheResultsOfAssigns) {
   Graph g;
-  Tensor grad = g.placeholder(kFloat32, {kN}, "grad");
-  Tensor w = g.variable(randn({kN}), "w");
-  Tensor m = g.variable(zeros({kN}), "m");
-  Tensor acc = g.variable(ones({kN}), "acc");
+  Tensor grad = g.placeholder(kFloat32, {kTiledLength}, "grad");
+  Tensor w = g.variable(randn({kTiledLength}), "w");
+  Tensor m = g.variable(zeros({kTiledLength}), "m");
+  Tensor acc = g.variable(ones({kTiledLength}), "acc");
   // A loss that reads the variables (the chains write through these reads),
   // then Adam's first moment and the variable, as graph optimizers write them.
   Tensor loss = sum(w * grad) + sum(acc);
@@ -37,11 +37,11 @@ TEST(GraphPassVariableWrites, UpdatesRunAsChainsIntoTheVariablesWithTheResultsOf
   Session into(g), plain(g, {.fuse = false});
   into.run(init);
   plain.run(init);
-  const std::string plan = into.plan_text({loss, train}, {{grad, randn({kN})}});
+  const std::string plan = into.plan_text({loss, train}, {{grad, randn({kTiledLength})}});
   EXPECT_NE(plan.find("fused[abs, sqrt, add, div, mul, sub]"), std::string::npos) << plan;
   EXPECT_NE(plan.find("fused[exp, add]"), std::string::npos) << plan;
   for (int i = 0; i < 4; ++i) {
-    Tensor gv = randn({kN});
+    Tensor gv = randn({kTiledLength});
     assert_close(into.run({loss, train}, {{grad, gv}})[0], plain.run({loss, train}, {{grad, gv}})[0],
                  {.rtol = 0.0, .atol = 0.0});
     for (const Tensor& v : {w, m, acc})
@@ -49,7 +49,7 @@ TEST(GraphPassVariableWrites, UpdatesRunAsChainsIntoTheVariablesWithTheResultsOf
   }
   // After the first run the updates allocate nothing: no temporaries, no copies.
   const int64_t bytes = into.stats().bytes_allocated;
-  into.run({loss, train}, {{grad, randn({kN})}});
+  into.run({loss, train}, {{grad, randn({kTiledLength})}});
   EXPECT_EQ(into.stats().bytes_allocated, bytes);
 }
 
@@ -75,8 +75,8 @@ TEST(GraphPassVariableWrites, PlanMarksTheChainsAndTheAssigns) {
 
 TEST(GraphPassVariableWrites, AReadBetweenTheChainAndTheAssignKeepsTheAssign) {
   Graph g;
-  Tensor x = g.placeholder(kFloat32, {kN}, "x");
-  Tensor m = g.variable(randn({kN}), "m");
+  Tensor x = g.placeholder(kFloat32, {kTiledLength}, "x");
+  Tensor m = g.variable(randn({kTiledLength}), "m");
   Tensor next = m * 0.5 + x;    // the chain
   Tensor seen = m * 3.0 + 1.0;  // reads m after the chain, before the assign: must see the old m
   Tensor a = assign(m, next);
@@ -84,7 +84,7 @@ TEST(GraphPassVariableWrites, AReadBetweenTheChainAndTheAssignKeepsTheAssign) {
   Session into(g), plain(g, {.fuse = false});
   into.run(init);
   plain.run(init);
-  Tensor xv = randn({kN});
+  Tensor xv = randn({kTiledLength});
   auto got = into.run({seen, a}, {{x, xv}});
   auto want = plain.run({seen, a}, {{x, xv}});
   assert_close(got[0], want[0], {.rtol = 0.0, .atol = 0.0});
