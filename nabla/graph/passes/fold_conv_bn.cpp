@@ -58,12 +58,7 @@ int fold_conv_batch_norm(OptGraph& g, std::vector<ValueRef>& fetches) {
   // a weight on its side of any update.
   for (const Node& node : g.graph.nodes)
     if (changes_state(node.kind)) return 0;
-  std::vector<int> uses(static_cast<std::size_t>(n), 0);
-  for (const Node& node : g.graph.nodes) {
-    for (const ValueRef& r : node.inputs) ++uses[static_cast<std::size_t>(r.node)];
-    for (int c : node.control_inputs) ++uses[static_cast<std::size_t>(c)];
-  }
-  for (const ValueRef& f : fetches) ++uses[static_cast<std::size_t>(f.node)];
+  const std::vector<int> uses = use_counts(g, fetches);
   std::vector<int> conv_of(static_cast<std::size_t>(n), -1);
   int folded = 0;
   for (int r = 0; r < n; ++r) {

@@ -15,12 +15,7 @@ int fuse_conv_relu(OptGraph& g, const std::vector<ValueRef>& fetches) {
   const OpDef* conv2d_relu = find_op("conv2d_relu");
   NABLA_CHECK(conv2d_relu, "graph::fuse_conv_relu: conv2d_relu is not in the op table");
   const int n = g.size();
-  std::vector<int> uses(static_cast<std::size_t>(n), 0);
-  for (const Node& node : g.graph.nodes) {
-    for (const ValueRef& r : node.inputs) ++uses[static_cast<std::size_t>(r.node)];
-    for (int c : node.control_inputs) ++uses[static_cast<std::size_t>(c)];
-  }
-  for (const ValueRef& f : fetches) ++uses[static_cast<std::size_t>(f.node)];
+  const std::vector<int> uses = use_counts(g, fetches);
   int rewritten = 0;
   for (int r = 0; r < n; ++r) {
     Node& relu = g.node(r);

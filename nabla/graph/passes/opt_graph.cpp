@@ -117,4 +117,14 @@ void compact(OptGraph& g, const std::vector<int>& roots) {
   g.origin = std::move(origin);
 }
 
+std::vector<int> use_counts(const OptGraph& g, const std::vector<ValueRef>& fetches) {
+  std::vector<int> uses(static_cast<std::size_t>(g.size()), 0);
+  for (const Node& node : g.graph.nodes) {
+    for (const ValueRef& r : node.inputs) ++uses[static_cast<std::size_t>(r.node)];
+    for (int c : node.control_inputs) ++uses[static_cast<std::size_t>(c)];
+  }
+  for (const ValueRef& f : fetches) ++uses[static_cast<std::size_t>(f.node)];
+  return uses;
+}
+
 }  // namespace nabla::graph

@@ -56,4 +56,8 @@ OptGraph copy_of_optimized(const OptGraph& g);
 // dropped become {-1, 0}.
 void compact(OptGraph& g, const std::vector<int>& roots);
 
+// How many times each node is read: as an input, as a control input and as a
+// fetch. A node read once can be fused into its one reader.
+std::vector<int> use_counts(const OptGraph& g, const std::vector<ValueRef>& fetches);
+
 }  // namespace nabla::graph

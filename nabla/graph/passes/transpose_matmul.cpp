@@ -22,12 +22,7 @@ bool is_transpose(const Node& n) {
 
 int transpose_matmul_results(OptGraph& g, const std::vector<ValueRef>& fetches) {
   const int n = g.size();
-  std::vector<int> uses(static_cast<std::size_t>(n), 0);
-  for (const Node& node : g.graph.nodes) {
-    for (const ValueRef& r : node.inputs) ++uses[static_cast<std::size_t>(r.node)];
-    for (int c : node.control_inputs) ++uses[static_cast<std::size_t>(c)];
-  }
-  for (const ValueRef& f : fetches) ++uses[static_cast<std::size_t>(f.node)];
+  const std::vector<int> uses = use_counts(g, fetches);
   int rewritten = 0;
   for (int p = 0; p < n; ++p) {
     Node& outer = g.node(p);
