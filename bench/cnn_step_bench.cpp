@@ -10,10 +10,11 @@
 // bench/cnn_compare.sh runs both and prints the ratio table.
 //
 // Usage: cnn_step_bench [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]
-//                       [--profile] [--autocast] [--channels-last]
+//                       [--profile] [--autocast] [--channels-last] [--no-winograd]
 // Prints one line of key=value pairs (parsed by cnn_compare.sh, cnn_tf_compare.py and autocast_compare.sh):
 //   impl=nabla threads=.. mode=.. params=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=.. autocast=off|bf16
-//   format=nchw|channels_last backoffs=.. (times the thread pool saw a busy machine: nabla/core/parallel_stats.h)
+//   format=nchw|channels_last winograd=on|off winograd_calls=.. (oneDNN convolution calls that ran Winograd)
+//   backoffs=.. (times the thread pool saw a busy machine: nabla/core/parallel_stats.h)
 // The model is zoo::fashion_cnn() (the `nabla train` default), an nn::Sequential.
 // --mode compiled runs the same step function through nabla::compile (traced
 // once into a graph on the first warm-up step; one Session run per step);
@@ -25,6 +26,9 @@
 // model.to(memory_format=torch.channels_last) and x.to(...)): the input and
 // the convolution weights are restrided NHWC, so oneDNN's convolutions read
 // and write NHWC in place and ReLU, pooling and batch norm keep the format.
+// --no-winograd turns off oneDNN's Winograd convolutions (nabla/onednn.h;
+// on by default: the second convolution's three passes run F(4x4, 3x3), the
+// 1-channel first one stays direct), for the direct path's figures.
 // --layers (eager) adds the time of each phase of the step (forward, backward,
 // step) and of every op of the model called on its own (forward and the
 // backward ops its gradient calls), best of S runs each.
@@ -43,6 +47,7 @@
 #include "nabla/core/parallel_stats.h"
 #include "nabla/nabla.h"
 #include "nabla/nn/memory_format.h"
+#include "nabla/onednn.h"
 #include "nabla/ops/autocast.h"
 #include "nabla/ops/memory_format.h"
 
@@ -65,7 +70,7 @@ double peak_rss_mib() {
 struct Args {
   std::string mode = "eager";
   int threads = 1, warmup = 5, steps = 30, batch = 64;
-  bool layers = false, profile = false, autocast = false, channels_last = false;
+  bool layers = false, profile = false, autocast = false, channels_last = false, winograd = true;
 };
 
 Args parse(int argc, char** argv) {
@@ -96,10 +101,12 @@ Args parse(int argc, char** argv) {
       a.autocast = true;
     else if (!std::strcmp(argv[i], "--channels-last"))
       a.channels_last = true;
+    else if (!std::strcmp(argv[i], "--no-winograd"))
+      a.winograd = false;
     else {
       std::fprintf(stderr,
                    "usage: %s [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] "
-                   "[--profile] [--autocast] [--channels-last]\n",
+                   "[--profile] [--autocast] [--channels-last] [--no-winograd]\n",
                    argv[0]);
       std::exit(2);
     }
@@ -218,6 +225,7 @@ void op_breakdown(int64_t B, int reps, DType dt) {
 int main(int argc, char** argv) {
   Args a = parse(argc, argv);
   set_num_threads(a.threads);
+  onednn::set_winograd(a.winograd);
   manual_seed(0);
   Net net;
   Tensor x = randn({a.batch, 1, 28, 28});
@@ -295,9 +303,10 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "impl=nabla threads=%d mode=%s params=%lld batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f "
-      "peak_rss_mib=%.1f final_loss=%.5f autocast=%s format=%s backoffs=%lld\n",
+      "peak_rss_mib=%.1f final_loss=%.5f autocast=%s format=%s winograd=%s winograd_calls=%lld backoffs=%lld\n",
       a.threads, a.mode.c_str(), static_cast<long long>(params), a.batch, a.steps, median, best, cpu_median, rss,
       loss_value, a.autocast ? "bf16" : "off", a.channels_last ? "channels_last" : "nchw",
+      a.winograd ? "on" : "off", static_cast<long long>(onednn::conv_counts().winograd),
       static_cast<long long>(parallel_backoff_events()));
   return 0;
 }

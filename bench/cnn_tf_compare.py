@@ -12,7 +12,10 @@ The model is `nabla train`'s default (zoo::fashion_cnn, bench/cnn_step_bench.cpp
 
 step = zero the gradients, forward, loss, backward, Adam update, read the loss.
 
-- nabla: bench/cnn_step_bench --mode eager | --mode compiled (NCHW, nabla's layout);
+- nabla: bench/cnn_step_bench --mode eager | --mode compiled (NCHW, nabla's layout),
+  with nabla's default Winograd convolutions (nabla/onednn.h: the second
+  convolution's three passes); the *-direct rows run with --no-winograd, the
+  direct convolutions TensorFlow and PyTorch run;
 - TensorFlow: Keras layers in NHWC (channels_last, as Keras builds it; the
   ReLUs as the layers' activation="relu", as Keras code writes them, so that
   TensorFlow may fuse them), the step a tf.function around a GradientTape;
@@ -33,7 +36,7 @@ scripts/install_deps.sh. Without it this script says how to make it.
 
 Usage: bench/cnn_tf_compare.py [--nabla BIN] [--python PY] [--threads 1,2]
                                [--rounds 5] [--steps 30] [--warmup 5]
-                               [--impls nabla-eager,nabla-compiled,tf,torch]
+                               [--impls nabla-eager,nabla-compiled,nabla-eager-direct,nabla-compiled-direct,tf,torch]
 The same file is the TensorFlow / PyTorch worker (--worker tf|torch), run by
 the driver with the venv's interpreter.
 """
@@ -47,6 +50,7 @@ import time
 
 BATCH = 64
 DEFAULT_VENV = "/work/venvs/bench"
+IMPLS = ["nabla-eager", "nabla-compiled", "nabla-eager-direct", "nabla-compiled-direct", "tf", "torch"]
 VENV_HELP = f"""TensorFlow and PyTorch are not installed for this benchmark. Create its venv (PyPI, ~7 GB with
 PyPI torch's CUDA libraries, which the CPU runs do not use):
   python3 -m venv {DEFAULT_VENV}
@@ -154,7 +158,8 @@ def fields(line):
 def command(impl, args, threads):
     common = ["--threads", str(threads), "--steps", str(args.steps), "--warmup", str(args.warmup)]
     if impl.startswith("nabla-"):
-        return [args.nabla, "--mode", impl[len("nabla-"):]] + common
+        mode = impl.split("-")[1]
+        return [args.nabla, "--mode", mode] + (["--no-winograd"] if impl.endswith("-direct") else []) + common
     return [args.python, os.path.abspath(__file__), "--worker", impl, "--worker-threads", str(threads),
             "--steps", str(args.steps), "--warmup", str(args.warmup)]
 
@@ -188,7 +193,7 @@ def main():
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=5)
-    p.add_argument("--impls", default="nabla-eager,nabla-compiled,tf,torch")
+    p.add_argument("--impls", default=",".join(IMPLS))
     p.add_argument("--worker", choices=["tf", "torch"], help=argparse.SUPPRESS)
     p.add_argument("--worker-threads", type=int, default=1, help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -199,9 +204,9 @@ def main():
     if args.nabla is None:
         args.nabla = os.path.join(root, "build/release/bench/cnn_step_bench")
     impls = args.impls.split(",")
-    unknown = set(impls) - {"nabla-eager", "nabla-compiled", "tf", "torch"}
+    unknown = set(impls) - set(IMPLS)
     if unknown:
-        sys.exit(f"unknown --impls {sorted(unknown)} (nabla-eager, nabla-compiled, tf, torch)")
+        sys.exit(f"unknown --impls {sorted(unknown)} ({', '.join(IMPLS)})")
     if any(i.startswith("nabla-") for i in impls) and not os.access(args.nabla, os.X_OK):
         sys.exit(f"not found: {args.nabla} (cmake --build build/release --target cnn_step_bench)")
     check_python(args, impls)
@@ -220,8 +225,9 @@ def main():
                       f"(cpu {float(res['cpu_ms']):7.3f}) loss {res['final_loss']}", file=sys.stderr, flush=True)
     load_after = os.getloadavg()[0]
 
-    names = {"nabla-eager": "nabla eager", "nabla-compiled": "nabla compiled", "tf": "TensorFlow tf.function",
-             "torch": "PyTorch eager"}
+    names = {"nabla-eager": "nabla eager", "nabla-compiled": "nabla compiled",
+             "nabla-eager-direct": "nabla eager, direct conv", "nabla-compiled-direct": "nabla compiled, direct conv",
+             "tf": "TensorFlow tf.function", "torch": "PyTorch eager"}
     versions = {i: runs[(threads[0], i)][0].get("version") for i in impls}
     params = {i: int(runs[(threads[0], i)][0]["params"]) for i in impls}
     print(f"\nFashion-MNIST CNN training step, batch {BATCH}: {args.rounds} interleaved rounds of {args.warmup} warm-up + "

@@ -32,6 +32,7 @@
 #include "nabla/nn/module_variables.h"
 #include "nabla/nn/nn.h"
 #include "nabla/cuda.h"
+#include "nabla/onednn.h"
 #include "nabla/opencl.h"
 #include "nabla/ops/autocast.h"
 #include "nabla/ops/kernel_registry.h"

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -16,6 +18,7 @@
 #include "nabla/core/parallel_stats.h"
 #include "nabla/kernels/cpu/elementwise.h"
 #include "nabla/kernels/cpu/omp_single.h"
+#include "nabla/onednn.h"
 
 namespace nabla::cpu {
 namespace {
@@ -45,6 +48,7 @@ struct Plan {
   memory::desc bias;  // forward only, zero-dim when there is no bias
   size_t scratch_bytes = 0;
   std::string impl;  // oneDNN's name of the implementation ("jit:avx512_core_bf16", "ref:any")
+  bool winograd = false;
 };
 
 Operand make_operand(int arg, const memory::desc& user, const memory::desc& prim, bool is_output) {
@@ -136,8 +140,8 @@ dnnl::primitive_attr user_scratchpad(bool relu = false) {
   return attr;
 }
 
-dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_bias, bool relu = false) {
-  auto alg = dnnl::algorithm::convolution_direct;
+dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_bias, bool relu,
+                                                     dnnl::algorithm alg) {
   auto pk = dnnl::prop_kind::forward_training;
   auto d = with_bias
                ? dnnl::convolution_forward::desc(pk, alg, act(s.src, s), any(s.wei, s.dt),
@@ -149,12 +153,13 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Shapes& s, bool with_
 }
 
 // Builds the primitive; throws dnnl::error when oneDNN has no implementation.
-std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias, bool relu) {
+std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias, bool relu, bool winograd) {
   auto dt = s.dt, f32 = memory::data_type::f32;
   auto p = std::make_shared<Plan>();
-  auto alg = dnnl::algorithm::convolution_direct;
+  auto alg = winograd ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct;
+  p->winograd = winograd;
   if (kind == Kind::forward) {
-    auto pd = forward_pd(s, with_bias, relu);
+    auto pd = forward_pd(s, with_bias, relu, alg);
     p->prim = dnnl::convolution_forward(pd);
     p->in[0] = make_operand(DNNL_ARG_SRC, plain(s.src, s.src_tag, dt), pd.src_desc(), false);
     p->in[1] = make_operand(DNNL_ARG_WEIGHTS, plain(s.wei, s.wei_tag, dt), pd.weights_desc(), false);
@@ -163,7 +168,7 @@ std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias
     p->scratch_bytes = pd.scratchpad_desc().get_size();
     p->impl = pd.impl_info_str();
   } else if (kind == Kind::backward_data) {
-    auto hint = forward_pd(s, false);
+    auto hint = forward_pd(s, false, false, alg);
     dnnl::convolution_backward_data::desc d(alg, act(s.src, s), any(s.wei, dt), act(s.dst, s), s.strides,
                                             s.dilates, s.pad_l, s.pad_r);
     dnnl::convolution_backward_data::primitive_desc pd(d, user_scratchpad(), engine(), hint);
@@ -174,7 +179,7 @@ std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias
     p->scratch_bytes = pd.scratchpad_desc().get_size();
     p->impl = pd.impl_info_str();
   } else {
-    auto hint = forward_pd(s, false);
+    auto hint = forward_pd(s, false, false, alg);
     // bfloat16's weight gradient accumulates in float32: the batch slices' sums
     // add up in float32 and are rounded once (run()).
     dnnl::convolution_backward_weights::desc d(alg, act(s.src, s), any(s.wei, f32), act(s.dst, s), s.strides,
@@ -190,9 +195,40 @@ std::shared_ptr<const Plan> make_plan(Kind kind, const Shapes& s, bool with_bias
   return p;
 }
 
+// ---- settings (nabla/onednn.h) ------------------------------------------
+
+bool winograd_default() {
+  const char* env = std::getenv("NABLA_WINOGRAD");
+  return !(env && env[0] == '0');
+}
+std::atomic<bool> g_winograd{winograd_default()};
+std::atomic<int64_t> g_direct_calls{0}, g_winograd_calls{0};
+constexpr int64_t kMinWinogradChannels = 16, kMinWinogradPlane = 7;
+
+// The Winograd plan for a shape, or null where oneDNN has none (it checks
+// the kernel, stride, channels and CPU itself) or only a reference one.
+// Winograd runs on oneDNN's blocked layout: NHWC tensors are reordered to
+// it and back, as for few channels.
+std::shared_ptr<const Plan> winograd_plan(Kind kind, Shapes s, bool with_bias, bool relu) {
+  // oneDNN also offers it where the transforms cost more than they save: a
+  // first layer's 1 or 3 input channels (LeNet's 1->32 layer measured 1.5x
+  // slower) and small planes, which leave most of a 4x4 output tile empty
+  // (256 channels on 4x4: 1.7x slower; 512 on 7x7: 1.6x faster).
+  bool enough_channels = s.wei_tag == memory::format_tag::oihw && std::min(s.wei[0], s.wei[1]) >= kMinWinogradChannels;
+  bool large_enough_plane = std::min(s.dst[2], s.dst[3]) >= kMinWinogradPlane;
+  if (!enough_channels || !large_enough_plane) return nullptr;
+  s.direct = false;
+  try {
+    auto plan = make_plan(kind, s, with_bias, relu, /*winograd=*/true);
+    return plan->impl.find("ref") == std::string::npos ? plan : nullptr;
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+}
+
 // ---- the cache ----------------------------------------------------------
 
-using Key = std::array<int64_t, 23>;
+using Key = std::array<int64_t, 24>;
 struct KeyHash {
   size_t operator()(const Key& k) const {
     size_t h = 1469598103934665603ull;
@@ -221,6 +257,8 @@ std::unordered_map<Key, std::shared_ptr<const Plan>, KeyHash>& cache() {
 // the caller has set), hence part of the key.
 std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool with_bias, int omp_threads,
                                      memory::data_type dt, bool src_nhwc, bool dst_nhwc, bool relu) {
+  // Winograd is asked for float32 only (oneDNN has no bfloat16 Winograd).
+  const bool want_winograd = g_winograd.load() && dt == memory::data_type::f32;
   Key key{static_cast<int64_t>(kind),
           g.batch,
           g.in_channels,
@@ -243,14 +281,16 @@ std::shared_ptr<const Plan> plan_for(Kind kind, const Conv2dGeometry& g, bool wi
           static_cast<int64_t>(dt),
           src_nhwc,
           dst_nhwc,
-          relu};
+          relu,
+          want_winograd};
   std::lock_guard<std::mutex> lock(g_cache_mu);
   auto it = cache().find(key);
   if (it != cache().end()) return it->second;
   std::shared_ptr<const Plan> plan;
   if (auto s = shapes_of(g, dt, src_nhwc, dst_nhwc)) {
-    try {
-      plan = make_plan(kind, *s, with_bias, relu);
+    if (want_winograd) plan = winograd_plan(kind, *s, with_bias, relu);
+    if (!plan) try {
+      plan = make_plan(kind, *s, with_bias, relu, /*winograd=*/false);
       // bfloat16 without AVX-512 gets oneDNN's reference kernels: slower
       // than the float32 path on widened copies, which then runs instead.
       if (dt != memory::data_type::f32 && plan->impl.find("ref") != std::string::npos) plan = nullptr;
@@ -421,6 +461,7 @@ bool run(Kind kind, const Conv2dGeometry& g, const Tensor& a, const Tensor& b, c
   } catch (const dnnl::error& e) {
     fail("conv2d: oneDNN convolution failed: ", e.what(), " (status ", static_cast<int>(e.status), ")");
   }
+  for (const Call& c : calls) (c.plan->winograd ? g_winograd_calls : g_direct_calls).fetch_add(1);
   if (!partial.empty()) {
     int64_t n = out.numel();
     for (const Tensor& t : partial) {
@@ -491,3 +532,13 @@ int64_t onednn_conv_cache_size() {
 }
 
 }  // namespace nabla::cpu
+
+namespace nabla::onednn {
+
+bool enabled() { return cpu::conv_onednn_enabled(); }
+void set_enabled(bool on) { cpu::set_conv_onednn_enabled(on); }
+bool winograd() { return cpu::g_winograd.load(); }
+void set_winograd(bool on) { cpu::g_winograd.store(on); }
+ConvCounts conv_counts() { return {cpu::g_direct_calls.load(), cpu::g_winograd_calls.load()}; }
+
+}  // namespace nabla::onednn
