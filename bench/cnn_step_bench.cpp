@@ -11,6 +11,7 @@
 //
 // Usage: cnn_step_bench [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]
 //                       [--profile] [--autocast] [--channels-last] [--no-winograd]
+//                       [--layout-pass]
 // Prints one line of key=value pairs (parsed by cnn_compare.sh, cnn_tf_compare.py and autocast_compare.sh):
 //   impl=nabla threads=.. mode=.. params=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=.. autocast=off|bf16
 //   format=nchw|channels_last winograd=on|off winograd_calls=.. (oneDNN convolution calls that ran Winograd)
@@ -29,6 +30,10 @@
 // --no-winograd turns off oneDNN's Winograd convolutions (nabla/onednn.h;
 // on by default: the second convolution's three passes run F(4x4, 3x3), the
 // 1-channel first one stays direct), for the direct path's figures.
+// --layout-pass (compiled) turns on the graph pass that runs the convolution
+// blocks channels-last (CompileConfig::channels_last_convolutions,
+// graph/passes/conv_layout.h) for the NCHW model; with --channels-last it is
+// on anyway (a channels-last input turns it on, as eager mode runs NHWC).
 // --layers (eager) adds the time of each phase of the step (forward, backward,
 // step) and of every op of the model called on its own (forward and the
 // backward ops its gradient calls), best of S runs each.
@@ -70,7 +75,7 @@ double peak_rss_mib() {
 struct Args {
   std::string mode = "eager";
   int threads = 1, warmup = 5, steps = 30, batch = 64;
-  bool layers = false, profile = false, autocast = false, channels_last = false, winograd = true;
+  bool layers = false, profile = false, autocast = false, channels_last = false, winograd = true, layout_pass = false;
 };
 
 Args parse(int argc, char** argv) {
@@ -103,10 +108,12 @@ Args parse(int argc, char** argv) {
       a.channels_last = true;
     else if (!std::strcmp(argv[i], "--no-winograd"))
       a.winograd = false;
+    else if (!std::strcmp(argv[i], "--layout-pass"))
+      a.layout_pass = true;
     else {
       std::fprintf(stderr,
                    "usage: %s [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] "
-                   "[--profile] [--autocast] [--channels-last] [--no-winograd]\n",
+                   "[--profile] [--autocast] [--channels-last] [--no-winograd] [--layout-pass]\n",
                    argv[0]);
       std::exit(2);
     }
@@ -253,9 +260,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--profile needs --mode compiled (eager runs no Session; see --layers)\n");
     return 2;
   }
-  CompiledFunction compiled_step = compile([&](const std::vector<Tensor>& in) -> std::vector<Tensor> {
-    return {step_fn(in[0], in[1])};
-  });
+  CompiledFunction compiled_step = compile(
+      [&](const std::vector<Tensor>& in) -> std::vector<Tensor> { return {step_fn(in[0], in[1])}; },
+      CompileConfig{.channels_last_convolutions = a.layout_pass});
 
   double t_fwd = 1e30, t_bwd = 1e30, t_opt = 1e30;
   std::vector<double> times, cpu_times;
@@ -303,10 +310,10 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "impl=nabla threads=%d mode=%s params=%lld batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f "
-      "peak_rss_mib=%.1f final_loss=%.5f autocast=%s format=%s winograd=%s winograd_calls=%lld backoffs=%lld\n",
+      "peak_rss_mib=%.1f final_loss=%.5f autocast=%s format=%s layout_pass=%s winograd=%s winograd_calls=%lld backoffs=%lld\n",
       a.threads, a.mode.c_str(), static_cast<long long>(params), a.batch, a.steps, median, best, cpu_median, rss,
       loss_value, a.autocast ? "bf16" : "off", a.channels_last ? "channels_last" : "nchw",
-      a.winograd ? "on" : "off", static_cast<long long>(onednn::conv_counts().winograd),
+      a.layout_pass || (compiled && a.channels_last) ? "on" : "off", a.winograd ? "on" : "off", static_cast<long long>(onednn::conv_counts().winograd),
       static_cast<long long>(parallel_backoff_events()));
   return 0;
 }

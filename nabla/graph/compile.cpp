@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "nabla/core/grad_mode.h"
+#include "nabla/core/memory_format.h"
 #include "nabla/core/trace_context.h"
 #include "nabla/graph/compile_tracer.h"
 #include "nabla/graph/control_flow_detail.h"
@@ -153,6 +154,11 @@ Trace CompiledFunction::State::trace(const std::vector<Tensor>& inputs, const st
   options.fetches_to_host = false;  // results stay where the eager function would leave them
   options.cuda_graphs = this->options.cuda_graphs;
   options.cuda_graph_warmup = this->options.cuda_graph_warmup;
+  options.fold_batch_norm = this->options.fold_batch_norm;
+  options.channels_last_convolutions = this->options.channels_last_convolutions;
+  for (const Tensor& x : inputs)
+    options.channels_last_convolutions |= x.defined() && !x.is_symbolic() && x.dim() == 4 &&
+                                          x.device().is_cpu() && suggest_memory_format(x) == MemoryFormat::ChannelsLast;
   t.session = std::make_unique<graph::Session>(t.graph, device_of(inputs, t.graph), options);
   t.session->set_profiling(profiling);
   return t;

@@ -29,6 +29,16 @@ struct CompileConfig {
   // a call's whole step replayed by one launch once warmed up.
   graph::CudaGraphs cuda_graphs = graph::CudaGraphs::Off;
   int cuda_graph_warmup = 2;
+  // CPU plans: eval-mode batch norm folded into convolutions
+  // (passes/fold_conv_bn.h; off: the unfolded values, bit for bit).
+  bool fold_batch_norm = true;
+  // CPU plans: convolution blocks run channels-last (passes/conv_layout.h).
+  // A traced graph has no memory formats, so eager code's choice is carried
+  // over: on when this is set or when an input of the call is a channels-last
+  // 4-d tensor (train::TrainStep also when the model's convolution weights
+  // are channels-last, nn::to(model, MemoryFormat::ChannelsLast)), as eager
+  // mode would then run NHWC. Off, NCHW code runs NCHW, eager's values bit for bit.
+  bool channels_last_convolutions = false;
 };
 
 // What compile() returns: a callable that caches one traced graph and

@@ -13,6 +13,7 @@
 #include "nabla/core/grad_mode.h"
 #include "nabla/graph/control_flow_detail.h"
 #include "nabla/graph/node_kernel.h"
+#include "nabla/graph/passes/conv_layout.h"
 #include "nabla/graph/passes/dead_code.h"
 #include "nabla/graph/passes/fold_conv_bn.h"
 #include "nabla/graph/passes/fuse_conv.h"
@@ -26,6 +27,7 @@
 #include "nabla/graph/session_plan.h"
 #include "nabla/graph/specialize.h"
 #include "nabla/ops/kernel_registry.h"
+#include "nabla/ops/memory_format_rules.h"
 
 namespace nabla::graph {
 
@@ -242,6 +244,10 @@ Session::Plan& Session::plan_for(Specialization& spec, const std::vector<ValueRe
     prune_to_fetches(plan->graph, plan->fetches);
   if (on_cpu && options_.optimize && options_.fuse && fuse_elementwise(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
+  // After fusion, so that the conversions stay nodes of their own (a fused
+  // chain would read the permuted view contiguously, undoing it).
+  if (on_cpu && options_.optimize && options_.channels_last_convolutions)
+    channels_last_convolutions(plan->graph, plan->fetches);
   const GraphData& pg = plan->graph.graph;
   const std::size_t n = pg.nodes.size();
   if (on_cpu && options_.optimize && options_.fuse) {
@@ -633,10 +639,15 @@ Tensor Session::output_buffer(Plan& plan, std::size_t id, std::size_t o, Inputs 
   const OutputMeta& m = node.metas[o];
   // Out of memory (SessionOptions::max_run_bytes) names the op.
   const char* api = node.op ? node.op->name.data() : "Session::run";
+  // The format eager mode gives this op's output for these inputs
+  // (channels-last after channels-last inputs: passes/conv_layout.h); a fused
+  // chain reads its inputs contiguously and writes contiguously.
+  const MemoryFormat format = node.op && !node.fused ? ::nabla::detail::output_memory_format(*node.op, ins, m.sizes)
+                                                     : MemoryFormat::Contiguous;
   const int s = plan.memory.slot.empty() ? -1 : plan.memory.slot[id][o];
   if (s < 0) {
     stats_.bytes_allocated += numel_of(m.sizes) * static_cast<int64_t>(itemsize(m.dtype));
-    return make_empty(m.sizes, m.dtype, kCPU, api);
+    return make_empty(m.sizes, m.dtype, kCPU, format, api);
   }
   Tensor& buffer = plan.slots[static_cast<std::size_t>(s)];
   // The slot's buffer is reused only if nothing else holds it: no value
@@ -646,8 +657,12 @@ Tensor Session::output_buffer(Plan& plan, std::size_t id, std::size_t o, Inputs 
                         ins[0].impl() == buffer.impl();
   if (!buffer.defined() || buffer.impl()->use_count() != (in_place ? 2 : 1) ||
       buffer.impl()->storage->use_count() != 1) {
-    buffer = make_empty(m.sizes, m.dtype, kCPU, api);
+    buffer = make_empty(m.sizes, m.dtype, kCPU, format, api);
     stats_.bytes_allocated += nbytes_of(buffer);
+  } else if (!in_place && buffer.strides() != memory_format_strides(m.sizes, format, api)) {
+    // Values of one slot may differ in format (a slot is shared by values of
+    // one shape and dtype): the buffer, ours alone, is restrided in place.
+    buffer.impl()->strides = memory_format_strides(m.sizes, format, api);
   } else if (in_place) {
     ++stats_.inplace_ops_executed;
   }

@@ -47,6 +47,11 @@ struct SessionOptions {
   // Fold eval-mode batch norm into the conv2d before it (passes/fold_conv_bn.h;
   // needs optimize and fuse). Off: the unfolded graph's values, bit for bit.
   bool fold_batch_norm = true;
+  // Run convolution blocks channels-last (passes/conv_layout.h; needs
+  // optimize): each float32/bfloat16 conv2d's NCHW input is converted to NHWC
+  // once and the ops after it keep NHWC. Off (the default): activations stay
+  // as the graph's ops make them, the values of eager NCHW code bit for bit.
+  bool channels_last_convolutions = false;
   bool plan_memory = true;  // release values after their last use, run in place where safe (needs optimize)
   // Graphs with unknown dims: how many specializations (one per set of fed
   // shapes, each with its plans and buffers) are kept; past it the least

@@ -3,7 +3,7 @@
 
 namespace nabla {
 
-extern const OpDef clone_op, conv2d_op, conv_transpose2d_op, max_pool2d_op, max_pool2d_backward_op,
+extern const OpDef clone_op, conv2d_op, conv2d_relu_op, conv_transpose2d_op, max_pool2d_op, max_pool2d_backward_op,
     max_pool2d_gather_op, avg_pool2d_op, avg_pool2d_backward_op, adaptive_avg_pool2d_op,
     adaptive_avg_pool2d_backward_op, native_batch_norm_op, native_batch_norm_backward_op, channel_affine_op;
 
@@ -36,7 +36,7 @@ MemoryFormat output_memory_format(const OpDef& op, Inputs inputs, const Shape& o
   // clone() stays a contiguous copy: contiguous() and the kernels' copies rely
   // on it (clone(x, MemoryFormat::Preserve) is PyTorch's clone()).
   if (op.has(kElementwise) && &op != &clone_op) return elementwise_memory_format(inputs, out_sizes);
-  if (&op == &conv2d_op || &op == &conv_transpose2d_op) {
+  if (&op == &conv2d_op || &op == &conv2d_relu_op || &op == &conv_transpose2d_op) {
     // PyTorch's mkldnn_conv_use_channels_last: the input's or the weight's format.
     for (int i = 0; i < 2 && i < static_cast<int>(inputs.size()); ++i)
       if (inputs[i].dim() == 4 && suggest_memory_format(inputs[i]) == MemoryFormat::ChannelsLast)

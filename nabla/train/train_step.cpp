@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "nabla/core/error.h"
+#include "nabla/core/memory_format.h"
 
 namespace nabla::train {
 namespace {
@@ -72,6 +73,9 @@ void TrainStep::make_compiled() {
   grad_params_.clear();
   CompileConfig options;  // nabla's (compile.h), not train::CompileOptions
   options.cuda_graphs = cuda_graphs_;
+  // A model made channels-last (nn::to) runs NHWC eagerly: so does its graph.
+  for (const Tensor& p : model_.parameters())
+    options.channels_last_convolutions |= p.dim() == 4 && suggest_memory_format(p) == MemoryFormat::ChannelsLast;
   if (parallel_ == nullptr) {
     // The same step as eager(), traced: zero_grad, backward and the optimizer
     // step become graph nodes (graph/compile.h, "Training steps").

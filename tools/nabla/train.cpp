@@ -197,9 +197,7 @@ TrainResult run_train(const TrainConfig& c, std::ostream& all_out, bool terminal
                                .callbacks = std::move(callbacks),
                                .initial_epoch = epochs_done,
                                .verbose = 0,
-                               // Compiled graphs run contiguous activations (no
-                               // layout pass yet): channels-last trains eagerly.
-                               .jit = c.memory_format == "channels_last" ? train::Jit::Off : train::Jit::Auto,
+                               .jit = train::Jit::Auto,
                                .distributed = parallel});
     result.test_loss = test_line->test_loss;
     result.test_accuracy = test_line->test_accuracy;

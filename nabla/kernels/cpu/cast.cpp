@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "nabla/core/memory_format.h"
 #include "nabla/kernels/cpu/elementwise.h"
 #include "nabla/kernels/cpu/float_to_integer.h"
 
@@ -41,6 +42,31 @@ void copy_transposed(T* dst, const T* src, int64_t rows, int64_t cols, int64_t l
   }
 }
 
+// An image batch copied between NCHW and NHWC (channels-last) memory, same
+// dtype: per sample a [C, H*W] <-> [H*W, C] transpose, in blocks as above
+// (the boundary of a channels-last convolution block: graph/passes/conv_layout.h).
+// Returns false for other copies.
+bool copy_between_formats(const Tensor& out, const Tensor& in) {
+  if (in.dtype() != out.dtype() || in.dim() != 4 || in.sizes() != out.sizes() || in.sizes()[1] < 2 ||
+      in.sizes()[2] * in.sizes()[3] < 2)
+    return false;
+  const bool to_nchw = out.is_contiguous() && !in.is_contiguous() && is_contiguous(in, MemoryFormat::ChannelsLast);
+  const bool to_nhwc = in.is_contiguous() && !out.is_contiguous() && is_contiguous(out, MemoryFormat::ChannelsLast);
+  if (!to_nchw && !to_nhwc) return false;
+  const int64_t n = in.sizes()[0], c = in.sizes()[1], hw = in.sizes()[2] * in.sizes()[3];
+  visit_dtype(out.dtype(), [&]<class T>() {
+    const T* src = in.data_ptr<T>();
+    T* dst = out.data_ptr<T>();
+    parallel_for(0, n, std::max<int64_t>(1, kParallelGrain / (c * hw)), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        if (to_nchw) copy_transposed(dst + i * c * hw, src + i * c * hw, c, hw, c);  // dst[c][p] = src[p][c]
+        else copy_transposed(dst + i * c * hw, src + i * c * hw, hw, c, hw);         // dst[p][c] = src[c][p]
+      }
+    });
+  });
+  return true;
+}
+
 // A bool mask to 0/1 floats (a ReLU's gradient mask): read as bytes in a
 // function of its own, the loop vectorizes; as bools inside map1 it ran one
 // element at a time (4x slower).
@@ -59,6 +85,7 @@ void cast_kernel(std::span<const Tensor> in, const Attrs&, std::span<Tensor> out
     });
     return;
   }
+  if (copy_between_formats(out[0], in[0])) return;
   visit_dtype(out[0].dtype(), [&]<class To>() {
     visit_dtype(in[0].dtype(), [&]<class From>() {
       if constexpr (std::is_same_v<From, bool> && (std::is_same_v<To, float> || std::is_same_v<To, double>)) {

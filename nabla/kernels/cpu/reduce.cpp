@@ -1,6 +1,8 @@
 #include "nabla/kernels/cpu/reduce.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <limits>
 
 #include "nabla/core/memory_format.h"
@@ -102,6 +104,10 @@ void reduce(const Tensor& x, const Shape& dims, ReduceKind kind, const Tensor& o
   // bias gradient): in memory those are its leading dims, the same rows.
   reduce_leading |= kind == ReduceKind::Sum && x.dim() == 4 && dims == Shape{0, 2, 3} && outer > 1 &&
                     !x.is_contiguous() && is_contiguous(x, MemoryFormat::ChannelsLast);
+  // A channels-last x summed over H, W (a conv bias gradient's first step in
+  // a compiled graph): per sample, the sum of its H*W rows of C values.
+  const bool nhwc_planes = kind == ReduceKind::Sum && x.dim() == 4 && dims == Shape{2, 3} &&
+                           !x.is_contiguous() && is_contiguous(x, MemoryFormat::ChannelsLast);
   visit_dtype(x.dtype(), [&]<class T>() {
     if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
       fail("reduce: reduced float reached a float32 kernel");
@@ -123,6 +129,23 @@ void reduce(const Tensor& x, const Shape& dims, ReduceKind kind, const Tensor& o
               }
               for (int64_t j = b; j < e; ++j) o[j] = static_cast<O>(acc[j - b]);
             });
+            return;
+          }
+          if constexpr (!std::is_same_v<T, bool>) if (nhwc_planes) {
+            const T* p = static_cast<const T*>(x.raw_data());
+            const int64_t channels = x.sizes()[1], samples = x.sizes()[0];
+            parallel_for(0, samples, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner * channels, 1)),
+                         [&](int64_t b, int64_t e) {
+                           std::vector<Acc> acc(static_cast<std::size_t>(channels));
+                           for (int64_t n = b; n < e; ++n) {
+                             std::fill(acc.begin(), acc.end(), Acc(0));
+                             for (int64_t r = 0; r < inner; ++r) {
+                               const T* row = p + (n * inner + r) * channels;
+                               for (int64_t c = 0; c < channels; ++c) acc[c] += row[c];
+                             }
+                             for (int64_t c = 0; c < channels; ++c) o[n * channels + c] = static_cast<O>(acc[c]);
+                           }
+                         });
             return;
           }
           Tensor rows = rows_layout(x, dims);
