@@ -150,7 +150,7 @@ bool unpool2x2_plane(const T* gy, const int64_t* idx, T* gx, const Pool2dGeometr
     return false;
   } else {
     const int64_t W = g.in_w, OW = g.out_w;
-    if (2 * g.out_h > g.in_h || 2 * OW > W || !pool_avx512_available()) return false;
+    if (2 * g.out_h > g.in_h || 2 * OW > W || W >= (int64_t{1} << 30) || !pool_avx512_available()) return false;
     if (!unpool2x2_plane_avx512(gy, idx, gx, W, g.out_h, OW)) return false;
     if (2 * OW < W)
       for (int64_t h = 0; h < 2 * g.out_h; ++h) std::fill(gx + h * W + 2 * OW, gx + (h + 1) * W, 0.0f);

@@ -112,14 +112,19 @@ struct Unpooled {
   __m512 t[4];  // top-left, top-right, bottom-left, bottom-right
   __mmask16 inside;
 };
+// rel_lo/rel_hi: each window's index minus its block's top-left position.
+// Narrowed to int32 with saturation (an index far outside its block stays
+// far outside: W < 2^30, checked by the caller), so the four compares run
+// on one register of 16 lanes.
 NABLA_AVX512 inline Unpooled unpool16(__m512 v, __m512i rel_lo, __m512i rel_hi, int64_t W) {
-  const __m512i offsets[4] = {_mm512_setzero_si512(), _mm512_set1_epi64(1), _mm512_set1_epi64(W),
-                              _mm512_set1_epi64(W + 1)};
+  const __m512i rel = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtsepi64_epi32(rel_lo)),
+                                         _mm512_cvtsepi64_epi32(rel_hi), 1);
+  const int32_t w = static_cast<int32_t>(W);
+  const int32_t offsets[4] = {0, 1, w, w + 1};
   Unpooled u;
   u.inside = 0;
   for (int k = 0; k < 4; ++k) {
-    const __mmask16 at = static_cast<__mmask16>(_mm512_cmpeq_epi64_mask(rel_lo, offsets[k]) |
-                                                (_mm512_cmpeq_epi64_mask(rel_hi, offsets[k]) << 8));
+    const __mmask16 at = _mm512_cmpeq_epi32_mask(rel, _mm512_set1_epi32(offsets[k]));
     u.t[k] = _mm512_maskz_mov_ps(at, v);
     u.inside |= at;
   }
