@@ -5,7 +5,7 @@
 // same bytes (reads the input, writes values and indices). Times are the
 // median of the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so a
 // busy machine's preemption does not count; run with --threads 1 (default).
-//   build/release/bench/pool_bench [--threads N] [--reps R]
+//   build/release/bench/pool_bench [--threads N] [--reps R] [--cold]
 #include <time.h>
 
 #include <algorithm>
@@ -28,11 +28,21 @@ double thread_us() {
   return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
 }
 
+// --cold: before each timed call, write 64 MiB elsewhere, so the call finds
+// its operands in memory rather than in cache (as in a training step, whose
+// working set is larger than the cache).
+bool cold = false;
+std::vector<char> evict;
+
 template <class F>
 double median_us(int reps, F&& f) {
   std::vector<double> t;
   for (int i = 0; i < 5; ++i) f();
   for (int i = 0; i < reps; ++i) {
+    if (cold) {
+      evict.resize(64 << 20);
+      std::memset(evict.data(), i, evict.size());
+    }
     const double a = thread_us();
     f();
     t.push_back(thread_us() - a);
@@ -45,10 +55,15 @@ double median_us(int reps, F&& f) {
 
 int main(int argc, char** argv) {
   int threads = 1, reps = 60;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+  for (int i = 1; i < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--cold")) {
+      cold = true;
+      --i;
+    } else if (i + 1 >= argc) {
+      return std::fprintf(stderr, "usage: %s [--threads N] [--reps R] [--cold]\n", argv[0]), 2;
+    } else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
-    else return std::fprintf(stderr, "usage: %s [--threads N] [--reps R]\n", argv[0]), 2;
+    else return std::fprintf(stderr, "usage: %s [--threads N] [--reps R] [--cold]\n", argv[0]), 2;
   }
   set_num_threads(threads);
   NoGradGuard no_grad;
