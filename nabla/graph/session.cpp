@@ -20,6 +20,7 @@
 #include "nabla/graph/passes/fuse_elementwise.h"
 #include "nabla/graph/passes/memory_plan.h"
 #include "nabla/graph/passes/optimize.h"
+#include "nabla/graph/passes/pool_grad_mask.h"
 #include "nabla/graph/passes/transpose_matmul.h"
 #include "nabla/graph/passes/variable_writes.h"
 #include "nabla/graph/print.h"
@@ -227,6 +228,9 @@ Session::Plan& Session::plan_for(Specialization& spec, const std::vector<ValueRe
                 ", which was not fed; add {placeholder, value} to the feeds");
   if (options_.optimize && !placed_ && transpose_matmul_results(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
+  // ReLU's gradient masked on the pooled map before max pooling's gradient
+  // scatters it (bitwise the same values; no node is left unused).
+  if (options_.optimize && !placed_) mask_before_max_pool_backward(plan->graph, plan->fetches);
   // Fused chains, direct kernels and the memory plan are the CPU's (a tiled
   // interpreter over CPU kernels, buffers in host memory): a device session
   // runs every op through call() on the device. A placed graph runs each

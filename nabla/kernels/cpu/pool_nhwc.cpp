@@ -38,10 +38,81 @@ void max_tap(const T* __restrict src, int64_t at, int64_t C, bool first, T* __re
   }
 }
 
+// A whole 2x2 window inside the plane, the four taps (positions at[0..3], in
+// tap order, their channel vectors s[0..3]) in one pass over the channels:
+// max_tap's rule, tap after tap, without writing the running maximum out.
+template <class T>
+void max_2x2(const T* const* s, const int64_t* at, int64_t C, T* __restrict v, int64_t* __restrict ix) {
+  const T* __restrict s0 = s[0];
+  const T* __restrict s1 = s[1];
+  const T* __restrict s2 = s[2];
+  const T* __restrict s3 = s[3];
+  for (int64_t c = 0; c < C; ++c) {
+    T best = s0[c];
+    int64_t arg = at[0];
+    const T t1 = s1[c], t2 = s2[c], t3 = s3[c];
+    bool take = t1 > best || t1 != t1;
+    best = take ? t1 : best;
+    arg = take ? at[1] : arg;
+    take = t2 > best || t2 != t2;
+    best = take ? t2 : best;
+    arg = take ? at[2] : arg;
+    take = t3 > best || t3 != t3;
+    best = take ? t3 : best;
+    arg = take ? at[3] : arg;
+    v[c] = best;
+    ix[c] = arg;
+  }
+}
+
+// max_pool2d_backward of one sample whose indices all lie in their window's
+// 2x2 block of pixels (rows 2oh, 2oh + 1, columns 2ow, 2ow + 1): what a 2x2 /
+// stride-2 pool without padding gives. The blocks do not overlap, so each
+// element is written once, as 0 + g (the scatter's sum into zeros, bit for
+// bit) or 0, with no zero fill and no scatter; pixels outside every block get
+// 0. Returns false, having written part of the sample, as soon as an index is
+// outside its block: the caller then fills and scatters the sample.
+template <class T>
+bool unpool_2x2_sample(const T* __restrict gy, const int64_t* __restrict idx, T* __restrict gx, const Pool2dGeometry& g,
+                       int64_t C) {
+  const int64_t W = g.in_w;
+  if (2 * g.out_h > g.in_h || 2 * g.out_w > W) return false;
+  for (int64_t oh = 0; oh < g.out_h; ++oh) {
+    for (int64_t ow = 0; ow < g.out_w; ++ow) {
+      const int64_t at0 = 2 * oh * W + 2 * ow, at1 = at0 + 1, at2 = at0 + W, at3 = at0 + W + 1;
+      const T* __restrict src = gy + (oh * g.out_w + ow) * C;
+      const int64_t* __restrict ix = idx + (oh * g.out_w + ow) * C;
+      T* __restrict d0 = gx + at0 * C;
+      T* __restrict d1 = gx + at1 * C;
+      T* __restrict d2 = gx + at2 * C;
+      T* __restrict d3 = gx + at3 * C;
+      int64_t outside = 0;
+      for (int64_t c = 0; c < C; ++c) {
+        const int64_t i = ix[c];
+        const T v = T(0) + src[c];
+        d0[c] = i == at0 ? v : T(0);
+        d1[c] = i == at1 ? v : T(0);
+        d2[c] = i == at2 ? v : T(0);
+        d3[c] = i == at3 ? v : T(0);
+        outside += i != at0 && i != at1 && i != at2 && i != at3;
+      }
+      if (outside) return false;
+    }
+    // A last column no window reads.
+    for (int64_t w = 2 * g.out_w; w < W; ++w) {
+      std::fill(gx + (2 * oh * W + w) * C, gx + (2 * oh * W + w + 1) * C, T(0));
+      std::fill(gx + ((2 * oh + 1) * W + w) * C, gx + ((2 * oh + 1) * W + w + 1) * C, T(0));
+    }
+  }
+  std::fill(gx + 2 * g.out_h * W * C, gx + g.in_h * W * C, T(0));  // a last row no window reads
+  return true;
+}
+
 }  // namespace
 
 void max_pool2d_forward_nhwc(const Tensor& x, const Tensor& values, const Tensor& indices, const Pool2dGeometry& g) {
   const int64_t N = x.sizes()[0], C = x.sizes()[1], W = g.in_w;
+  const bool pool2x2 = g.kernel_h == 2 && g.kernel_w == 2 && g.dilation_h == 1 && g.dilation_w == 1;
   float_dispatch(x.dtype(), [&]<class T>() {
     const T* px = static_cast<const T*>(x.raw_data());
     T* pv = static_cast<T*>(values.raw_data());
@@ -55,6 +126,14 @@ void max_pool2d_forward_nhwc(const Tensor& x, const Tensor& values, const Tensor
                      for (int64_t ow = 0; ow < g.out_w; ++ow) {
                        T* v = pv + ((n * g.out_h + oh) * g.out_w + ow) * C;
                        int64_t* ix = pi + ((n * g.out_h + oh) * g.out_w + ow) * C;
+                       const int64_t ih0 = oh * g.stride_h - g.pad_h, iw0 = ow * g.stride_w - g.pad_w;
+                       if (pool2x2 && ih0 >= 0 && ih0 + 1 < g.in_h && iw0 >= 0 && iw0 + 1 < W) {
+                         const int64_t at[4] = {ih0 * W + iw0, ih0 * W + iw0 + 1, (ih0 + 1) * W + iw0,
+                                                (ih0 + 1) * W + iw0 + 1};
+                         const T* taps[4] = {xn + at[0] * C, xn + at[1] * C, xn + at[2] * C, xn + at[3] * C};
+                         max_2x2(taps, at, C, v, ix);
+                         continue;
+                       }
                        bool first = true;
                        for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
                          const int64_t ih = oh * g.stride_h - g.pad_h + kh * g.dilation_h;
@@ -88,6 +167,7 @@ void max_pool2d_backward_nhwc(const Tensor& gy, const Tensor& indices, const Ten
                  [&](int64_t b, int64_t e) {
                    for (int64_t n = b; n < e; ++n) {
                      T* xn = px + n * HW * C;
+                     if (unpool_2x2_sample(pg + n * P * C, pi + n * P * C, xn, g, C)) continue;
                      std::fill(xn, xn + HW * C, T(0));
                      for (int64_t p = 0; p < P; ++p) {
                        const T* src = pg + (n * P + p) * C;
