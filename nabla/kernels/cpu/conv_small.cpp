@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "nabla/core/memory_format.h"
@@ -67,6 +68,13 @@ inline void store_part(T* p, Vec<T> v, int64_t n) {
 template <class V>
 inline void in_register(V& v) {
   __asm__("" : "+v"(v));
+}
+// The same on a value (for array elements, which the asm operand above
+// would make GCC keep in memory).
+template <class V>
+inline V in_register_value(V v) {
+  __asm__("" : "+v"(v));
+  return v;
 }
 template <class T>
 inline Vec<T> splat(T s) {
@@ -145,34 +153,39 @@ void band_columns(const T* x, const Shape& st, const Conv2dGeometry& g, int64_t 
 // 4). Per tap: V loads of columns and 4 broadcast weights for 4V FMAs.
 // Channels past OC repeat the last one and are not stored.
 // Not inlined: inside the band loop GCC spilled the accumulators to the stack.
+// Every access to the accumulators goes through a fold over a compile-time
+// index sequence, so that GCC keeps them in registers from start to end
+// (indexing them in loops made it store them to the stack after the tap
+// loop and reload them for the stores).
 template <class T, int V, bool Full>
 [[gnu::noinline]] void fwd_nchw_tile(const T* cols, int64_t ld, int64_t taps, const T* const* w, const T* b,
                                      T* const* o, int nr, int64_t p, int64_t valid, bool do_relu) {
   constexpr int64_t L = kLanes<T>;
-  Vec<T> acc[4][V];
-  for (int r = 0; r < 4; ++r)
-    for (int v = 0; v < V; ++v) acc[r][v] = splat(b[r]);
+  // acc[r * V + v]: output channel r, vector v of the positions.
+  using Seq = std::make_index_sequence<4 * V>;
+  Vec<T> acc[4 * V];
+  [&]<size_t... I>(std::index_sequence<I...>) { ((acc[I] = splat(b[I / V])), ...); }(Seq{});
+  const T *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
   for (int64_t k = 0; k < taps; ++k) {
     Vec<T> c[V];
-    for (int v = 0; v < V; ++v) {
-      c[v] = load(cols + k * ld + p + v * L);
-      in_register(c[v]);
-    }
-    for (int r = 0; r < 4; ++r) {
-      T wk = w[r][k];
-      for (int v = 0; v < V; ++v) acc[r][v] += c[v] * wk;
-    }
+    const T* ck = cols + k * ld + p;
+    [&]<size_t... J>(std::index_sequence<J...>) {
+      ((c[J] = in_register_value(load(ck + J * L))), ...);
+    }(std::make_index_sequence<V>{});
+    const T wk[4] = {w0[k], w1[k], w2[k], w3[k]};
+    [&]<size_t... I>(std::index_sequence<I...>) { ((acc[I] += c[I % V] * wk[I / V]), ...); }(Seq{});
   }
+  if (do_relu) [&]<size_t... I>(std::index_sequence<I...>) { ((acc[I] = relu_lanes(acc[I])), ...); }(Seq{});
   if constexpr (Full) {  // 4 channels, V whole vectors: plain stores from registers
-    for (int r = 0; r < 4; ++r)
-      for (int v = 0; v < V; ++v) {
-        Vec<T> y = do_relu ? relu_lanes(acc[r][v]) : acc[r][v];
-        std::memcpy(o[r] + p + v * L, &y, sizeof y);
-      }
+    T* const out[4] = {o[0] + p, o[1] + p, o[2] + p, o[3] + p};
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      (std::memcpy(out[I / V] + (I % V) * L, &acc[I], sizeof(Vec<T>)), ...);
+    }(Seq{});
   } else {
+    Vec<T> res[4 * V];
+    [&]<size_t... I>(std::index_sequence<I...>) { ((res[I] = acc[I]), ...); }(Seq{});
     for (int r = 0; r < nr; ++r)
-      for (int v = 0; v < V; ++v)
-        store_part(o[r] + p + v * L, do_relu ? relu_lanes(acc[r][v]) : acc[r][v], valid - v * L);
+      for (int v = 0; v < V; ++v) store_part(o[r] + p + v * L, res[r * V + v], valid - v * L);
   }
 }
 
