@@ -16,6 +16,11 @@
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/elementwise.h"
 
+// The vectors below are passed between this file's internal functions
+// only: the ABI note for builds without AVX-512 (the vectors then span
+// several registers) concerns no caller elsewhere.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace nabla::cpu {
 namespace {
 
@@ -65,15 +70,25 @@ inline void store_part(T* p, Vec<T> v, int64_t n) {
 // Keeps a loaded vector in a register: without it GCC folds the load into
 // each FMA that uses it as a memory operand (4 loads instead of 1; such FMAs
 // also ran slower on Zen, see gemm_nt.cpp).
+// Only where a 64-byte vector fits one register (AVX-512); elsewhere the
+// compiler splits the vectors and this is a no-op. Clang takes "x" (zmm0-15)
+// for such vectors, not GCC's "v" (zmm0-31).
+#if defined(__AVX512F__) && defined(__clang__)
+#define NABLA_IN_REGISTER(v) __asm__("" : "+x"(v))
+#elif defined(__AVX512F__)
+#define NABLA_IN_REGISTER(v) __asm__("" : "+v"(v))
+#else
+#define NABLA_IN_REGISTER(v) (void)(v)
+#endif
 template <class V>
 inline void in_register(V& v) {
-  __asm__("" : "+v"(v));
+  NABLA_IN_REGISTER(v);
 }
 // The same on a value (for array elements, which the asm operand above
 // would make GCC keep in memory).
 template <class V>
 inline V in_register_value(V v) {
-  __asm__("" : "+v"(v));
+  NABLA_IN_REGISTER(v);
   return v;
 }
 template <class T>
