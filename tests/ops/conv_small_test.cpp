@@ -1,6 +1,7 @@
 // The direct kernels for convolutions with few input taps (kernels/cpu/
 // conv_small.h) against the im2col + GEMM kernels (the fast path switched
-// off), in float32 and float64, NCHW and channels-last, with and without
+// off), in float32 and float64, NCHW and channels-last (one channel: the same
+// memory; several: declined to oneDNN, compared all the same), with and without
 // bias and ReLU, over batch sizes, odd sizes, channel counts that leave
 // partial register tiles, and stride / padding / dilation combinations. The
 // OpInfo suites (conv_test.cpp) and memory_format_test.cpp gradcheck the same
@@ -102,7 +103,7 @@ TEST_P(ConvSmall, MatchesIm2col) {
       expect_small_agrees([&] { return conv2d_relu(x, w, Tensor(), s, p, d); }, dt, "conv2d_relu no bias " + name);
       expect_small_agrees([&] { return conv2d_weight_grad(x, gy, w.sizes(), s, p, d); }, dt,
                          "conv2d_weight_grad " + name);
-      if (channels_last && k.c > 1) {  // an NHWC input gives an NHWC output (written by the NHWC tiles)
+      if (channels_last && k.c > 1) {  // an NHWC output (oneDNN's or im2col's: the direct kernels decline it)
         OneDnnSwitch on(true);
         EXPECT_TRUE(is_contiguous(conv2d(x, w, b, s, p, d), MemoryFormat::ChannelsLast)) << name;
       }

@@ -7,9 +7,9 @@
 // the weight-gradient one; for the Fashion-MNIST CNN's conv(1->32, 3x3) on
 // [64, 1, 28, 28] the two reorders took as long as the convolutions (0.4 and
 // 0.55 ms against 0.35 and 0.31 ms at 1 thread). These kernels read and write
-// NCHW and NHWC (channels-last) tensors as they are: per sample and band of
-// output rows, the C*KH*KW shifted copies of the input ("columns", at most a
-// few KiB, in L1) feed register-blocked loops (GCC vector extensions, 64-byte
+// NCHW tensors as they are: per sample and band of
+// output rows, the C*KH*KW shifted copies of the input ("columns", at most
+// 32 KiB, in L1) feed register-blocked loops (GCC vector extensions, 64-byte
 // vectors: AVX-512 with -march=native) that write each output once, with the
 // bias and the ReLU applied in registers, or accumulate the weight gradient
 // over the batch in vector registers.
@@ -41,16 +41,18 @@ inline constexpr int64_t kMaxSmallConvTaps = 9;
 bool small_conv_applies(const Conv2dGeometry& g, DType dtype);
 
 // out = conv2d(x, w) + bias, then ReLU (NaN kept, as relu()) when `relu`.
-// x: any strides; out: contiguous (NCHW) or channels-last (NHWC). Returns
-// false, out untouched, where the kernel does not apply (small_conv_applies,
-// or an output in neither layout).
+// x: any strides; out: contiguous (NCHW). Returns false, out untouched,
+// where the kernel does not apply (small_conv_applies) and for a
+// channels-last output (operands with several channels in NHWC), which
+// oneDNN's NHWC kernels computed faster than a tile over [positions, OC].
 bool small_conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                           const Conv2dGeometry& g, bool relu);
 
-// gw (contiguous [OC, C, KH, KW]) = conv2d's weight gradient for x and the
-// output gradient gy [N, OC, out_h, out_w] (contiguous or channels-last; a
-// gy of other strides is copied). False, gw untouched, where the kernel does
-// not apply.
+// gw (contiguous [OC, C, KH, KW]) = conv2d's weight gradient for x (any
+// strides) and the output gradient gy [N, OC, out_h, out_w] (contiguous; of
+// other strides, copied). False, gw untouched, where the kernel does not
+// apply (small_conv_applies) and for a channels-last gy, which oneDNN's NHWC
+// kernels took faster.
 bool small_conv2d_weight_grad(const Tensor& x, const Tensor& gy, const Tensor& gw, const Conv2dGeometry& g);
 
 }  // namespace nabla::cpu
