@@ -306,8 +306,8 @@ bool conv_onednn_enabled() { return g_use_onednn.load(); }
 void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                     const Conv2dGeometry& g) {
   if (out.numel() == 0) return;
-  // Few input taps (a first layer): the direct kernels, which read and write
-  // NCHW and NHWC without oneDNN's reorders (conv_small.h).
+  // Few input taps (a one-channel first layer) with an NCHW output: the
+  // direct kernels, without oneDNN's reorders (conv_small.h).
   if (conv_onednn_enabled() && small_conv2d_forward(x, w, bias, out, g, /*relu=*/false)) return;
   if (conv_onednn_enabled() && onednn_conv2d_forward(x, w, bias, out, g)) return;
   into_contiguous(out, [&](const Tensor& o) {
