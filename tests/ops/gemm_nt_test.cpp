@@ -25,10 +25,12 @@ TEST(GemmNT, EdgeSizesMatchFloat64) {
     int64_t m, k, n;
   };
   // m, n: 1, multiples of 4, one and three past; k: multiples of 16 plus
-  // 1 and plus 15 (a masked tail), 512 and 1000 (the seed MLP's). The last
-  // two are outside the kernel's range (oneDNN's path).
-  std::vector<Shape3> shapes = {{64, 1000, 100}, {1, 512, 1}, {5, 257, 7},   {3, 271, 99},
-                                {63, 1001, 97},  {9, 129, 13}, {128, 1024, 128}, {4, 20, 4}, {129, 64, 8}};
+  // 1 and plus 15 (a masked tail), 512 and 1000 (the seed MLP's), 3136 (the
+  // Fashion-MNIST CNN's first linear layer) and 2051. The last two are
+  // outside the kernel's range (oneDNN's path).
+  std::vector<Shape3> shapes = {{64, 1000, 100}, {1, 512, 1},      {5, 257, 7},     {3, 271, 99},
+                                {63, 1001, 97},  {9, 129, 13},     {128, 1024, 128}, {64, 3136, 128},
+                                {17, 2051, 99},  {4, 20, 4},       {129, 64, 8}};
   for (Shape3 s : shapes) {
     Tensor a = randn({s.m, s.k}), w = randn({s.n, s.k});
     EXPECT_LT(max_error(a, w.t()), 1e-4 * std::sqrt(static_cast<double>(s.k)) * 4) << s.m << "x" << s.k << "x" << s.n;
@@ -39,6 +41,8 @@ TEST(GemmNT, EdgeSizesMatchFloat64) {
   }
   EXPECT_FALSE(cpu::sgemm_nt_dot_applies(4, 4, 20));
   EXPECT_FALSE(cpu::sgemm_nt_dot_applies(129, 8, 64));
+  EXPECT_FALSE(cpu::sgemm_nt_dot_applies(128, 128, 2048));  // both sides large: oneDNN
+  EXPECT_FALSE(cpu::sgemm_nt_dot_applies(64, 64, 4097));
 }
 
 TEST(GemmNT, StridedRowsAndThreadsMatchFloat64) {

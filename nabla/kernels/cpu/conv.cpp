@@ -11,6 +11,7 @@
 
 #include "nabla/core/parallel.h"
 #include "nabla/kernels/cpu/conv_onednn.h"
+#include "nabla/kernels/cpu/conv_small.h"
 #include "nabla/kernels/cpu/elementwise.h"
 
 namespace nabla::cpu {
@@ -305,6 +306,9 @@ bool conv_onednn_enabled() { return g_use_onednn.load(); }
 void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                     const Conv2dGeometry& g) {
   if (out.numel() == 0) return;
+  // Few input taps (a one-channel first layer) with an NCHW output: the
+  // direct kernels, without oneDNN's reorders (conv_small.h).
+  if (conv_onednn_enabled() && small_conv2d_forward(x, w, bias, out, g, /*relu=*/false)) return;
   if (conv_onednn_enabled() && onednn_conv2d_forward(x, w, bias, out, g)) return;
   into_contiguous(out, [&](const Tensor& o) {
     float_dispatch(o.dtype(), "conv2d", [&]<class T>() { conv2d_forward_t<T>(x, w, bias, o, g); });
@@ -323,6 +327,7 @@ void conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bi
 
 void conv2d_weight_grad(const Tensor& x, const Tensor& gy, const Tensor& gw, const Conv2dGeometry& g) {
   if (gw.numel() == 0) return;
+  if (conv_onednn_enabled() && small_conv2d_weight_grad(x, gy, gw, g)) return;
   if (conv_onednn_enabled() && onednn_conv2d_weight_grad(x, gy, gw, g)) return;
   float_dispatch(gw.dtype(), "conv2d_weight_grad", [&]<class T>() { conv2d_weight_grad_t<T>(x, gy, gw, g); });
 }

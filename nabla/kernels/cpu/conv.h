@@ -1,7 +1,9 @@
-// CPU kernels for 2-D convolution. float32 goes to oneDNN's convolution
-// primitives (conv_onednn.h) where oneDNN takes the geometry; everything else
-// (float64, geometries oneDNN rejects, or the oneDNN path switched off) runs
-// im2col + GEMM (oneDNN sgemm / OpenBLAS dgemm), described below.
+// CPU kernels for 2-D convolution. Convolutions with at most 9 input taps
+// (a one-channel first layer, float32 and float64) run direct kernels
+// (conv_small.h); other float32 ones go to oneDNN's convolution primitives
+// (conv_onednn.h) where oneDNN takes the geometry; everything else (float64,
+// geometries oneDNN rejects, or the fast path switched off) runs im2col +
+// GEMM (oneDNN sgemm / OpenBLAS dgemm), described below.
 //
 // All three kernels describe one convolution by its Conv2dGeometry, always in
 // conv2d's terms: "input" is the side the kernel window slides over, "output"
@@ -45,9 +47,9 @@ void conv_transpose2d_forward(const Tensor& x, const Tensor& w, const Tensor& bi
 // columns count as zero gradient.
 void conv2d_weight_grad(const Tensor& x, const Tensor& gy, const Tensor& gw, const Conv2dGeometry& g);
 
-// Whether float32 convolutions may use oneDNN's primitives (default on; the
-// environment variable NABLA_CONV_ONEDNN=0 turns it off at start-up). Off,
-// every convolution runs the im2col kernels: tests compare the two paths, and
+// Whether convolutions may use oneDNN's primitives and the direct kernels
+// of conv_small.h (default on; the environment variable NABLA_CONV_ONEDNN=0
+// turns it off at start-up). Off, every convolution runs the im2col kernels: tests compare the two paths, and
 // benchmarks can measure the difference. Process-wide; not meant to be
 // flipped while other threads run convolutions.
 void set_conv_onednn_enabled(bool on);

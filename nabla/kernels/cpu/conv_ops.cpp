@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "nabla/kernels/cpu/conv_onednn.h"
+#include "nabla/kernels/cpu/conv_small.h"
 #include "nabla/kernels/cpu/elementwise.h"
 #include "nabla/kernels/cpu/loops.h"
 #include "nabla/ops/kernel_registry.h"
@@ -60,6 +61,8 @@ void conv2d_relu_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   Conv2dGeometry g = conv2d_geometry("conv2d_relu", in[0], in[1].sizes(), a);
   const Tensor bias = in.size() > 2 ? in[2] : Tensor();
   if (out[0].numel() == 0) return;
+  // Few input taps: the direct kernels apply the ReLU themselves (NaN kept).
+  if (conv_onednn_enabled() && small_conv2d_forward(in[0], in[1], bias, out[0], g, /*relu=*/true)) return;
   if (conv_onednn_enabled() && out[0].dtype() == kFloat32 && all_finite_f32(in[0]) && all_finite_f32(in[1]) &&
       all_finite_f32(bias) && onednn_conv2d_relu_forward(in[0], in[1], bias, out[0], g))
     return;

@@ -13,7 +13,7 @@ namespace nabla::cpu {
 // row's k elements contiguous) and returns true, or returns false without
 // touching C where this kernel does not apply: a CPU without AVX-512, or a
 // shape outside the range where it measured faster than oneDNN (m and n up
-// to 128, k up to 1024, long enough for its n: sgemm_nt_dot_applies); the
+// to 128, k up to 4096, long enough for its n: sgemm_nt_dot_applies); the
 // caller then uses oneDNN.
 bool sgemm_nt_dot(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                   int64_t ldc);
