@@ -17,27 +17,8 @@
 namespace nabla {
 namespace {
 
+using testing::expect_onednn_path_agrees;
 using testing::OneDnnSwitch;
-
-// fn() computed by the im2col kernels and by oneDNN, compared relative to the
-// result's magnitude: float32 sums in different orders (the weight gradient
-// of the first case sums 50k products per entry).
-template <class Fn>
-void expect_paths_agree(Fn fn, const std::string& what) {
-  Tensor ref, got;
-  {
-    OneDnnSwitch off(false);
-    ref = fn();
-  }
-  {
-    OneDnnSwitch on(true);
-    got = fn();
-  }
-  ASSERT_EQ(ref.sizes(), got.sizes()) << what;
-  ASSERT_EQ(got.dtype(), kFloat32) << what;
-  double scale = std::max(1.0, max(abs(ref)).item<double>());
-  EXPECT_LT(max(abs(ref - got)).item<double>() / scale, 2e-5) << what;
-}
 
 struct ConvCase {
   int64_t n, c, h, w, oc, kh, kw, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w, groups;
@@ -78,25 +59,25 @@ TEST_P(ConvOneDnn, MatchesIm2col) {
   Tensor gy = randn_like(y);
   Tensor bt = randn({k.c});
   std::string name = k.name();
-  expect_paths_agree([&] { return conv2d(x, w, b, s, p, d, k.groups); }, "conv2d " + name);
-  expect_paths_agree([&] { return conv2d(x, w, Tensor(), s, p, d, k.groups); }, "conv2d no bias " + name);
+  expect_onednn_path_agrees([&] { return conv2d(x, w, b, s, p, d, k.groups); }, "conv2d " + name);
+  expect_onednn_path_agrees([&] { return conv2d(x, w, Tensor(), s, p, d, k.groups); }, "conv2d no bias " + name);
   // conv_transpose2d of gy is conv2d's input gradient; output_padding gets
   // back the rows a strided window skipped, so the result is x-sized.
   int64_t oph = k.h - ((y.size(2) - 1) * k.stride_h - 2 * k.pad_h + k.dil_h * (k.kh - 1) + 1);
   int64_t opw = k.w - ((y.size(3) - 1) * k.stride_w - 2 * k.pad_w + k.dil_w * (k.kw - 1) + 1);
   if (oph < std::max(k.stride_h, k.dil_h) && opw < std::max(k.stride_w, k.dil_w)) {
-    expect_paths_agree(
+    expect_onednn_path_agrees(
         [&] {
           return conv_transpose2d(gy, w, Tensor(), s, p, {oph, opw}, k.groups, d);
         },
         "conv_transpose2d " + name);
-    expect_paths_agree(
+    expect_onednn_path_agrees(
         [&] {
           return conv_transpose2d(gy, w, bt, s, p, {oph, opw}, k.groups, d);
         },
         "conv_transpose2d bias " + name);
   }
-  expect_paths_agree([&] { return conv2d_weight_grad(x, gy, w.sizes(), s, p, d, k.groups); },
+  expect_onednn_path_agrees([&] { return conv2d_weight_grad(x, gy, w.sizes(), s, p, d, k.groups); },
                      "conv2d_weight_grad " + name);
 }
 
@@ -125,18 +106,18 @@ TEST(ConvOneDnnPath, NonContiguousOperands) {
   Tensor b = randn({6, 2}).select(1, 0);
   ASSERT_FALSE(x.is_contiguous());
   ASSERT_FALSE(w.is_contiguous());
-  expect_paths_agree([&] { return conv2d(x, w, b, {1}, {1}, {1}, 2); }, "strided conv2d");
+  expect_onednn_path_agrees([&] { return conv2d(x, w, b, {1}, {1}, {1}, 2); }, "strided conv2d");
   Tensor gy = randn({4, 6, 12, 10}).transpose(2, 3).contiguous().transpose(2, 3);
   ASSERT_FALSE(gy.is_contiguous());
-  expect_paths_agree([&] { return conv_transpose2d(gy, w, Tensor(), {1}, {1}, {0}, 2); }, "strided conv_transpose2d");
-  expect_paths_agree(
+  expect_onednn_path_agrees([&] { return conv_transpose2d(gy, w, Tensor(), {1}, {1}, {0}, 2); }, "strided conv_transpose2d");
+  expect_onednn_path_agrees(
       [&] {
         return conv2d_weight_grad(x, gy, {6, 3, 3, 3}, {1}, {1}, {1}, 2);
       },
       "strided conv2d_weight_grad");
   // NHWC input: conv2d_nhwc is a strided view on the same kernels.
   Tensor xh = randn({2, 9, 9, 4}), wh = randn({6, 4, 3, 3});
-  expect_paths_agree([&] { return conv2d_nhwc(xh, wh, Tensor(), {2}, {1}); }, "conv2d_nhwc");
+  expect_onednn_path_agrees([&] { return conv2d_nhwc(xh, wh, Tensor(), {2}, {1}); }, "conv2d_nhwc");
 }
 
 // A grad_output smaller than the convolution's natural output (the weight
@@ -145,7 +126,7 @@ TEST(ConvOneDnnPath, WeightGradOfNarrowedGradOutput) {
   manual_seed(3);
   Tensor x = randn({2, 3, 12, 12});
   Tensor gy = randn({2, 4, 5, 6});  // natural output: 6x6 (k 3, stride 2, padding 1)
-  expect_paths_agree([&] { return conv2d_weight_grad(x, gy, {4, 3, 3, 3}, {2}, {1}); }, "narrowed grad_output");
+  expect_onednn_path_agrees([&] { return conv2d_weight_grad(x, gy, {4, 3, 3, 3}, {2}, {1}); }, "narrowed grad_output");
 }
 
 TEST(ConvOneDnnPath, Autograd) {

@@ -21,6 +21,7 @@
 namespace nabla {
 namespace {
 
+using testing::expect_onednn_path_agrees;
 using testing::OneDnnSwitch;
 
 struct SmallCase {
@@ -57,26 +58,6 @@ const SmallCase kSmallCases[] = {
     {1, 1, 100, 120, 8, 3, 3, 1, 1, 1, 1, 1, 1},  // several bands per sample
 };
 
-// fn() with the direct kernels and with im2col, compared relative to the
-// result's magnitude (float32 sums in different orders); float64 agrees to
-// ~1e-15 relative.
-template <class Fn>
-void expect_small_agrees(Fn fn, DType dt, const std::string& what) {
-  Tensor ref, got;
-  {
-    OneDnnSwitch off(false);
-    ref = fn();
-  }
-  {
-    OneDnnSwitch on(true);
-    got = fn();
-  }
-  ASSERT_EQ(ref.sizes(), got.sizes()) << what;
-  ASSERT_EQ(got.dtype(), dt) << what;
-  double scale = std::max(1.0, max(abs(ref)).item<double>());
-  double tol = dt == kFloat64 ? 1e-13 : 2e-5;
-  EXPECT_LT(max(abs(ref - got)).item<double>() / scale, tol) << what;
-}
 
 class ConvSmall : public ::testing::TestWithParam<SmallCase> {};
 
@@ -97,11 +78,11 @@ TEST_P(ConvSmall, MatchesIm2col) {
         gy = to(gy, MemoryFormat::ChannelsLast);
       }
       std::string name = k.name() + " " + std::string(dtype_name(dt)) + (channels_last ? " channels-last" : " NCHW");
-      expect_small_agrees([&] { return conv2d(x, w, b, s, p, d); }, dt, "conv2d " + name);
-      expect_small_agrees([&] { return conv2d(x, w, Tensor(), s, p, d); }, dt, "conv2d no bias " + name);
-      expect_small_agrees([&] { return conv2d_relu(x, w, b, s, p, d); }, dt, "conv2d_relu " + name);
-      expect_small_agrees([&] { return conv2d_relu(x, w, Tensor(), s, p, d); }, dt, "conv2d_relu no bias " + name);
-      expect_small_agrees([&] { return conv2d_weight_grad(x, gy, w.sizes(), s, p, d); }, dt,
+      expect_onednn_path_agrees([&] { return conv2d(x, w, b, s, p, d); }, dt, "conv2d " + name);
+      expect_onednn_path_agrees([&] { return conv2d(x, w, Tensor(), s, p, d); }, dt, "conv2d no bias " + name);
+      expect_onednn_path_agrees([&] { return conv2d_relu(x, w, b, s, p, d); }, dt, "conv2d_relu " + name);
+      expect_onednn_path_agrees([&] { return conv2d_relu(x, w, Tensor(), s, p, d); }, dt, "conv2d_relu no bias " + name);
+      expect_onednn_path_agrees([&] { return conv2d_weight_grad(x, gy, w.sizes(), s, p, d); }, dt,
                          "conv2d_weight_grad " + name);
       if (channels_last && k.c > 1) {  // an NHWC output (oneDNN's or im2col's: the direct kernels decline it)
         OneDnnSwitch on(true);
@@ -134,13 +115,13 @@ TEST(ConvSmallPath, StridedOperandsAndNarrowedGradOutput) {
   Tensor gy = randn({3, 5, 10, 12}).transpose(2, 3);  // [3, 5, 12, 10], k 3 padding 1
   ASSERT_FALSE(x.is_contiguous());
   ASSERT_FALSE(gy.is_contiguous());
-  expect_small_agrees([&] { return conv2d(x, w, Tensor(), {1}, {1}); }, kFloat32, "strided conv2d");
-  expect_small_agrees([&] { return conv2d_weight_grad(x, gy, {5, 1, 3, 3}, {1}, {1}); }, kFloat32,
+  expect_onednn_path_agrees([&] { return conv2d(x, w, Tensor(), {1}, {1}); }, kFloat32, "strided conv2d");
+  expect_onednn_path_agrees([&] { return conv2d_weight_grad(x, gy, {5, 1, 3, 3}, {1}, {1}); }, kFloat32,
                      "strided conv2d_weight_grad");
   Tensor xn = randn({2, 1, 12, 12});
   Tensor gn = randn({2, 4, 5, 6});  // natural output 6x6 (k 3, stride 2, padding 1)
   for (DType dt : {kFloat32, kFloat64})
-    expect_small_agrees([&] { return conv2d_weight_grad(xn.to(dt), gn.to(dt), {4, 1, 3, 3}, {2}, {1}); }, dt,
+    expect_onednn_path_agrees([&] { return conv2d_weight_grad(xn.to(dt), gn.to(dt), {4, 1, 3, 3}, {2}, {1}); }, dt,
                        "narrowed grad_output");
 }
 

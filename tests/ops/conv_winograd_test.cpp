@@ -10,20 +10,13 @@
 #include <cstdlib>
 
 #include "nabla/nabla.h"
+#include "support/onednn_switch.h"
 
 namespace nabla {
 namespace {
 
 using testing::assert_close;
-
-// Sets the Winograd switch for one scope and restores it however the test ends.
-struct WinogradScope {
-  explicit WinogradScope(bool on) : saved(onednn::winograd()) { onednn::set_winograd(on); }
-  ~WinogradScope() { onednn::set_winograd(saved); }
-  WinogradScope(const WinogradScope&) = delete;
-  WinogradScope& operator=(const WinogradScope&) = delete;
-  bool saved;
-};
+using testing::WinogradSwitch;
 
 // oneDNN's Winograd kernels need AVX-512 (its avx512_core: F, CD, BW, DQ, VL).
 bool cpu_has_winograd() {
@@ -86,13 +79,13 @@ TEST(Winograd, AllThreePassesRunWinogradWithinTheDocumentedError) {
   ConvPasses ref = float64_passes(in);
   ConvPasses direct, wino;
   {
-    WinogradScope off(false);
+    WinogradSwitch off(false);
     onednn::ConvCounts before = onednn::conv_counts();
     direct = conv_passes(in.x, in.w, in.b, in.gy, 1, 1);
     EXPECT_EQ(onednn::conv_counts().winograd, before.winograd);
   }
   {
-    WinogradScope on(true);
+    WinogradSwitch on(true);
     onednn::ConvCounts before = onednn::conv_counts();
     wino = conv_passes(in.x, in.w, in.b, in.gy, 1, 1);
     // forward, input gradient, weight gradient: one call each on one thread,
@@ -133,10 +126,10 @@ TEST(Winograd, OtherShapesAndDtypesKeepTheDirectConvolutionBitForBit) {
   for (const Shape& s : shapes) {
     ConvPasses off_result, on_result;
     {
-      WinogradScope off(false);
+      WinogradSwitch off(false);
       off_result = conv_passes(s.x, s.w, s.b, s.gy, s.stride, s.padding);
     }
-    WinogradScope on(true);
+    WinogradSwitch on(true);
     int64_t winograd_before = onednn::conv_counts().winograd;
     on_result = conv_passes(s.x, s.w, s.b, s.gy, s.stride, s.padding);
     EXPECT_EQ(onednn::conv_counts().winograd, winograd_before) << s.what;
@@ -150,7 +143,7 @@ TEST(Winograd, ChannelsLastAndCompiledStepsUseIt) {
   if (!cpu_has_winograd()) GTEST_SKIP() << "oneDNN's Winograd kernels need AVX-512";
   WinogradInputs in = cnn_layer_inputs(4);
   ConvPasses ref = float64_passes(in);
-  WinogradScope on(true);
+  WinogradSwitch on(true);
   // Channels-last tensors are reordered to oneDNN's blocked layout and back;
   // the gradients keep their inputs' format.
   int64_t before = onednn::conv_counts().winograd;

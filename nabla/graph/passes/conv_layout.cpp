@@ -1,7 +1,6 @@
 #include "nabla/graph/passes/conv_layout.h"
 
 #include <string>
-#include <unordered_set>
 #include <utility>
 
 namespace nabla::graph {
@@ -93,12 +92,7 @@ int channels_last_convolutions(OptGraph& g, std::vector<ValueRef>& fetches) {
   // Rebuild the node list with each conversion (permute, clone, permute back)
   // before the first convolution reading the value; convolutions and weight
   // gradients that read the value then read the conversion.
-  std::unordered_set<std::string> names;
-  for (const Node& node : g.graph.nodes) names.insert(node.name);
-  std::vector<Node> nodes;
-  std::vector<int> origin;
-  std::vector<int> new_id(static_cast<std::size_t>(n), -1);
-  auto renumber = [&](ValueRef r) { return ValueRef{new_id[static_cast<std::size_t>(r.node)], r.output}; };
+  NodeListRebuild rebuild(g);
   std::vector<std::pair<ValueRef, ValueRef>> replacement;  // old value (old ids) -> its NHWC view (new ids)
   auto replaced = [&](ValueRef old) -> ValueRef {
     for (const auto& [from, to] : replacement)
@@ -106,54 +100,28 @@ int channels_last_convolutions(OptGraph& g, std::vector<ValueRef>& fetches) {
     return {-1, 0};
   };
   for (int i = 0; i < n; ++i) {
-    Node node = std::move(g.node(i));
-    const std::vector<ValueRef> old_inputs = node.inputs;
-    for (ValueRef& r : node.inputs) r = renumber(r);
-    for (int& c : node.control_inputs) c = new_id[static_cast<std::size_t>(c)];
+    const std::vector<ValueRef> old_inputs = g.node(i).inputs;
+    Node node = rebuild.take(i);
     if (convert_before[static_cast<std::size_t>(i)]) {
       const ValueRef x = node.inputs[0];
-      const OutputMeta xm = nodes[static_cast<std::size_t>(x.node)].metas[static_cast<std::size_t>(x.output)];
+      const OutputMeta xm = rebuild.meta(x);
       const Shape nhwc_sizes{xm.sizes[0], xm.sizes[2], xm.sizes[3], xm.sizes[1]};
-      const std::string base = nodes[static_cast<std::size_t>(x.node)].name + "/nhwc";
-      // A node made here: located where the convolution is, for errors and profiles.
-      auto add = [&](const std::string& suffix, std::string_view op, ValueRef in, Shape sizes, Attrs attrs = {}) {
-        Node m;
-        m.op = find_op(op);
-        NABLA_CHECK(m.op, "graph::channels_last_convolutions: ", op, " is not in the op table");
-        m.attrs = std::move(attrs);
-        m.inputs = {in};
-        m.metas = {{std::move(sizes), xm.dtype}};
-        std::string name = base + suffix;
-        for (int k = 1; names.count(name); ++k) name = base + suffix + "_" + std::to_string(k);
-        names.insert(name);
-        m.name = std::move(name);
-        m.loc = node.loc;
-        m.loc_known = node.loc_known;
-        m.stored_loc = node.stored_loc;
-        m.device = node.device;
-        nodes.push_back(std::move(m));
-        origin.push_back(-1);
-        return ValueRef{static_cast<int>(nodes.size()) - 1, 0};
+      const std::string base = rebuild.kept(old_inputs[0].node).name + "/nhwc";
+      auto add = [&](const std::string& suffix, std::string_view op, ValueRef in, Shape sizes, Attrs attrs) {
+        return rebuild.add("graph::channels_last_convolutions", node, op, base + suffix, {in}, std::move(sizes),
+                           xm.dtype, std::move(attrs));
       };
       ValueRef dense = add("_copy", "clone", add("_permuted", "permute", x, nhwc_sizes, {Shape{0, 2, 3, 1}}),
-                           nhwc_sizes);
+                           nhwc_sizes, {});
       ValueRef view = add("", "permute", dense, xm.sizes, {Shape{0, 3, 1, 2}});
       replacement.emplace_back(old_inputs[0], view);
     }
     // Convolutions and weight gradients read the NHWC view of a converted input.
     if ((is_conv_forward(node) || is_op(node, "conv2d_weight_grad")) && !old_inputs.empty())
       if (ValueRef v = replaced(old_inputs[0]); v.node >= 0) node.inputs[0] = v;
-    new_id[static_cast<std::size_t>(i)] = static_cast<int>(nodes.size());
-    nodes.push_back(std::move(node));
-    origin.push_back(g.origin[static_cast<std::size_t>(i)]);
+    rebuild.keep(i, std::move(node));
   }
-  for (auto& outs : g.source_values)
-    for (ValueRef& r : outs)
-      if (r.node >= 0) r = renumber(r);
-  for (ValueRef& f : fetches) f = renumber(f);
-  g.graph.nodes = std::move(nodes);
-  g.origin = std::move(origin);
-  g.forwards.clear();
+  rebuild.finish(fetches);
   return static_cast<int>(converted_values.size());
 }
 

@@ -1,7 +1,6 @@
 #include "nabla/graph/passes/fold_conv_bn.h"
 
 #include <string>
-#include <unordered_set>
 #include <utility>
 
 namespace nabla::graph {
@@ -69,44 +68,21 @@ int fold_conv_batch_norm(OptGraph& g, std::vector<ValueRef>& fetches) {
 
   // Rebuild the node list with the nodes computing w' and b' just before each
   // folded node (all their inputs come earlier, so one sweep renumbers).
-  std::unordered_set<std::string> names;
-  for (const Node& node : g.graph.nodes) names.insert(node.name);
-  std::vector<Node> nodes;
-  std::vector<int> origin;
-  std::vector<int> new_id(static_cast<std::size_t>(n), -1);
-  auto renumber = [&](ValueRef r) { return ValueRef{new_id[static_cast<std::size_t>(r.node)], r.output}; };
+  NodeListRebuild rebuild(g);
   for (int i = 0; i < n; ++i) {
-    Node node = std::move(g.node(i));
-    for (ValueRef& r : node.inputs) r = renumber(r);
-    for (int& c : node.control_inputs) c = new_id[static_cast<std::size_t>(c)];
+    Node node = rebuild.take(i);
     if (const int c = conv_of[static_cast<std::size_t>(i)]; c >= 0) {
-      const Node& conv = nodes[static_cast<std::size_t>(new_id[static_cast<std::size_t>(c)])];
+      const Node& conv = rebuild.kept(c);  // copied from before the first add()
       const OpDef* conv_op = conv.op;
       const Attrs conv_attrs = conv.attrs;
       const std::vector<ValueRef> conv_in = conv.inputs;
       const DType dt = node.metas[0].dtype;
-      const Shape w_sizes = nodes[static_cast<std::size_t>(conv_in[1].node)].metas[static_cast<std::size_t>(conv_in[1].output)].sizes;
+      const Shape w_sizes = rebuild.meta(conv_in[1]).sizes;
       const int64_t channels = w_sizes[0];
-      // A node made here: located where the batch norm was, for errors and profiles.
       auto add = [&](const std::string& suffix, std::string_view op, std::vector<ValueRef> in, Shape sizes,
                      Attrs attrs = {}) {
-        Node m;
-        m.op = find_op(op);
-        NABLA_CHECK(m.op, "graph::fold_conv_batch_norm: ", op, " is not in the op table");
-        m.attrs = std::move(attrs);
-        m.inputs = std::move(in);
-        m.metas = {{std::move(sizes), dt}};
-        std::string name = node.name + "/" + suffix;
-        for (int k = 1; names.count(name); ++k) name = node.name + "/" + suffix + "_" + std::to_string(k);
-        names.insert(name);
-        m.name = std::move(name);
-        m.loc = node.loc;
-        m.loc_known = node.loc_known;
-        m.stored_loc = node.stored_loc;
-        m.device = node.device;
-        nodes.push_back(std::move(m));
-        origin.push_back(-1);
-        return ValueRef{static_cast<int>(nodes.size()) - 1, 0};
+        return rebuild.add("graph::fold_conv_batch_norm", node, op, node.name + "/" + suffix, std::move(in),
+                           std::move(sizes), dt, std::move(attrs));
       };
       const ValueRef center = node.inputs[1], scale = node.inputs[2], shift = node.inputs[3];
       const Shape per_channel{channels};
@@ -123,17 +99,9 @@ int fold_conv_batch_norm(OptGraph& g, std::vector<ValueRef>& fetches) {
       node.attrs = conv_attrs;
       node.inputs = {conv_in[0], w, b};
     }
-    new_id[static_cast<std::size_t>(i)] = static_cast<int>(nodes.size());
-    nodes.push_back(std::move(node));
-    origin.push_back(g.origin[static_cast<std::size_t>(i)]);
+    rebuild.keep(i, std::move(node));
   }
-  for (auto& outs : g.source_values)
-    for (ValueRef& r : outs)
-      if (r.node >= 0) r = renumber(r);
-  for (ValueRef& f : fetches) f = renumber(f);
-  g.graph.nodes = std::move(nodes);
-  g.origin = std::move(origin);
-  g.forwards.clear();
+  rebuild.finish(fetches);
   return folded;
 }
 

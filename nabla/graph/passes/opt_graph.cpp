@@ -127,4 +127,63 @@ std::vector<int> use_counts(const OptGraph& g, const std::vector<ValueRef>& fetc
   return uses;
 }
 
+NodeListRebuild::NodeListRebuild(OptGraph& g) : g_(g), new_id_(static_cast<std::size_t>(g.size()), -1) {
+  for (const Node& node : g.graph.nodes) names_.insert(node.name);
+}
+
+ValueRef NodeListRebuild::renumber(ValueRef old) const {
+  return {new_id_[static_cast<std::size_t>(old.node)], old.output};
+}
+
+const Node& NodeListRebuild::kept(int id) const { return nodes_[static_cast<std::size_t>(new_id_[static_cast<std::size_t>(id)])]; }
+
+const OutputMeta& NodeListRebuild::meta(ValueRef r) const {
+  return nodes_[static_cast<std::size_t>(r.node)].metas[static_cast<std::size_t>(r.output)];
+}
+
+Node NodeListRebuild::take(int id) {
+  Node node = std::move(g_.node(id));
+  for (ValueRef& r : node.inputs) r = renumber(r);
+  for (int& c : node.control_inputs) c = new_id_[static_cast<std::size_t>(c)];
+  return node;
+}
+
+void NodeListRebuild::keep(int id, Node node) {
+  new_id_[static_cast<std::size_t>(id)] = static_cast<int>(nodes_.size());
+  nodes_.push_back(std::move(node));
+  origin_.push_back(g_.origin[static_cast<std::size_t>(id)]);
+}
+
+ValueRef NodeListRebuild::add(const char* pass, const Node& like, std::string_view op, const std::string& name,
+                              std::vector<ValueRef> inputs, Shape sizes, DType dtype, Attrs attrs) {
+  Node m;
+  m.op = find_op(op);
+  NABLA_CHECK(m.op, pass, ": ", op, " is not in the op table");
+  m.attrs = std::move(attrs);
+  m.inputs = std::move(inputs);
+  m.metas = {{std::move(sizes), dtype}};
+  std::string unique = name;
+  for (int k = 1; names_.count(unique); ++k) unique = name + "_" + std::to_string(k);
+  names_.insert(unique);
+  m.name = std::move(unique);
+  // Located where `like` is, for errors and profiles.
+  m.loc = like.loc;
+  m.loc_known = like.loc_known;
+  m.stored_loc = like.stored_loc;
+  m.device = like.device;
+  nodes_.push_back(std::move(m));
+  origin_.push_back(-1);
+  return {static_cast<int>(nodes_.size()) - 1, 0};
+}
+
+void NodeListRebuild::finish(std::vector<ValueRef>& fetches) {
+  for (auto& outs : g_.source_values)
+    for (ValueRef& r : outs)
+      if (r.node >= 0) r = renumber(r);
+  for (ValueRef& f : fetches) f = renumber(f);
+  g_.graph.nodes = std::move(nodes_);
+  g_.origin = std::move(origin_);
+  g_.forwards.clear();
+}
+
 }  // namespace nabla::graph

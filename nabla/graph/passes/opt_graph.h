@@ -8,6 +8,9 @@
 // topological order and keeps the source's relative order, which is the run
 // order (assigns and reads of a variable keep their order).
 #pragma once
+#include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "nabla/graph/node.h"
@@ -59,5 +62,39 @@ void compact(OptGraph& g, const std::vector<int>& roots);
 // How many times each node is read: as an input, as a control input and as a
 // fetch. A node read once can be fused into its one reader.
 std::vector<int> use_counts(const OptGraph& g, const std::vector<ValueRef>& fetches);
+
+// Rebuilds g's node list in one sweep, for passes that insert nodes: take()
+// each old node in order (inputs renumbered), add() new nodes before it as
+// needed, keep() it, then finish(). New nodes may read any value already in
+// the new list, so the order stays topological.
+class NodeListRebuild {
+ public:
+  explicit NodeListRebuild(OptGraph& g);
+  // Old node `id`, moved out, its inputs and control inputs renumbered.
+  Node take(int id);
+  // Appends `node` as the new place of old node `id`.
+  void keep(int id, Node node);
+  // Appends a node made by the pass running `op` (found in the op table;
+  // `pass` names the pass in the error if it is not), named `name` (made
+  // unique with _1, _2, ...), located and placed like `like`, with one output
+  // of `sizes` and `dtype`. Returns its value.
+  ValueRef add(const char* pass, const Node& like, std::string_view op, const std::string& name,
+               std::vector<ValueRef> inputs, Shape sizes, DType dtype, Attrs attrs = {});
+  // A value of the old list, in the new one (its node kept already).
+  ValueRef renumber(ValueRef old) const;
+  // The new list's node for old node `id` (kept already). The reference is
+  // good until the next add() or keep().
+  const Node& kept(int id) const;
+  // The meta of a value of the new list.
+  const OutputMeta& meta(ValueRef r) const;
+  // Installs the new list; renumbers source values and `fetches`.
+  void finish(std::vector<ValueRef>& fetches);
+
+ private:
+  OptGraph& g_;
+  std::unordered_set<std::string> names_;
+  std::vector<Node> nodes_;
+  std::vector<int> origin_, new_id_;
+};
 
 }  // namespace nabla::graph
