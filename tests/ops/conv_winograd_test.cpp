@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 #include "support/onednn_switch.h"
 
 namespace nabla {
