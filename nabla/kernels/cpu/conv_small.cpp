@@ -153,10 +153,13 @@ void band_columns(const T* x, const Shape& st, const Conv2dGeometry& g, int64_t 
       for (int64_t j = 0; j < g.kernel_w; ++j) {
         T* dst = cols + ((c * g.kernel_h + i) * g.kernel_w + j) * ld;
         const T* src = pad.data() + (c * R + i * g.dilation_h) * Wp + j * dw;
-        for (int64_t oh = oh0; oh < oh1; ++oh, dst += OW, src += g.stride_h * Wp) {
-          if (sw == 1) std::copy(src, src + OW, dst);
+        for (int64_t oh = oh0; oh < oh1; ++oh, dst += OW) {
+          // The row's offset, computed for rows that exist: stepping past the
+          // last one would overflow for a huge stride (one output row).
+          const T* src_row = src + (oh - oh0) * g.stride_h * Wp;
+          if (sw == 1) std::copy(src_row, src_row + OW, dst);
           else
-            for (int64_t ow = 0; ow < OW; ++ow) dst[ow] = src[ow * sw];
+            for (int64_t ow = 0; ow < OW; ++ow) dst[ow] = src_row[ow * sw];
         }
         std::fill(dst, dst + (ld - len), T(0));
       }
