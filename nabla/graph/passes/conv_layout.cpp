@@ -32,7 +32,7 @@ int format_source(const Node& n) {
 
 // Whether the pass takes value `r` to be channels-last at run time, given
 // which values it already knows are (`nhwc`, per node per output).
-bool runs_nhwc(const OptGraph& g, const std::vector<std::vector<char>>& nhwc, ValueRef r) {
+bool runs_nhwc(const std::vector<std::vector<char>>& nhwc, ValueRef r) {
   return nhwc[static_cast<std::size_t>(r.node)][static_cast<std::size_t>(r.output)] != 0;
 }
 
@@ -40,7 +40,7 @@ bool runs_nhwc(const OptGraph& g, const std::vector<std::vector<char>>& nhwc, Va
 // formats the pass has inferred for its inputs.
 bool output_nhwc(const OptGraph& g, const std::vector<std::vector<char>>& nhwc, const Node& n) {
   if (n.kind != NodeKind::Op || n.fused || n.metas.empty() || n.metas[0].sizes.size() != 4) return false;
-  auto input_nhwc = [&](std::size_t k) { return k < n.inputs.size() && runs_nhwc(g, nhwc, n.inputs[k]); };
+  auto input_nhwc = [&](std::size_t k) { return k < n.inputs.size() && runs_nhwc(nhwc, n.inputs[k]); };
   if (is_conv_forward(n) || is_op(n, "conv_transpose2d")) return input_nhwc(0) || input_nhwc(1);
   if (int k = format_source(n); k >= 0) return input_nhwc(static_cast<std::size_t>(k));
   // Elementwise ops (not clone, which copies into a contiguous buffer): a
@@ -77,7 +77,7 @@ int channels_last_convolutions(OptGraph& g, std::vector<ValueRef>& fetches) {
   for (int i = 0; i < n; ++i) {
     const Node& node = g.node(i);
     nhwc[static_cast<std::size_t>(i)].assign(node.metas.size(), 0);
-    if (wants_nhwc_input(g, node) && !runs_nhwc(g, nhwc, node.inputs[0]) && !converted(node.inputs[0])) {
+    if (wants_nhwc_input(g, node) && !runs_nhwc(nhwc, node.inputs[0]) && !converted(node.inputs[0])) {
       convert_before[static_cast<std::size_t>(i)] = 1;
       converted_values.push_back(node.inputs[0]);
     }

@@ -15,13 +15,8 @@ namespace nabla::graph {
 namespace {
 
 using nabla::testing::assert_close;
+using testing::count_in;
 using testing::count_ops;
-
-int occurrences(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
-}
 
 // A small CNN's forward and the gradients of its loss, as a built graph:
 // conv -> relu -> max pool -> batch norm (training) -> conv -> relu ->
@@ -84,10 +79,10 @@ TEST(GraphPassConvLayout, ConvolutionBlocksRunChannelsLastWithTheContiguousPlans
   std::vector<Tensor> plain = run_plan(m, kFloat32, false, &plain_plan, &plain_steady);
   // One conversion, at the block's input; the second convolution reads the
   // batch norm's NHWC output as it is.
-  EXPECT_EQ(occurrences(plan, "= clone("), 1) << plan;
+  EXPECT_EQ(count_in(plan, "= clone("), 1) << plan;
   // The first convolution and its weight gradient read the NHWC view.
-  EXPECT_EQ(occurrences(plan, "(x/nhwc,"), 2) << plan;
-  EXPECT_EQ(occurrences(plain_plan, "nhwc"), 0) << plain_plan;
+  EXPECT_EQ(count_in(plan, "(x/nhwc,"), 2) << plan;
+  EXPECT_EQ(count_in(plain_plan, "nhwc"), 0) << plain_plan;
   ASSERT_EQ(nhwc.size(), plain.size());
   for (std::size_t i = 0; i < nhwc.size(); ++i) {
     SCOPED_TRACE("fetch " + std::to_string(i));
@@ -120,7 +115,7 @@ TEST(GraphPassConvLayout, Float64PlansAreLeftAlone) {
   std::string plan;
   std::vector<Tensor> with_pass = run_plan(m, kFloat64, true, &plan);
   std::vector<Tensor> without = run_plan(m, kFloat64, false);
-  EXPECT_EQ(occurrences(plan, "nhwc"), 0) << plan;
+  EXPECT_EQ(count_in(plan, "nhwc"), 0) << plan;
   for (std::size_t i = 0; i < with_pass.size(); ++i) EXPECT_TRUE(equal(with_pass[i], without[i])) << i;
 }
 
@@ -156,7 +151,7 @@ TEST(GraphPassConvLayout, CompiledTrainingOfAChannelsLastModelMatchesEager) {
     EXPECT_TRUE(c[1].is_contiguous());
     assert_close(c[1], e[1], {.rtol = 1e-4, .atol = 1e-4});
   }
-  EXPECT_GE(occurrences(compiled.plan_text({x, y}), "/nhwc"), 1);
+  EXPECT_GE(count_in(compiled.plan_text({x, y}), "/nhwc"), 1);
   for (std::size_t i = 0; i < eager.parameters().size(); ++i)
     assert_close(compiled_model.parameters()[i], eager.parameters()[i], {.rtol = 1e-4, .atol = 1e-5});
 }

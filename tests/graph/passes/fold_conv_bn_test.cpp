@@ -16,13 +16,8 @@ namespace nabla::graph {
 namespace {
 
 using nabla::testing::assert_close;
+using testing::count_in;
 using testing::count_ops;
-
-int count_in(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
-}
 
 void randomize(nn::BatchNorm2d& bn) {
   NoGradGuard no_grad;
