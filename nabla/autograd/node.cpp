@@ -129,19 +129,37 @@ void OpNode::release_saved() {
   released = true;
 }
 
+namespace {
+// Whether .grad can be the incoming gradient itself rather than a copy
+// (PyTorch's AccumulateGrad steals it the same way): nothing else holds the
+// tensor or its memory (`g` here is the only handle: the engine moved its
+// buffer in), it is not a view or a graph value, carries no history, and is
+// dense in its own memory format, the layout a clone would give it. A
+// gradient one op hands to two leaves (add's) is held twice, so the first
+// leaf copies it and the second takes it.
+bool stealable(const Tensor& g) {
+  const TensorImpl& t = *g.impl();
+  if (t.use_count() != 1 || t.is_view || t.autograd || !t.storage || t.storage->use_count() != 1) return false;
+  return g.is_contiguous() || (g.dim() == 4 && is_contiguous(g, MemoryFormat::ChannelsLast));
+}
+}  // namespace
+
 TensorList AccumulateGrad::apply(TensorList& grads) {
   std::shared_ptr<AutogradMeta> m = meta.lock();
   if (!m || !grads[0].defined()) return {};
-  Tensor g = grads[0];
+  Tensor g = std::move(grads[0]);
   for (auto& hook : m->hooks) {
     Tensor r = hook(g);
     if (r.defined()) g = r;
   }
   if (!m->grad.defined()) {
-    // Own the gradient: the same tensor may flow to several leaves. The copy
+    // Own the gradient: the same tensor may flow to several leaves. A copy
     // keeps g's memory format, which the layout pre-hook (gradient_edge)
     // made the leaf's.
-    m->grad = clone(GradMode::is_enabled() ? g : g.detach(), MemoryFormat::Preserve);
+    if (GradMode::is_enabled())
+      m->grad = clone(g, MemoryFormat::Preserve);
+    else
+      m->grad = stealable(g) ? std::move(g) : clone(g.detach(), MemoryFormat::Preserve);
   } else if (GradMode::is_enabled()) {
     m->grad = m->grad + g;  // create_graph: keep the history
   } else {

@@ -99,6 +99,47 @@ TEST(Autograd, HooksSeeAndReplaceGradients) {
   EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{21, 21}));
 }
 
+// .grad takes the incoming gradient itself when nothing else holds it
+// (PyTorch's AccumulateGrad steals it too): no copy of a large weight's
+// gradient per step. A gradient held elsewhere, or handed to two leaves, is
+// copied, so no two tensors share .grad's memory.
+TEST(Autograd, LeafGradTakesAnUnsharedGradientWithoutACopy) {
+  Tensor w = tensor({1.0, 2.0, 3.0}, requires_grad());
+  const void* made = nullptr;
+  w.register_hook([&](const Tensor& g) {
+    Tensor r = g * 2.0;  // a fresh tensor that only the engine will hold
+    made = r.raw_data();
+    return r;
+  });
+  (w * w).sum().backward();
+  EXPECT_EQ(w.grad().raw_data(), made);
+  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{4, 8, 12}));
+}
+
+TEST(Autograd, LeafGradCopiesAGradientHeldElsewhere) {
+  Tensor w = tensor({1.0, 2.0}, requires_grad());
+  Tensor kept;
+  w.register_hook([&](const Tensor& g) {
+    kept = g * 1.0;
+    return kept;
+  });
+  (w * 3.0).sum().backward();
+  EXPECT_NE(w.grad().raw_data(), kept.raw_data());
+  kept.fill_(100.0);  // the hook's tensor is not the gradient
+  EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{3, 3}));
+}
+
+TEST(Autograd, OneGradientForTwoLeavesGivesEachItsOwnCopy) {
+  Tensor a = tensor({1.0, 2.0}, requires_grad());
+  Tensor b = tensor({3.0, 4.0}, requires_grad());
+  Tensor y = a + b;  // add's backward hands the same tensor to both
+  y.backward(tensor({1.0, 10.0}));
+  EXPECT_NE(a.grad().raw_data(), b.grad().raw_data());
+  (a * 2.0).sum().backward();  // accumulates into a.grad only
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{3, 12}));
+  EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{1, 10}));
+}
+
 TEST(Autograd, RetainGradKeepsNonLeafGradients) {
   Tensor x = ones({2}, requires_grad());
   Tensor y = x * 3.0;
