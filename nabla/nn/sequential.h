@@ -2,7 +2,10 @@
 //   nn::Sequential net(nn::Linear(1000, 100), nn::ReLU(), nn::Linear(100, 10));
 // Each argument is a module (moved in) or a std::shared_ptr to one (shared).
 // A Conv2d directly followed by a ReLU runs as one conv2d_relu op (the ReLU
-// fused into the convolution: same values and gradients, one pass less).
+// fused into the convolution: same values and gradients, one pass less). A
+// ReLU directly followed by a MaxPool2d runs after the pooling while
+// gradients are recorded (same values and gradients; the ReLU's backward
+// then works on the pooled gradient, a quarter of the size for 2x2).
 #pragma once
 #include <concepts>
 #include <memory>

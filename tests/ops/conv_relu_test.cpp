@@ -1,7 +1,9 @@
 // conv2d_relu in eager code: the fused op (oneDNN's ReLU post-op in float32,
 // the im2col kernels otherwise) gives relu(conv2d(...))'s values and
 // gradients, NaN included; nn::Sequential runs a Conv2d followed by a ReLU as
-// that one op. (Its OpInfo entries are in conv_test.cpp.)
+// that one op, and a ReLU followed by a MaxPool2d as the pooling then the
+// ReLU while gradients are recorded. (Its OpInfo entries are in
+// conv_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -65,6 +67,45 @@ TEST(ConvRelu, SequentialRunsConvThenReluAsOneOp) {
   EXPECT_EQ(fused.grad_fn()->name(), "conv2d_relu");
   assert_close(fused, relu(h), {.rtol = 1e-6, .atol = 1e-6});
   assert_close(y, tanh(seq[2]->forward(relu(h))), {.rtol = 1e-5, .atol = 1e-5});
+}
+
+// Conv2d > ReLU > MaxPool2d while recording gradients: the convolution,
+// the pooling, then the ReLU on the pooled values. Max pooling commutes with
+// ReLU, so values and all three gradients are the bits of the plain order,
+// with windows that hold no positive value (relu's ties at 0 pick another
+// argmax than the raw values do, whose gradient ReLU then zeroes) and NaNs.
+TEST(ConvRelu, SequentialPoolsBeforeReluWhileRecording) {
+  for (bool with_nan : {false, true}) {
+    manual_seed(7);
+    nn::Sequential seq(nn::Conv2d(2, 4, 3, 1, 1), nn::ReLU(), nn::Identity(), nn::MaxPool2d(2));
+    seq.to(kFloat64);
+    Tensor xv = randn({2, 2, 8, 7}, kFloat64), u = randn({2, 4, 4, 3}, kFloat64);
+    if (with_nan) {  // one input NaN: NaN windows, and NaN weight gradients
+      NoGradGuard no_grad;
+      select(select(select(select(xv, 0, 1), 0, 0), 0, 5), 0, 2).fill_(std::numeric_limits<double>::quiet_NaN());
+    }
+    const auto& conv = static_cast<const nn::Conv2d&>(*seq[0]);
+    Tensor x1 = xv.clone().requires_grad_(true), x2 = xv.clone().requires_grad_(true);
+    Tensor w2 = conv.weight.detach().clone().requires_grad_(true);
+    Tensor b2 = conv.bias.detach().clone().requires_grad_(true);
+
+    Tensor y1 = seq.forward(x1);
+    EXPECT_EQ(y1.grad_fn()->name(), "relu") << "the ReLU runs after the pooling";
+    Tensor y2 = max_pool2d(relu(conv2d(x2, w2, b2, {1, 1}, {1, 1})), {2, 2});
+    EXPECT_EQ(isnan(y2).any().item<bool>(), with_nan);
+    EXPECT_TRUE((y2 == 0).any().item<bool>()) << "some window holds no positive value";
+    const testing::CloseOptions exact{.rtol = 0, .atol = 0, .equal_nan = true};
+    assert_close(y1, y2, exact);
+    (y1 * u).sum().backward();
+    (y2 * u).sum().backward();
+    EXPECT_FALSE(isnan(x2.grad()).any().item<bool>());
+    assert_close(x1.grad(), x2.grad(), exact);
+    assert_close(conv.weight.grad(), w2.grad(), exact);
+    assert_close(conv.bias.grad(), b2.grad(), exact);
+
+    NoGradGuard no_grad;  // nothing recorded: conv2d_relu, then the pooling
+    assert_close(seq.forward(xv), y2.detach(), exact);
+  }
 }
 
 }  // namespace
