@@ -133,13 +133,16 @@ namespace {
 // Whether .grad can be the incoming gradient itself rather than a copy
 // (PyTorch's AccumulateGrad steals it the same way): nothing else holds the
 // tensor or its memory (`g` here is the only handle: the engine moved its
-// buffer in), it is not a view or a graph value, carries no history, and is
-// dense in its own memory format, the layout a clone would give it. A
-// gradient one op hands to two leaves (add's) is held twice, so the first
-// leaf copies it and the second takes it.
+// buffer in), the memory is nabla's and exactly the tensor's (a view of a
+// larger buffer would keep all of it alive), it carries no history and is not
+// a graph value, and it is dense in its own memory format, the layout a clone
+// would give it. A gradient one op hands to two leaves (add's) is held
+// twice, so the first leaf copies it and the second takes it.
 bool stealable(const Tensor& g) {
   const TensorImpl& t = *g.impl();
-  if (t.use_count() != 1 || t.is_view || t.autograd || !t.storage || t.storage->use_count() != 1) return false;
+  if (t.use_count() != 1 || t.autograd || !t.storage || t.storage->use_count() != 1 || t.storage->is_borrowed())
+    return false;
+  if (t.offset != 0 || t.storage->nbytes() != static_cast<std::size_t>(g.numel()) * itemsize(g.dtype())) return false;
   return g.is_contiguous() || (g.dim() == 4 && is_contiguous(g, MemoryFormat::ChannelsLast));
 }
 }  // namespace

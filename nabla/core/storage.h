@@ -29,6 +29,7 @@ class Storage : public RefCounted {
   // the device's backend and its kernels interpret it).
   void* handle() const { return data_; }
   bool is_pinned() const { return pinned_; }
+  bool is_borrowed() const { return allocator_ == nullptr; }  // the caller's memory
   std::size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
 

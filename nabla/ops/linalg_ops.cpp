@@ -26,13 +26,28 @@ OutputMetas infer_bmm(const OpDef& op, Inputs in, const Attrs&) {
   return {{Shape{a.sizes()[0], a.sizes()[1], b.sizes()[2]}, a.dtype()}};
 }
 
+// PyTorch's mm_mat1/mat2_backward: an operand stored column-major (a
+// transposed view, as Linear uses its weight) gets a column-major gradient,
+// computed as the transpose of the transposed product, so that the leaf's
+// .grad is its own layout without a transposing copy (1.6 MB per step for the
+// CNN's first Linear). Graphs get the same from the transpose_matmul pass.
+bool column_major(const Tensor& t) {
+  if (t.is_symbolic()) return false;
+  const Shape &s = t.sizes(), &st = t.strides();
+  return st[0] == 1 && (s[1] == 1 || st[1] >= std::max<int64_t>(1, s[0])) && s[0] > 1;
+}
+TensorList mm_grad(GradCtx& c) {
+  Tensor a = c.input(0), b = c.input(1);
+  const Tensor& g = c.grad();
+  Tensor ga, gb;
+  if (c.needs_grad(0)) ga = column_major(a) ? mm(b, g.t()).t() : mm(g, b.t());
+  if (c.needs_grad(1)) gb = column_major(b) ? mm(g.t(), a).t() : mm(a.t(), g);
+  return {ga, gb};
+}
+
 }  // namespace
 
-extern constinit const OpDef mm_op{.name = "mm", .num_inputs = 2, .infer = infer_mm,
-                  .grad = [](GradCtx& c) -> TensorList {
-                    return {c.needs_grad(0) ? mm(c.grad(), c.input(1).t()) : Tensor(),
-                            c.needs_grad(1) ? mm(c.input(0).t(), c.grad()) : Tensor()};
-                  },
+extern constinit const OpDef mm_op{.name = "mm", .num_inputs = 2, .infer = infer_mm, .grad = mm_grad,
                   .flags = kNativeReducedFloat,  // bfloat16 on oneDNN (kernels/cpu/linalg_ops.cpp)
                   .promote = Promote::Common};
 extern constinit const OpDef bmm_op{.name = "bmm", .num_inputs = 2, .infer = infer_bmm,

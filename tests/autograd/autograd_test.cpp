@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "nabla/nabla.h"
+#include "nabla/testing/assert_close.h"
 
 namespace nabla {
 namespace {
@@ -138,6 +140,27 @@ TEST(Autograd, OneGradientForTwoLeavesGivesEachItsOwnCopy) {
   (a * 2.0).sum().backward();  // accumulates into a.grad only
   EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{3, 12}));
   EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{1, 10}));
+}
+
+// mm's gradient for an operand stored column-major (Linear's weight, used
+// transposed) is column-major too (PyTorch's mm_mat2_backward), so the
+// weight's .grad is that very memory in the weight's own row-major layout.
+TEST(Autograd, TransposedMatmulOperandGetsItsGradientInItsOwnLayout) {
+  manual_seed(1);
+  Tensor x = randn({4, 6}), w = randn({3, 6}).requires_grad_(true), u = randn({4, 3});
+  Tensor wt = w.t();
+  Shape seen_strides;
+  const void* seen = nullptr;
+  wt.register_hook([&](const Tensor& g) {
+    seen_strides = g.strides();
+    seen = g.raw_data();
+    return Tensor();
+  });
+  (mm(x, wt) * u).sum().backward();
+  EXPECT_EQ(seen_strides, (Shape{1, 6}));
+  EXPECT_EQ(w.grad().raw_data(), seen);
+  EXPECT_TRUE(w.grad().is_contiguous());
+  testing::assert_close(w.grad(), mm(u.t(), x), {.rtol = 1e-6, .atol = 1e-6});
 }
 
 TEST(Autograd, RetainGradKeepsNonLeafGradients) {
