@@ -74,6 +74,25 @@ void max_2x2(const T* const* s, const int64_t* at, int64_t C, T* __restrict v, i
   }
 }
 
+// The element type the unpool loop moves: bfloat16 as its bits (through
+// the BFloat16 struct, GCC did not vectorize the loop: 2.9 ms against
+// float32's 0.5 on [64,32,28,28]).
+template <class T>
+using Raw = std::conditional_t<std::is_same_v<T, BFloat16>, uint16_t, T>;
+
+// 0 + g, what the scatter into zeros computes (-0 lands as +0); on
+// bfloat16 bits, the float32 path's result: g, but +0 for -0 and a NaN
+// with its quiet bit.
+template <class R>
+R zero_plus(R g) {
+  if constexpr (std::is_same_v<R, uint16_t>) {
+    const uint16_t b = g == 0x8000 ? uint16_t{0} : g;
+    return (b & 0x7fff) > 0x7f80 ? static_cast<uint16_t>(b | 0x40) : b;
+  } else {
+    return R(0) + g;
+  }
+}
+
 // max_pool2d_backward of one sample whose indices all lie in their window's
 // 2x2 block of pixels (rows 2oh, 2oh + 1, columns 2ow, 2ow + 1): what a 2x2 /
 // stride-2 pool without padding gives. The blocks do not overlap, so each
@@ -81,39 +100,39 @@ void max_2x2(const T* const* s, const int64_t* at, int64_t C, T* __restrict v, i
 // bit) or 0, with no zero fill and no scatter; pixels outside every block get
 // 0. Returns false, having written part of the sample, as soon as an index is
 // outside its block: the caller then fills and scatters the sample.
-template <class T>
-bool unpool_2x2_sample(const T* __restrict gy, const int64_t* __restrict idx, T* __restrict gx, const Pool2dGeometry& g,
+template <class R>
+bool unpool_2x2_sample(const R* __restrict gy, const int64_t* __restrict idx, R* __restrict gx, const Pool2dGeometry& g,
                        int64_t C) {
   const int64_t W = g.in_w;
   if (2 * g.out_h > g.in_h || 2 * g.out_w > W) return false;
   for (int64_t oh = 0; oh < g.out_h; ++oh) {
     for (int64_t ow = 0; ow < g.out_w; ++ow) {
       const int64_t at0 = 2 * oh * W + 2 * ow, at1 = at0 + 1, at2 = at0 + W, at3 = at0 + W + 1;
-      const T* __restrict src = gy + (oh * g.out_w + ow) * C;
+      const R* __restrict src = gy + (oh * g.out_w + ow) * C;
       const int64_t* __restrict ix = idx + (oh * g.out_w + ow) * C;
-      T* __restrict d0 = gx + at0 * C;
-      T* __restrict d1 = gx + at1 * C;
-      T* __restrict d2 = gx + at2 * C;
-      T* __restrict d3 = gx + at3 * C;
+      R* __restrict d0 = gx + at0 * C;
+      R* __restrict d1 = gx + at1 * C;
+      R* __restrict d2 = gx + at2 * C;
+      R* __restrict d3 = gx + at3 * C;
       int64_t outside = 0;
       for (int64_t c = 0; c < C; ++c) {
         const int64_t i = ix[c];
-        const T v = T(Math<T>(0) + Math<T>(src[c]));
-        d0[c] = i == at0 ? v : T(0.0f);
-        d1[c] = i == at1 ? v : T(0.0f);
-        d2[c] = i == at2 ? v : T(0.0f);
-        d3[c] = i == at3 ? v : T(0.0f);
+        const R v = zero_plus(src[c]);
+        d0[c] = i == at0 ? v : R(0);
+        d1[c] = i == at1 ? v : R(0);
+        d2[c] = i == at2 ? v : R(0);
+        d3[c] = i == at3 ? v : R(0);
         outside += i != at0 && i != at1 && i != at2 && i != at3;
       }
       if (outside) return false;
     }
     // A last column no window reads.
     for (int64_t w = 2 * g.out_w; w < W; ++w) {
-      std::fill(gx + (2 * oh * W + w) * C, gx + (2 * oh * W + w + 1) * C, T(0.0f));
-      std::fill(gx + ((2 * oh + 1) * W + w) * C, gx + ((2 * oh + 1) * W + w + 1) * C, T(0.0f));
+      std::fill(gx + (2 * oh * W + w) * C, gx + (2 * oh * W + w + 1) * C, R(0));
+      std::fill(gx + ((2 * oh + 1) * W + w) * C, gx + ((2 * oh + 1) * W + w + 1) * C, R(0));
     }
   }
-  std::fill(gx + 2 * g.out_h * W * C, gx + g.in_h * W * C, T(0.0f));  // a last row no window reads
+  std::fill(gx + 2 * g.out_h * W * C, gx + g.in_h * W * C, R(0));  // a last row no window reads
   return true;
 }
 
@@ -197,7 +216,10 @@ void max_pool2d_backward_nhwc(const Tensor& gy, const Tensor& indices, const Ten
                  [&](int64_t b, int64_t e) {
                    for (int64_t n = b; n < e; ++n) {
                      T* xn = px + n * HW * C;
-                     if (unpool_2x2_sample(pg + n * P * C, pi + n * P * C, xn, g, C)) continue;
+                     using R = Raw<T>;
+                     if (unpool_2x2_sample(reinterpret_cast<const R*>(pg + n * P * C), pi + n * P * C,
+                                           reinterpret_cast<R*>(xn), g, C))
+                       continue;
                      scatter_sample(pg + n * P * C, pi + n * P * C, xn, HW, P, C);
                    }
                  });
