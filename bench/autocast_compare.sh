@@ -15,12 +15,17 @@
 # works there, through oneDNN's emulation or float32 kernels, but its speed
 # is not what the comparison is about); --force times it anyway.
 #
-# Usage: bench/autocast_compare.sh [--nabla BIN] [--threads "1 2"] [--rounds 5] [--steps 30] [--warmup 5] [--force]
+# --mode compiled times the compiled step (cnn_step_bench --mode compiled)
+# instead of the eager one.
+#
+# Usage: bench/autocast_compare.sh [--nabla BIN] [--mode eager|compiled] [--threads "1 2"] [--rounds 5] [--steps 30]
+#                                  [--warmup 5] [--force]
 set -euo pipefail
 
 nabla=build/release/bench/cnn_step_bench
 [[ -x $nabla ]] || nabla=$(ls build/*/bench/cnn_step_bench 2>/dev/null | head -1 || true)
 threads="1 2"
+mode=eager
 rounds=5
 steps=30
 warmup=5
@@ -29,11 +34,12 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --nabla) nabla=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
+    --mode) mode=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --force) force=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -61,7 +67,7 @@ for ((r = 0; r < rounds; r++)); do
     order=("" "--autocast")
     ((r % 2)) && order=("--autocast" "")
     for flag in "${order[@]}"; do
-      line=$(OMP_NUM_THREADS=$t NABLA_NUM_THREADS=$t "$nabla" --threads "$t" --steps "$steps" --warmup "$warmup" $flag | tail -1)
+      line=$(OMP_NUM_THREADS=$t NABLA_NUM_THREADS=$t "$nabla" --mode "$mode" --threads "$t" --steps "$steps" --warmup "$warmup" $flag | tail -1)
       echo "$t $(field "$line" autocast) $(field "$line" median_ms) $(field "$line" cpu_ms) $(field "$line" final_loss)" >>"$results"
       echo "round $((r + 1))/$rounds: $line" >&2
     done
@@ -69,7 +75,7 @@ for ((r = 0; r < rounds; r++)); do
 done
 
 echo
-echo "CNN training step, batch 64, float32 vs bf16 autocast ($rounds interleaved rounds of $warmup warm-up + $steps"
+echo "CNN training step ($mode), batch 64, float32 vs bf16 autocast ($rounds interleaved rounds of $warmup warm-up + $steps"
 echo "timed steps; ms/step = best-of-rounds median)"
 echo
 echo "| threads | float32 ms/step | autocast ms/step | ratio | float32 cpu ms | autocast cpu ms | cpu ratio | float32 loss | autocast loss |"

@@ -118,7 +118,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) try {
   NABLA_CHECK(weight.dim() == 2, "linear: weight must be 2-D [out_features, in_features], got shape ", weight.sizes());
   NABLA_CHECK(x.dim() >= 1 && x.size(-1) == weight.sizes()[1], "linear: input of shape ", x.sizes(),
               " does not match weight of shape ", weight.sizes(), " (expected last dim ", weight.sizes()[1], ")");
-  Tensor y = matmul(x, weight.t());
+  // Under autocast the weight is cast before it is transposed, as PyTorch's
+  // linear does: a contiguous cast, and its gradient comes back through a
+  // transposed product rather than a transposed cast and copy.
+  Tensor y = matmul(x, detail::autocast_lower(weight).t());
   if (!bias.defined()) return y;
   NABLA_CHECK(is_expandable_to(bias.sizes(), y.sizes()), "linear: bias of shape ", bias.sizes(),
               " does not match the output of shape ", y.sizes(), " (expected [", weight.sizes()[0],

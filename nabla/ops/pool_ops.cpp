@@ -173,11 +173,12 @@ extern constinit const OpDef max_pool2d_op{
       // autograd history attached; the indices are constants of the rule.
       return {max_backward_call(c.grad(0), c.output(1).detach(), c.input_sizes(0))};
     },
-    .flags = kSaveOutputs, .save_inputs = 0, .num_differentiable_outputs = 1};
+    // bfloat16 on kernels of its own (kernels/cpu/pool_ops.cpp says which)
+    .flags = kSaveOutputs | kNativeReducedFloat, .save_inputs = 0, .num_differentiable_outputs = 1};
 extern constinit const OpDef max_pool2d_backward_op{
     .name = "max_pool2d_backward", .num_inputs = 2, .attr_names = "input_sizes", .infer = infer_max_backward,
     .grad = [](GradCtx& c) -> TensorList { return {max_gather_call(c.grad(), c.input(1).detach()), Tensor()}; },
-    .save_inputs = 0b10};
+    .flags = kNativeReducedFloat, .save_inputs = 0b10};
 extern constinit const OpDef max_pool2d_gather_op{
     .name = "max_pool2d_gather", .num_inputs = 2, .infer = infer_max_gather,
     .grad = [](GradCtx& c) -> TensorList {

@@ -231,6 +231,7 @@ TensorList logsumexp_composite(Inputs in, const Attrs& a) {
 
 extern constinit const OpDef sum_op{.name = "sum", .attr_names = "dims,keepdim", .infer = infer_reduce,
                    .grad = [](GradCtx& c) -> TensorList { return {expand_back(c.grad(), c)}; },
+                   .flags = kNativeReducedFloat,  // float16/bfloat16 widened in the loops (kernels/cpu/reduce.cpp)
                    .save_inputs = 0};
 extern constinit const OpDef prod_op{.name = "prod", .attr_names = "dims,keepdim", .infer = infer_reduce,
                     .grad = [](GradCtx& c) -> TensorList {

@@ -56,7 +56,7 @@ extern constinit const OpDef threshold_backward_op{
       return {threshold_backward(c.grad(), c.input(1), c.attrs().f(0)),
               c.needs_grad(1) ? zeros_like(c.input(1)) : Tensor()};
     },
-    .flags = kElementwise | kInplaceOk,
+    .flags = kElementwise | kInplaceOk | kNativeReducedFloat,  // float16/bfloat16 in one pass (kernels/cpu/binary_ops.cpp)
     .promote = Promote::Common,
     .save_inputs = 0b10};
 

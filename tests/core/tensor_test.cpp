@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "nabla/nabla.h"
 
@@ -47,6 +49,31 @@ TEST(Tensor, ContiguousCopiesOfTransposedMatricesKeepEveryElement) {
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t k = 0; k < cols; ++k)
           ASSERT_EQ(got.at<double>({r, k}), want.at<double>({r, k})) << dt << " " << rows << "x" << cols;
+    }
+  }
+}
+
+TEST(Tensor, ConvertingCastsOfTransposedMatricesMatchTheElementwiseCast) {
+  // A transposed matrix cast to another dtype goes through the blocked copy
+  // in tiles (kernels/cpu/cast.cpp: a Linear weight's transpose under bf16
+  // autocast); it must give the bits the element-by-element cast of its
+  // contiguous copy gives. Sizes around and beyond the 32 x 128 tiles, a
+  // padded leading dimension, values that round, NaN and +-inf.
+  manual_seed(3);
+  const std::pair<DType, DType> casts[] = {{kFloat32, kBFloat16}, {kBFloat16, kFloat32}, {kFloat32, kFloat16},
+                                           {kFloat64, kFloat32},  {kFloat32, kInt64},   {kInt64, kFloat32}};
+  for (auto [from, to] : casts) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{2, 3}, {33, 70}, {64, 31}, {40, 300}}) {
+      Tensor base = randn({cols, rows + 5}, kFloat64) * 1000.0;
+      if (from != kInt64) {
+        base = where(rand(base.sizes()) < 0.03, full_like(base, std::numeric_limits<double>::quiet_NaN()), base);
+        base = where(rand(base.sizes()) < 0.03, full_like(base, -std::numeric_limits<double>::infinity()), base);
+      }
+      Tensor t = base.to(from).narrow(1, 2, rows).t();  // [rows, cols], strides {1, rows + 5}
+      Tensor got = t.to(to), want = t.contiguous().to(to);
+      ASSERT_TRUE(got.is_contiguous());
+      EXPECT_EQ(std::memcmp(got.raw_data(), want.raw_data(), static_cast<std::size_t>(got.numel()) * itemsize(to)), 0)
+          << from << " -> " << to << " " << rows << "x" << cols;
     }
   }
 }

@@ -6,12 +6,16 @@
 // memory formats, float32 and float64. The backward's direct block writes
 // must equal the zero fill + scatter, and indices outside their block (an
 // overlapping pool, hand-made ones, -1) must fall back to the scatter.
+// bfloat16 (its own kernels) and float16 (through float32) must give the
+// float32 path's results on the widened tensors, rounded back: the same
+// values, a NaN quieted (signaling NaNs in the data check that too).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "nabla/nabla.h"
@@ -37,7 +41,12 @@ Tensor pool2x2_data(Shape sizes, DType dt) {
   x = where(rand(sizes) < 0.04, full_like(x, kPoolNaN), x);
   x = where(rand(sizes) < 0.04, full_like(x, -kPoolInf), x);
   x = where(rand(sizes) < 0.04, full_like(x, -0.0), x);
-  return x.contiguous();
+  x = x.contiguous();
+  if (dt == kBFloat16) {  // signaling NaNs (quiet bit 0x40 clear, either sign), which rounding back quiets
+    BFloat16* p = x.data_ptr<BFloat16>();
+    for (int64_t k = 5; k < x.numel(); k += 29) p[k].bits = k % 2 ? 0x7f81 : 0xffa0;
+  }
+  return x;
 }
 
 template <class T>
@@ -86,25 +95,38 @@ bool pool2x2_same_bits(const Tensor& t, const std::vector<T>& want) {
          std::memcmp(c.data_ptr<T>(), want.data(), want.size() * sizeof(T)) == 0;
 }
 
+// The math type of a storage type: float16 and bfloat16 are pooled as
+// float32 and rounded back (what the dispatcher's float32 fallback does).
+template <class T>
+using Pool2x2Math = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+template <class T>
+std::vector<T> pool2x2_rounded(const std::vector<Pool2x2Math<T>>& wide) {
+  return std::vector<T>(wide.begin(), wide.end());
+}
+
 template <class T>
 void pool2x2_check(const Pool2x2Case& g, DType dt, bool cl) {
+  using M = Pool2x2Math<T>;
   const std::string what = pool2x2_name(g, dt, cl);
   Tensor x = pool2x2_data({2, 3, g.h, g.w}, dt);
   x.select(0, 1).select(0, 2).fill_(-1.5);  // a plane of negatives only
   if (cl) x = contiguous(x, MemoryFormat::ChannelsLast);
   auto [v, i] = max_pool2d_with_indices(x, {2, 2}, {g.sh, 2}, {g.pad, g.pad});
-  std::vector<T> ev;
+  std::vector<M> ev;
   std::vector<int64_t> ei;
-  pool2x2_forward_ref<T>(x, g, v.size(2), v.size(3), ev, ei);
-  EXPECT_TRUE(pool2x2_same_bits<T>(v, ev)) << what << ": values";
+  pool2x2_forward_ref<M>(x.to(dtype_v<M>), g, v.size(2), v.size(3), ev, ei);
+  EXPECT_TRUE(pool2x2_same_bits<T>(v, pool2x2_rounded<T>(ev))) << what << ": values";
   Tensor ic = i.contiguous();
   EXPECT_EQ(std::vector<int64_t>(ic.data_ptr<int64_t>(), ic.data_ptr<int64_t>() + ic.numel()), ei) << what << ": indices";
 
   Tensor gy = randn(v.sizes(), dt);
   gy = where(rand(v.sizes()) < 0.05, full_like(gy, -0.0), gy);
   gy = where(rand(v.sizes()) < 0.03, full_like(gy, kPoolNaN), gy).contiguous();
+  if (dt == kBFloat16) gy.data_ptr<BFloat16>()[1].bits = 0x7f81;  // a signaling NaN gradient
   if (cl) gy = contiguous(gy, MemoryFormat::ChannelsLast);
-  EXPECT_TRUE(pool2x2_same_bits<T>(max_pool2d_backward(gy, i, x.sizes()), pool2x2_backward_ref<T>(gy, i, g.h * g.w)))
+  const std::vector<M> egx = pool2x2_backward_ref<M>(gy.to(dtype_v<M>), i, g.h * g.w);
+  EXPECT_TRUE(pool2x2_same_bits<T>(max_pool2d_backward(gy, i, x.sizes()), pool2x2_rounded<T>(egx)))
       << what << ": backward";
 }
 
@@ -128,40 +150,50 @@ TEST(MaxPool2x2, ForwardAndBackwardBitwiseOnEveryPath) {
     for (bool cl : {false, true}) {
       pool2x2_check<float>(g, kFloat32, cl);
       pool2x2_check<double>(g, kFloat64, cl);
+      pool2x2_check<BFloat16>(g, kBFloat16, cl);
+      pool2x2_check<Half>(g, kFloat16, cl);
     }
+}
+
+// Indices not in their own 2x2 block: the direct block writes must give way
+// to the scatter (here through the backward op alone, with made indices).
+template <class T>
+void pool2x2_expect_scatter(const Tensor& gy, const Tensor& idx, const Shape& input_sizes, const std::string& what) {
+  using M = Pool2x2Math<T>;
+  const std::vector<M> want = pool2x2_backward_ref<M>(gy.to(dtype_v<M>), idx, input_sizes[2] * input_sizes[3]);
+  EXPECT_TRUE(pool2x2_same_bits<T>(max_pool2d_backward(gy, idx, input_sizes), pool2x2_rounded<T>(want))) << what;
+}
+
+template <class T>
+void pool2x2_indices_outside_blocks(DType dt) {
+  // A 3x3 / stride-2 / pad-1 pool of 28x28 has 14x14 windows, as a 2x2
+  // pool would, but its windows overlap.
+  Tensor x = randn({2, 3, 28, 28}, dt);
+  auto [v, i] = max_pool2d_with_indices(x, {3}, {2}, {1});
+  ASSERT_EQ(v.size(2), 14);
+  pool2x2_expect_scatter<T>(randn(v.sizes(), dt), i, x.sizes(), ::nabla::detail::concat(dt, " 3x3 pool"));
+
+  // Valid 2x2 indices, then in the last plane one points into another
+  // block (two gradients land on one element), one is -1 (dropped).
+  for (int64_t w : {28, 14}) {
+    Tensor xs = randn({1, 2, w, w}, dt);
+    auto [vs, is] = max_pool2d_with_indices(xs, {2});
+    Tensor made = is.clone();
+    int64_t* pi = made.data_ptr<int64_t>();
+    const int64_t p = made.numel() / 2;
+    pi[p + 3] = pi[p + 4];
+    pi[p + 7] = -1;
+    pool2x2_expect_scatter<T>(randn(vs.sizes(), dt), made, xs.sizes(), ::nabla::detail::concat(dt, " ", w));
+  }
 }
 
 // Indices not in their own 2x2 block: the direct block writes must give way
 // to the scatter (here through the backward op alone, with made indices).
 TEST(MaxPool2x2, BackwardWithIndicesOutsideTheirBlocksScatters) {
   manual_seed(6);
-  for (DType dt : {kFloat32, kFloat64}) {
-    // A 3x3 / stride-2 / pad-1 pool of 28x28 has 14x14 windows, as a 2x2
-    // pool would, but its windows overlap.
-    Tensor x = randn({2, 3, 28, 28}, dt);
-    auto [v, i] = max_pool2d_with_indices(x, {3}, {2}, {1});
-    ASSERT_EQ(v.size(2), 14);
-    Tensor gy = randn(v.sizes(), dt);
-    Tensor got = max_pool2d_backward(gy, i, x.sizes());
-    if (dt == kFloat32) EXPECT_TRUE(pool2x2_same_bits<float>(got, pool2x2_backward_ref<float>(gy, i, 28 * 28)));
-    else EXPECT_TRUE(pool2x2_same_bits<double>(got, pool2x2_backward_ref<double>(gy, i, 28 * 28)));
-
-    // Valid 2x2 indices, then in the last plane one points into another
-    // block (two gradients land on one element), one is -1 (dropped).
-    for (int64_t w : {28, 14}) {
-      Tensor xs = randn({1, 2, w, w}, dt);
-      auto [vs, is] = max_pool2d_with_indices(xs, {2});
-      Tensor made = is.clone();
-      int64_t* pi = made.data_ptr<int64_t>();
-      const int64_t p = made.numel() / 2;
-      pi[p + 3] = pi[p + 4];
-      pi[p + 7] = -1;
-      Tensor gs = randn(vs.sizes(), dt);
-      Tensor back = max_pool2d_backward(gs, made, xs.sizes());
-      if (dt == kFloat32) EXPECT_TRUE(pool2x2_same_bits<float>(back, pool2x2_backward_ref<float>(gs, made, w * w))) << w;
-      else EXPECT_TRUE(pool2x2_same_bits<double>(back, pool2x2_backward_ref<double>(gs, made, w * w))) << w;
-    }
-  }
+  pool2x2_indices_outside_blocks<float>(kFloat32);
+  pool2x2_indices_outside_blocks<double>(kFloat64);
+  pool2x2_indices_outside_blocks<BFloat16>(kBFloat16);
 }
 
 }  // namespace

@@ -123,14 +123,24 @@ void copy_kernel(Inputs in, const Attrs& attrs, std::span<Tensor> out) {
 
 // threshold_backward(g, x): g where x > threshold, else 0 (relu's backward in
 // one pass; `x <= t` is false for a NaN x, which passes g, as in PyTorch).
+// float16/bfloat16 (kNativeReducedFloat): compared in float32 and g rounded
+// back through float32 (exact; a NaN gets its quiet bit), the float32
+// fallback's results without its three passes.
 void threshold_backward_kernel(Inputs in, const Attrs& attrs, std::span<Tensor> out) {
   const double threshold = attrs.f(0);
   auto run = [&]<class T>() {
     const T t = static_cast<T>(threshold);
     map2<T, T>(out[0], in[0], in[1], [t](T g, T x) { return x <= t ? T(0) : g; });
   };
+  auto reduced = [&]<class T>() {
+    const float t = static_cast<float>(threshold);
+    map2<T, T>(out[0], in[0], in[1],
+               [t](T g, T x) { return static_cast<float>(x) <= t ? T(0.0f) : T(static_cast<float>(g)); });
+  };
   if (out[0].dtype() == kFloat64) run.operator()<double>();
   else if (out[0].dtype() == kFloat32) run.operator()<float>();
+  else if (out[0].dtype() == kBFloat16) reduced.operator()<BFloat16>();
+  else if (out[0].dtype() == kFloat16) reduced.operator()<Half>();
   else fail("threshold_backward: expected a floating point result, got ", out[0].dtype());
 }
 

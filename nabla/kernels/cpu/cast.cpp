@@ -20,13 +20,14 @@ static To convert(From v) {
 
 namespace {
 
-// A transposed matrix copied into a contiguous one of its dtype — clone() or
-// contiguous() of a Linear weight's gradient, which is a transposed product —
-// goes in square blocks, so that the reads along its columns stay in cache
-// (element by element it is several times slower).
+// A transposed matrix copied into a contiguous one — clone() or
+// contiguous() of a Linear weight's gradient, which is a transposed product,
+// or, under bf16 autocast, a Linear weight's transpose cast to bfloat16 for
+// the product — goes in square blocks, so that the reads along its columns
+// stay in cache (element by element it is several times slower).
 bool is_transposed_copy(const Tensor& out, const Tensor& in) {
-  return in.dtype() == out.dtype() && in.dim() == 2 && in.sizes() == out.sizes() && out.is_contiguous() &&
-         in.strides()[0] == 1 && in.strides()[1] >= in.sizes()[0] && in.sizes()[0] > 1 && in.sizes()[1] > 1;
+  return in.dim() == 2 && in.sizes() == out.sizes() && out.is_contiguous() && in.strides()[0] == 1 &&
+         in.strides()[1] >= in.sizes()[0] && in.sizes()[0] > 1 && in.sizes()[1] > 1;
 }
 
 template <class T>
@@ -38,6 +39,26 @@ void copy_transposed(T* dst, const T* src, int64_t rows, int64_t cols, int64_t l
       const int64_t c1 = std::min(cols, c0 + kBlock);
       for (int64_t r = r0; r < r1; ++r)
         for (int64_t c = c0; c < c1; ++c) dst[r * cols + c] = src[r + c * ld];  // src[r, c]
+    }
+  }
+}
+
+// The same with a conversion: each 32 x 128 tile transposed in From's type
+// into a buffer, then converted along its contiguous rows, which vectorizes.
+// The CNN's first Linear weight transposed, [3136, 128] float32 -> bfloat16:
+// 0.18 ms, against 0.58-0.73 element by element (map1) and 0.53 converting
+// inside the blocks (1 thread, Zen 4).
+template <class To, class From>
+void convert_transposed(To* dst, const From* src, int64_t rows, int64_t cols, int64_t ld) {
+  constexpr int64_t kRows = 32, kCols = 128;
+  From tile[kRows * kCols];
+  for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
+    const int64_t nr = std::min(kRows, rows - r0);
+    for (int64_t c0 = 0; c0 < cols; c0 += kCols) {
+      const int64_t nc = std::min(kCols, cols - c0);
+      copy_transposed(tile, src + r0 + c0 * ld, nr, nc, ld);  // tile[r, c] = src[r0 + r, c0 + c]
+      for (int64_t r = 0; r < nr; ++r)
+        for (int64_t c = 0; c < nc; ++c) dst[(r0 + r) * cols + c0 + c] = convert<To, From>(tile[r * nc + c]);
     }
   }
 }
@@ -79,9 +100,14 @@ __attribute__((noinline)) void bools_to_floating(To* out, const uint8_t* in, int
 
 void cast_kernel(std::span<const Tensor> in, const Attrs&, std::span<Tensor> out) {
   if (is_transposed_copy(out[0], in[0])) {
-    visit_dtype(out[0].dtype(), [&]<class T>() {
-      copy_transposed(out[0].data_ptr<T>(), in[0].data_ptr<T>(), in[0].sizes()[0], in[0].sizes()[1],
-                      in[0].strides()[1]);
+    visit_dtype(out[0].dtype(), [&]<class To>() {
+      visit_dtype(in[0].dtype(), [&]<class From>() {
+        const int64_t rows = in[0].sizes()[0], cols = in[0].sizes()[1], ld = in[0].strides()[1];
+        if constexpr (std::is_same_v<To, From>)
+          copy_transposed(out[0].data_ptr<To>(), in[0].data_ptr<From>(), rows, cols, ld);
+        else
+          convert_transposed(out[0].data_ptr<To>(), in[0].data_ptr<From>(), rows, cols, ld);
+      });
     });
     return;
   }

@@ -164,17 +164,81 @@ bool unpool2x2_plane(const T* gy, const int64_t* idx, T* gx, const Pool2dGeometr
   }
 }
 
+// The output rows [row_lo, row_hi) and columns [col_lo, col_hi) whose
+// max-pool windows lie inside the plane.
+struct Interior {
+  int64_t row_lo, row_hi, col_lo, col_hi;
+  bool everything(const Pool2dGeometry& g) const {
+    return row_lo == 0 && row_hi == g.out_h && col_lo == 0 && col_hi == g.out_w;
+  }
+};
+Interior max_interior(const Pool2dGeometry& g) {
+  Interior in;
+  in.row_lo = std::min(first_inside(g.stride_h, g.pad_h), g.out_h);
+  in.row_hi = std::max(in.row_lo, end_inside(g.out_h, g.in_h, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h));
+  in.col_lo = std::min(first_inside(g.stride_w, g.pad_w), g.out_w);
+  in.col_hi = std::max(in.col_lo, end_inside(g.out_w, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w));
+  return in;
+}
+bool is_pool2x2(const Pool2dGeometry& g) {
+  return g.kernel_h == 2 && g.kernel_w == 2 && g.stride_w == 2 && g.dilation_h == 1 && g.dilation_w == 1;
+}
+
+void max_pool2d_forward_bf16(const Tensor& x_in, const Tensor& values, const Tensor& indices,
+                             const Pool2dGeometry& g) {
+  if (!max_pool2d_forward_takes_bf16(g)) fail("max_pool2d: no bfloat16 kernel for this geometry (internal error)");
+  Tensor x = contiguous_input(x_in);
+  const int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
+  const uint16_t* px = static_cast<const uint16_t*>(x.raw_data());
+  uint16_t* pv = static_cast<uint16_t*>(values.raw_data());
+  int64_t* pi = static_cast<int64_t*>(indices.raw_data());
+  for_planes(g, P * 4, [&](int64_t q) {
+    max2x2_plane_bf16_avx512(px + q * HW, g.in_w, g.stride_h, g.out_h, g.out_w, pv + q * P, pi + q * P);
+  });
+}
+
+// The 2x2 blocks (unpool2x2_plane_bf16_avx512) where every index lies in its
+// own; otherwise, plane by plane, the float32 path's scatter into a float32
+// plane, rounded back once.
+void max_pool2d_backward_bf16(const Tensor& gy_in, const Tensor& idx_in, const Tensor& gx, const Pool2dGeometry& g) {
+  Tensor gy = contiguous_input(gy_in), idx = contiguous_input(idx_in);
+  const int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
+  const int64_t* pi = static_cast<const int64_t*>(idx.raw_data());
+  const BFloat16* py = static_cast<const BFloat16*>(gy.raw_data());
+  BFloat16* pg = static_cast<BFloat16*>(gx.raw_data());
+  const bool blocks = 2 * g.out_h <= g.in_h && 2 * g.out_w <= g.in_w && g.in_w < (int64_t{1} << 30) &&
+                      pool_bf16_avx512_available();
+  for_planes(g, P + HW, [&](int64_t q) {
+    BFloat16* plane = pg + q * HW;
+    if (blocks) {
+      std::fill(plane, plane + HW, BFloat16(0.0f));  // why first: see unpool2x2_plane
+      if (unpool2x2_plane_bf16_avx512(reinterpret_cast<const uint16_t*>(py + q * P), pi + q * P,
+                                      reinterpret_cast<uint16_t*>(plane), g.in_w, g.out_h, g.out_w))
+        return;
+    }
+    std::vector<float> sum(static_cast<std::size_t>(HW), 0.0f);
+    for (int64_t p = 0; p < P; ++p) {
+      const int64_t i = pi[q * P + p];
+      if (i >= 0 && i < HW) sum[static_cast<std::size_t>(i)] += static_cast<float>(py[q * P + p]);
+    }
+    for (int64_t i = 0; i < HW; ++i) plane[i] = BFloat16(sum[static_cast<std::size_t>(i)]);
+  });
+}
+
 }  // namespace
 
+bool max_pool2d_forward_takes_bf16(const Pool2dGeometry& g) {
+  return is_pool2x2(g) && max_interior(g).everything(g) && pool_bf16_avx512_available();
+}
+
 void max_pool2d_forward(const Tensor& x_in, const Tensor& values, const Tensor& indices, const Pool2dGeometry& g) {
+  if (values.dtype() == kBFloat16) return max_pool2d_forward_bf16(x_in, values, indices, g);
   Tensor x = contiguous_input(x_in);
   int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
   int64_t* pi = static_cast<int64_t*>(indices.raw_data());
-  int64_t row_lo = std::min(first_inside(g.stride_h, g.pad_h), g.out_h);
-  int64_t row_hi = std::max(row_lo, end_inside(g.out_h, g.in_h, g.kernel_h, g.stride_h, g.pad_h, g.dilation_h));
-  int64_t col_lo = std::min(first_inside(g.stride_w, g.pad_w), g.out_w);
-  int64_t col_hi = std::max(col_lo, end_inside(g.out_w, g.in_w, g.kernel_w, g.stride_w, g.pad_w, g.dilation_w));
-  bool pool2x2 = g.kernel_h == 2 && g.kernel_w == 2 && g.stride_w == 2 && g.dilation_h == 1 && g.dilation_w == 1;
+  const Interior inside = max_interior(g);
+  const int64_t row_lo = inside.row_lo, row_hi = inside.row_hi, col_lo = inside.col_lo, col_hi = inside.col_hi;
+  const bool pool2x2 = is_pool2x2(g);
   // Narrow planes whose windows all lie inside (the second pool of a small
   // CNN: 7 outputs a row) are done as one loop over the plane through a table
   // of window offsets: row by row, most of the work fell in the vector loop's
@@ -183,7 +247,7 @@ void max_pool2d_forward(const Tensor& x_in, const Tensor& values, const Tensor& 
   // fast on narrow rows too, so no table.
   const bool simd2x2 = pool2x2 && values.dtype() == kFloat32 && pool_avx512_available();
   std::vector<int64_t> window_at;
-  if (pool2x2 && !simd2x2 && g.out_w < 16 && row_lo == 0 && row_hi == g.out_h && col_lo == 0 && col_hi == g.out_w) {
+  if (pool2x2 && !simd2x2 && g.out_w < 16 && inside.everything(g)) {
     window_at.resize(P);
     for (int64_t oh = 0; oh < g.out_h; ++oh)
       for (int64_t ow = 0; ow < g.out_w; ++ow)
@@ -201,7 +265,7 @@ void max_pool2d_forward(const Tensor& x_in, const Tensor& values, const Tensor& 
         return;
       }
       if constexpr (std::is_same_v<T, float>) {
-        if (simd2x2 && row_lo == 0 && row_hi == g.out_h && col_lo == 0 && col_hi == g.out_w) {
+        if (simd2x2 && inside.everything(g)) {
           max2x2_plane_avx512(plane, g.in_w, g.stride_h, g.out_h, g.out_w, vrow, irow);
           return;
         }
@@ -263,6 +327,7 @@ void max_pool2d_forward(const Tensor& x_in, const Tensor& values, const Tensor& 
 }
 
 void max_pool2d_backward(const Tensor& gy_in, const Tensor& idx_in, const Tensor& gx, const Pool2dGeometry& g) {
+  if (gx.dtype() == kBFloat16) return max_pool2d_backward_bf16(gy_in, idx_in, gx, g);
   Tensor gy = contiguous_input(gy_in), idx = contiguous_input(idx_in);
   int64_t HW = g.in_h * g.in_w, P = g.out_h * g.out_w;
   const int64_t* pi = static_cast<const int64_t*>(idx.raw_data());

@@ -18,6 +18,15 @@ using nabla::Pool2dGeometry;  // ops/pool_geometry.h
 void max_pool2d_forward(const Tensor& x, const Tensor& values, const Tensor& indices, const Pool2dGeometry& g);
 // gx[plane, indices[plane, p]] += gy[plane, p]; gx is [N, C, H, W] (contiguous).
 void max_pool2d_backward(const Tensor& gy, const Tensor& indices, const Tensor& gx, const Pool2dGeometry& g);
+// bfloat16, the float32 path's results bit for bit (max and the scatter
+// into zeros are exact on widened bfloat16s; a NaN gets its quiet bit, as
+// rounding back gives it): the backward takes any geometry (2x2 blocks on
+// AVX-512, else a float32 scatter per plane, rounded back), the forward only
+// where max_pool2d_forward_takes_bf16(g): 2x2 windows with stride_w 2, all
+// inside the plane (no padding reached, floor mode), on an AVX-512 CPU.
+// Other bfloat16 and all float16 pools go through float32 (pool_ops.cpp).
+bool max_pool2d_forward_takes_bf16(const Pool2dGeometry& g);
+
 // out[plane, p] = src[plane, indices[plane, p]] (the adjoint of the above).
 void max_pool2d_gather(const Tensor& src, const Tensor& indices, const Tensor& out, const Pool2dGeometry& g);
 

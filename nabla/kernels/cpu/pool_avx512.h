@@ -4,7 +4,7 @@
 // (GCC's own vectorization of the scalar row, stride-2 loads and int64
 // selects under float compares, ran 2-2.5x slower). Backward: the blocks of
 // non-overlapping windows written whole, sixteen windows at a time, instead
-// of a scalar scatter.
+// of a scalar scatter. bfloat16 has the same kernels, comparing in float32.
 #pragma once
 #include <cstdint>
 
@@ -12,6 +12,8 @@ namespace nabla::cpu {
 
 // Whether the CPU has the AVX-512 subsets these kernels use (avx512f, avx512vl).
 bool pool_avx512_available();
+// The same for the bfloat16 kernels (avx512bw too).
+bool pool_bf16_avx512_available();
 
 // For j < n, window j = plane[i0 + 2j + {0, 1, W, W + 1}] (in that tap
 // order): vb[j] its maximum, ib[j] its position in the plane. A later tap
@@ -34,5 +36,18 @@ void max2x2_plane_avx512(const float* plane, int64_t W, int64_t stride_h, int64_
 // [0, 2n)). Returns false, having written part of them, if some index is
 // outside its block. Needs pool_avx512_available() and W < 2^30.
 bool unpool2x2_plane_avx512(const float* gy, const int64_t* idx, float* gx, int64_t W, int64_t out_h, int64_t n);
+
+// bfloat16 (the raw bits): the same windows, rule and results as the float32
+// path gives on the widened tensor rounded back (exact: only a NaN changes,
+// getting its quiet bit). Each row's pairs of columns are read as 32-bit
+// words, so a row of sixteen windows is one load. Need
+// pool_bf16_avx512_available().
+void max2x2_row_bf16_avx512(const uint16_t* plane, int64_t i0, int64_t W, int64_t n, uint16_t* vb, int64_t* ib);
+void max2x2_plane_bf16_avx512(const uint16_t* plane, int64_t W, int64_t stride_h, int64_t out_h, int64_t n,
+                              uint16_t* vb, int64_t* ib);
+// unpool2x2_plane_avx512 for bfloat16: each window's 0 + gy in float32,
+// rounded back (exact), as the float32 path computes it.
+bool unpool2x2_plane_bf16_avx512(const uint16_t* gy, const int64_t* idx, uint16_t* gx, int64_t W, int64_t out_h,
+                                 int64_t n);
 
 }  // namespace nabla::cpu

@@ -2,8 +2,10 @@
 // the contiguous channels of each pixel, so a channels-last CNN pools without
 // copying its activations to NCHW and back. Same results as pool.h's NCHW
 // kernels (indices h * W + w within the plane, -inf and -1 for an empty
-// window, the last NaN of a window wins). The tensors are [N, C, H, W] with
-// channels-last strides (ops/memory_format_rules.h makes the outputs so).
+// window, the last NaN of a window wins); bfloat16 compares and sums in
+// float32 and rounds back, the float32 path's results. The tensors are
+// [N, C, H, W] with channels-last strides (ops/memory_format_rules.h makes
+// the outputs so).
 #pragma once
 #include "nabla/kernels/cpu/pool.h"
 

@@ -4,6 +4,7 @@
 #include "nabla/kernels/cpu/pool.h"
 #include "nabla/kernels/cpu/pool_nhwc.h"
 #include "nabla/ops/kernel_registry.h"
+#include "nabla/ops/reduced_float.h"
 
 namespace nabla {
 
@@ -50,13 +51,22 @@ Tensor channels_last_input(const Tensor& t) {
   return c;
 }
 
+// max_pool2d and its backward are kNativeReducedFloat: bfloat16 runs on its
+// own kernels (pool.h, pool_nhwc.h: the NHWC loops, the NCHW 2x2 kernels and
+// backward); float16, and the NCHW bfloat16 forward pools those kernels do
+// not take, are computed through float32 here.
 void max_pool2d_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const Pool2dGeometry g = max_geometry("max_pool2d", in[0].sizes(), a);
-  if (in[0].dim() == 4 && nhwc_outputs(out)) return max_pool2d_forward_nhwc(channels_last_input(in[0]), out[0], out[1], g);
+  const bool nhwc = in[0].dim() == 4 && nhwc_outputs(out);
+  if (is_reduced_float(in[0].dtype()) &&
+      !(in[0].dtype() == kBFloat16 && (nhwc || max_pool2d_forward_takes_bf16(g))))
+    return run_in_float32(max_pool2d_op, max_pool2d_kernel, in, a, out);
+  if (nhwc) return max_pool2d_forward_nhwc(channels_last_input(in[0]), out[0], out[1], g);
   into_contiguous(out, [&](std::span<Tensor> out) { max_pool2d_forward(in[0], out[0], out[1], g); });
 }
 
 void max_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
+  if (in[0].dtype() == kFloat16) return run_in_float32(max_pool2d_backward_op, max_backward_kernel, in, a, out);
   const Pool2dGeometry g = plane_geometry(a.ints(0), in[0]);
   if (in[0].dim() == 4 && nhwc_outputs(out))
     return max_pool2d_backward_nhwc(channels_last_input(in[0]), channels_last_input(in[1]), out[0], g);

@@ -9,6 +9,8 @@ namespace nabla::cpu {
 enum class ReduceKind { Sum, Prod, Max, Min, All, Any };
 
 // out: the reduced tensor (keepdim or not; only numel matters); dims sorted.
+// float16/bfloat16 x and out are widened and rounded back inside the loops
+// (the float32 kernel's arithmetic on the widened tensor of the same layout).
 void reduce(const Tensor& x, const Shape& dims, ReduceKind kind, const Tensor& out);
 // Values and int64 indices of max/min along one dim.
 void arg_reduce(const Tensor& x, int64_t dim, bool is_max, const Tensor& values, const Tensor& indices);
