@@ -79,7 +79,10 @@ void randint_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
 void bernoulli_scalar_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
   const double p = a.f(4);
   const uint64_t seed = u64(a.i(2)), offset = u64(a.i(3));
-  fill_draws<2>(out[0], seed, offset, [&](int64_t, const uint32_t* w) { return stored_uniform(w) < p ? 1.0 : 0.0; });
+  // A 0/1 from the comparison, not a ?: the compiler may branch on, which a
+  // random draw mispredicts (dropout's loop took 4x as long).
+  fill_draws<2>(out[0], seed, offset,
+                [&](int64_t, const uint32_t* w) { return static_cast<double>(stored_uniform(w) < p); });
 }
 
 // Input p; attrs: seed, offset. out[i] = 1 where rand's element i < p[i].
@@ -94,7 +97,7 @@ void bernoulli_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
       NABLA_CHECK(v >= 0.0 && v <= 1.0, "bernoulli: p must be in [0, 1], got ", v, " at flat index ", i);
     }
     fill_draws<2>(out[0], seed, offset, [&](int64_t i, const uint32_t* w) {
-      return stored_uniform(w) < static_cast<double>(pp[i]) ? 1.0 : 0.0;
+      return static_cast<double>(stored_uniform(w) < static_cast<double>(pp[i]));  // 0/1 as above
     });
   });
 }
