@@ -1,8 +1,9 @@
-// Philox4x32-10 on sixteen counters at once with AVX-512 (core/philox_blocks.h).
-// The 32x32->64 products come from _mm512_mul_epu32, which multiplies the
-// even 32-bit lanes; the odd lanes go through a second multiply after a shift.
-// The blocks come out as sixteen word vectors (word k of every block) and are
-// transposed to the block-major layout Philox::blocks promises.
+// Philox4x32-10 on sixteen counters per vector with AVX-512 (core/philox_blocks.h),
+// two vectors in flight. The 32x32->64 products come from _mm512_mul_epu32,
+// which multiplies the even 32-bit lanes; the odd lanes go through a second
+// multiply after a shift. The blocks come out as four word vectors (word k of
+// every block) and are transposed to the block-major layout Philox::blocks
+// promises.
 #include <immintrin.h>
 
 #include <cstring>
@@ -45,24 +46,21 @@ NABLA_AVX512 inline void counters16(uint64_t base, __m512i& lo, __m512i& hi) {
                           _mm512_cvtepi64_epi32(_mm512_srli_epi64(b, 32)), 1);
 }
 
-// Sixteen blocks for counters base + 0..15, written block-major to out[0, 64).
-NABLA_AVX512 inline void blocks16(uint64_t base, const uint32_t (&keys)[10][2], uint32_t* out) {
-  __m512i c0, c1, c2 = _mm512_setzero_si512(), c3 = _mm512_setzero_si512();
-  counters16(base, c0, c1);
+// One Philox round on sixteen counters (words c0..c3).
+NABLA_AVX512 inline void round16(__m512i& c0, __m512i& c1, __m512i& c2, __m512i& c3, __m512i k0, __m512i k1) {
   const __m512i m0 = _mm512_set1_epi32(static_cast<int>(kM0)), m1 = _mm512_set1_epi32(static_cast<int>(kM1));
-  for (int round = 0; round < 10; ++round) {
-    __m512i hi0, lo0, hi1, lo1;
-    mul_hi_lo(c0, m0, hi0, lo0);
-    mul_hi_lo(c2, m1, hi1, lo1);
-    const __m512i k0 = _mm512_set1_epi32(static_cast<int>(keys[round][0]));
-    const __m512i k1 = _mm512_set1_epi32(static_cast<int>(keys[round][1]));
-    c0 = _mm512_ternarylogic_epi32(hi1, c1, k0, 0x96);  // three-way xor
-    c1 = lo1;
-    c2 = _mm512_ternarylogic_epi32(hi0, c3, k1, 0x96);
-    c3 = lo0;
-  }
-  // Word-major (c_k holds word k of blocks 0..15) to block-major: within each
-  // 128-bit lane L, r_j holds block 4L + j; then the 4x4 lanes transpose.
+  __m512i hi0, lo0, hi1, lo1;
+  mul_hi_lo(c0, m0, hi0, lo0);
+  mul_hi_lo(c2, m1, hi1, lo1);
+  c0 = _mm512_ternarylogic_epi32(hi1, c1, k0, 0x96);  // three-way xor
+  c1 = lo1;
+  c2 = _mm512_ternarylogic_epi32(hi0, c3, k1, 0x96);
+  c3 = lo0;
+}
+
+// Word-major (c_k holds word k of blocks 0..15) to block-major out[0, 64):
+// within each 128-bit lane L, r_j holds block 4L + j; then the 4x4 lanes transpose.
+NABLA_AVX512 inline void store16(__m512i c0, __m512i c1, __m512i c2, __m512i c3, uint32_t* out) {
   const __m512i a = _mm512_unpacklo_epi32(c0, c1), b = _mm512_unpackhi_epi32(c0, c1);
   const __m512i c = _mm512_unpacklo_epi32(c2, c3), d = _mm512_unpackhi_epi32(c2, c3);
   const __m512i r0 = _mm512_unpacklo_epi64(a, c), r1 = _mm512_unpackhi_epi64(a, c);
@@ -73,6 +71,35 @@ NABLA_AVX512 inline void blocks16(uint64_t base, const uint32_t (&keys)[10][2], 
   _mm512_storeu_si512(out + 16, _mm512_shuffle_i32x4(t0, t1, 0xDD));
   _mm512_storeu_si512(out + 32, _mm512_shuffle_i32x4(t2, t3, 0x88));
   _mm512_storeu_si512(out + 48, _mm512_shuffle_i32x4(t2, t3, 0xDD));
+}
+
+// Thirty-two blocks, counters base + 0..31, to out[0, 128): two sets of
+// sixteen whose rounds interleave (each round waits on the previous
+// multiply; the other set fills that wait).
+NABLA_AVX512 inline void blocks32(uint64_t base, const uint32_t (&keys)[10][2], uint32_t* out) {
+  __m512i a0, a1, a2 = _mm512_setzero_si512(), a3 = _mm512_setzero_si512();
+  __m512i b0, b1, b2 = _mm512_setzero_si512(), b3 = _mm512_setzero_si512();
+  counters16(base, a0, a1);
+  counters16(base + 16, b0, b1);
+  for (int round = 0; round < 10; ++round) {
+    const __m512i k0 = _mm512_set1_epi32(static_cast<int>(keys[round][0]));
+    const __m512i k1 = _mm512_set1_epi32(static_cast<int>(keys[round][1]));
+    round16(a0, a1, a2, a3, k0, k1);
+    round16(b0, b1, b2, b3, k0, k1);
+  }
+  store16(a0, a1, a2, a3, out);
+  store16(b0, b1, b2, b3, out + 64);
+}
+
+// Sixteen blocks for counters base + 0..15, written block-major to out[0, 64).
+NABLA_AVX512 inline void blocks16(uint64_t base, const uint32_t (&keys)[10][2], uint32_t* out) {
+  __m512i c0, c1, c2 = _mm512_setzero_si512(), c3 = _mm512_setzero_si512();
+  counters16(base, c0, c1);
+  for (int round = 0; round < 10; ++round) {
+    round16(c0, c1, c2, c3, _mm512_set1_epi32(static_cast<int>(keys[round][0])),
+            _mm512_set1_epi32(static_cast<int>(keys[round][1])));
+  }
+  store16(c0, c1, c2, c3, out);
 }
 
 }  // namespace
@@ -89,6 +116,7 @@ NABLA_AVX512 void philox_blocks_avx512(uint64_t seed, uint64_t offset, uint64_t 
   }
   uint64_t base = offset + first;
   int64_t j = 0;
+  for (; j + 32 <= count; j += 32, base += 32) blocks32(base, keys, out + 4 * j);
   for (; j + 16 <= count; j += 16, base += 16) blocks16(base, keys, out + 4 * j);
   if (j < count) {  // the last few: a whole vector's worth, of which the first count - j are kept
     alignas(64) uint32_t tail[64];
