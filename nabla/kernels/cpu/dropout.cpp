@@ -20,7 +20,7 @@ void dropout(const Tensor& x_in, double p, uint64_t seed, uint64_t offset, const
     T* py = static_cast<T*>(out.raw_data());
     const T s = static_cast<T>(scale);
     parallel_for(0, x.numel(), kParallelGrain / 8, [&](int64_t b, int64_t e) {
-      // rand's elements (two per counter): the mask is rand(x.sizes(), kFloat64) < 1 - p.
+      // rand's stream (two elements per counter), its 53-bit uniforms compared with 1 - p.
       // Captured by value: through references, every store to the bool mask
       // (which may alias anything) reloaded them.
       for_each_draw<2>(seed, offset, b, e, [px, py, m, s, keep_prob](int64_t i, const uint32_t* w) {
