@@ -8,6 +8,9 @@
 //                                           x.sum({0}), x.reshape({3, 2}), x.permute({1, 0}) on [2, 3])
 //   factory/zeros_4, randn_4, zeros_like_4  per-call cost of a factory on 4 elements (nabla only: the
 //                                           factories run table ops, issue 15)
+//   random/dropout_64x128, dropout_64x1024  dropout(x, 0.5) on float32 (the CNN step's fc dropout and a
+//   random/rand_1M, randn_1M                wider one), rand/randn of 1M float32 (nabla only: the CPU
+//                                           kernels' Philox draws, bench/README.md)
 // Threads: NABLA_NUM_THREADS (read by nabla itself; compare.py sets it).
 #include <benchmark/benchmark.h>
 
@@ -80,6 +83,21 @@ void elementwise(benchmark::State& st, bool is_gelu) {
   st.SetBytesProcessed(st.iterations() * kElems * int64_t(sizeof(float)) * (is_gelu ? 2 : 3));
 }
 
+// The random kernels: Philox blocks plus each op's per-element formula.
+enum class RandomCall { Dropout, Rand, Randn };
+void random_op(benchmark::State& st, RandomCall f, int64_t rows, int64_t cols) {
+  nabla::NoGradGuard no_grad;
+  auto x = nabla::randn({rows, cols});
+  for (auto _ : st) {
+    nabla::Tensor y = f == RandomCall::Dropout ? nabla::dropout(x, 0.5)
+                      : f == RandomCall::Rand  ? nabla::rand({rows, cols})
+                                               : nabla::randn({rows, cols});
+    benchmark::DoNotOptimize(y.impl());
+  }
+  st.counters["Gelem_per_s"] =
+      benchmark::Counter(static_cast<double>(rows * cols) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,6 +119,13 @@ int main(int argc, char** argv) {
   }
   benchmark::RegisterBenchmark("elementwise/add_16M", elementwise, false)->UseRealTime()->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("elementwise/gelu_16M", elementwise, true)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  using RandomCase = std::tuple<const char*, RandomCall, int64_t, int64_t>;
+  for (auto [name, f, rows, cols] : {RandomCase{"random/dropout_64x128", RandomCall::Dropout, 64, 128},
+                                     RandomCase{"random/dropout_64x1024", RandomCall::Dropout, 64, 1024},
+                                     RandomCase{"random/rand_1M", RandomCall::Rand, 1024, 1024},
+                                     RandomCase{"random/randn_1M", RandomCall::Randn, 1024, 1024}}) {
+    benchmark::RegisterBenchmark(name, random_op, f, rows, cols)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -25,6 +25,11 @@ struct Philox {
     uint64_t c = offset + n;
     return block({uint32_t(c), uint32_t(c >> 32), 0u, 0u}, {uint32_t(seed), uint32_t(seed >> 32)});
   }
+  // Blocks first, ..., first + count - 1 of stream (seed, offset): block j's
+  // four words go to out[4 j .. 4 j + 3] and equal at(seed, offset, first + j).
+  // Much faster per block than `at` (AVX-512: sixteen counters per vector;
+  // elsewhere eight interleaved); the kernels draw through it.
+  static void blocks(uint64_t seed, uint64_t offset, uint64_t first, int64_t count, uint32_t* out);
   // Uniform in [0, 1) from 24 random bits (float) or 53 (double).
   static float to_unit_float(uint32_t x) { return static_cast<float>(x >> 8) * (1.0f / 16777216.0f); }
   static double to_unit_double(uint32_t hi, uint32_t lo) {

@@ -5,6 +5,7 @@
 #include "nabla/core/parallel.h"
 #include "nabla/core/random.h"
 #include "nabla/kernels/cpu/nn_util.h"
+#include "nabla/kernels/cpu/philox_draws.h"
 
 namespace nabla::cpu {
 
@@ -19,15 +20,18 @@ void dropout(const Tensor& x_in, double p, uint64_t seed, uint64_t offset, const
     T* py = static_cast<T*>(out.raw_data());
     const T s = static_cast<T>(scale);
     parallel_for(0, x.numel(), kParallelGrain / 8, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        auto w = Philox::at(seed, offset, static_cast<uint64_t>(i / 2));
-        int lane = static_cast<int>(i % 2) * 2;
-        bool keep = Philox::to_unit_double(w[lane], w[lane + 1]) < keep_prob;
+      // rand's stream (two elements per counter), its 53-bit uniforms compared with 1 - p.
+      // Captured by value: through references, every store to the bool mask
+      // (which may alias anything) reloaded them.
+      for_each_draw<2>(seed, offset, b, e, [px, py, m, s, keep_prob](int64_t i, const uint32_t* w) {
+        const bool keep = Philox::to_unit_double(w[0], w[1]) < keep_prob;
         m[i] = keep;
         // x * 0, not 0: a dropped NaN or inf stays NaN, as in PyTorch
         // (input * mask / (1 - p)), so a diverging network is not hidden.
-        py[i] = px[i] * (keep ? s : T(0));
-      }
+        // s * keep, not keep ? s : 0 (the same value): no branch to
+        // mispredict on a random mask, half the time at p = 0.5.
+        py[i] = px[i] * (s * static_cast<T>(keep));
+      });
     });
   });
 }

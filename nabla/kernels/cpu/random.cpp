@@ -9,6 +9,7 @@
 #include "nabla/core/random.h"
 #include "nabla/kernels/cpu/elementwise.h"
 #include "nabla/kernels/cpu/fill_by_index.h"
+#include "nabla/kernels/cpu/philox_draws.h"
 #include "nabla/ops/kernel_registry.h"
 
 namespace nabla {
@@ -19,23 +20,33 @@ namespace {
 
 uint64_t u64(int64_t attr) { return static_cast<uint64_t>(attr); }
 
-// Element i of rand's stream: two elements per Philox counter, 53 bits each.
-double uniform_at(uint64_t seed, uint64_t offset, int64_t i) {
-  auto w = Philox::at(seed, offset, static_cast<uint64_t>(i / 2));
-  const int lane = static_cast<int>(i % 2) * 2;
-  return Philox::to_unit_double(w[lane], w[lane + 1]);
+// out[i] = factory_value(value(i, w)) for the contiguous `out`, w being
+// element i's Philox words (cpu::for_each_draw: kPerCounter elements per
+// counter). Split across threads as cpu::fill_by_index; value is called from
+// several threads.
+template <int kPerCounter, class Fn>
+void fill_draws(const Tensor& out, uint64_t seed, uint64_t offset, Fn&& value) {
+  visit_dtype(out.dtype(), [&]<class T>() {
+    T* p = static_cast<T*>(out.raw_data());
+    parallel_for(0, out.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+      cpu::for_each_draw<kPerCounter>(seed, offset, b, e,
+                                      [&](int64_t i, const uint32_t* w) { p[i] = cpu::factory_value<T>(value(i, w)); });
+    });
+  });
 }
-// The value rand stores for element i in float64: rounded through float, as
+
+// rand's element from its two words (rand's stream: two elements per
+// counter, 53 bits each).
+double uniform(const uint32_t* w) { return Philox::to_unit_double(w[0], w[1]); }
+// The value rand stores for an element in float64: rounded through float, as
 // every factory stores values (cpu::factory_value). bernoulli and randperm
 // compare these values, so their results equal rand's.
-double stored_uniform_at(uint64_t seed, uint64_t offset, int64_t i) {
-  return static_cast<double>(static_cast<float>(uniform_at(seed, offset, i)));
-}
+double stored_uniform(const uint32_t* w) { return static_cast<double>(static_cast<float>(uniform(w))); }
 
 // Attrs: size, dtype, seed, offset, device.
 void rand_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
   const uint64_t seed = u64(a.i(2)), offset = u64(a.i(3));
-  cpu::fill_by_index(out[0], [&](int64_t i) { return uniform_at(seed, offset, i); });
+  fill_draws<2>(out[0], seed, offset, [](int64_t, const uint32_t* w) { return uniform(w); });
 }
 
 // Attrs: size, dtype, seed, offset, mean (none: 0), std (none: 1), device.
@@ -44,8 +55,7 @@ void rand_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
 void normal_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
   const double mean = a.is_none(4) ? 0.0 : a.f(4), std = a.is_none(5) ? 1.0 : a.f(5);
   const uint64_t seed = u64(a.i(2)), offset = u64(a.i(3));
-  cpu::fill_by_index(out[0], [&](int64_t i) {
-    auto w = Philox::at(seed, offset, static_cast<uint64_t>(i));
+  fill_draws<1>(out[0], seed, offset, [&](int64_t, const uint32_t* w) {
     const double u1 = Philox::to_unit_double(w[0], w[1]);
     const double u2 = Philox::to_unit_double(w[2], w[3]);
     const double r = std::sqrt(-2.0 * std::log(1.0 - u1));
@@ -59,8 +69,7 @@ void randint_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
   const int64_t low = a.i(4);
   const uint64_t range = static_cast<uint64_t>(a.i(5) - low);
   const uint64_t seed = u64(a.i(2)), offset = u64(a.i(3));
-  cpu::fill_by_index(out[0], [&](int64_t i) {
-    auto w = Philox::at(seed, offset, static_cast<uint64_t>(i));
+  fill_draws<1>(out[0], seed, offset, [&](int64_t, const uint32_t* w) {
     const uint64_t r = (uint64_t(w[0]) << 32 | w[1]) % range;
     return static_cast<double>(low + static_cast<int64_t>(r));
   });
@@ -70,7 +79,10 @@ void randint_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
 void bernoulli_scalar_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
   const double p = a.f(4);
   const uint64_t seed = u64(a.i(2)), offset = u64(a.i(3));
-  cpu::fill_by_index(out[0], [&](int64_t i) { return stored_uniform_at(seed, offset, i) < p ? 1.0 : 0.0; });
+  // A 0/1 from the comparison, not a ?: the compiler may branch on, which a
+  // random draw mispredicts (dropout's loop took 4x as long).
+  fill_draws<2>(out[0], seed, offset,
+                [&](int64_t, const uint32_t* w) { return static_cast<double>(stored_uniform(w) < p); });
 }
 
 // Input p; attrs: seed, offset. out[i] = 1 where rand's element i < p[i].
@@ -84,8 +96,8 @@ void bernoulli_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
       const double v = static_cast<double>(pp[i]);
       NABLA_CHECK(v >= 0.0 && v <= 1.0, "bernoulli: p must be in [0, 1], got ", v, " at flat index ", i);
     }
-    cpu::fill_by_index(out[0], [&](int64_t i) {
-      return stored_uniform_at(seed, offset, i) < static_cast<double>(pp[i]) ? 1.0 : 0.0;
+    fill_draws<2>(out[0], seed, offset, [&](int64_t i, const uint32_t* w) {
+      return static_cast<double>(stored_uniform(w) < static_cast<double>(pp[i]));  // 0/1 as above
     });
   });
 }
@@ -98,10 +110,10 @@ void randperm_kernel(Inputs, const Attrs& a, std::span<Tensor> out) {
   const uint64_t seed = u64(a.i(2)), offset = u64(a.i(3));
   std::vector<double> keys(static_cast<std::size_t>(n));
   std::vector<int64_t> perm(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    keys[i] = stored_uniform_at(seed, offset, i);
+  cpu::for_each_draw<2>(seed, offset, 0, n, [&](int64_t i, const uint32_t* w) {
+    keys[i] = stored_uniform(w);
     perm[i] = i;
-  }
+  });
   std::stable_sort(perm.begin(), perm.end(), [&](int64_t x, int64_t y) { return keys[x] < keys[y]; });
   visit_dtype(out[0].dtype(), [&]<class T>() {
     T* o = static_cast<T*>(out[0].raw_data());
