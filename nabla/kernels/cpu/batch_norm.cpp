@@ -6,6 +6,9 @@
 //   native_batch_norm_backward: one pass for sum(dy) and sum(dy (x - mean)),
 //                               one writing dx;
 //   channel_affine:             one pass.
+// native_batch_norm_relu and its backward are the same kernels with ReLU
+// applied as y is written, and the gradient masked where y <= 0 as dy is
+// read (relu's threshold_backward, folded into both backward passes).
 // They walk x in its own memory: NCHW (a contiguous run of H*W values per
 // batch and channel: "planar") or channels-last NHWC and [N, C] inputs (runs
 // of C values, one per channel: "interleaved"). Other strides are copied to
@@ -30,7 +33,8 @@
 
 namespace nabla {
 
-extern const OpDef native_batch_norm_op, native_batch_norm_backward_op, channel_affine_op;
+extern const OpDef native_batch_norm_op, native_batch_norm_backward_op, native_batch_norm_relu_op,
+    native_batch_norm_relu_backward_op, channel_affine_op;
 
 namespace cpu {
 namespace {
@@ -171,27 +175,47 @@ void split_mean(double mean, T& hi, T& lo) {
   lo = std::isfinite(mean) ? static_cast<T>(mean - static_cast<double>(hi)) : T(0);
 }
 
-// (x - c) * s + b per channel, constants in T: the normalizing pass of the
-// forward, and channel_affine.
-template <class T>
+// relu's value, bit for bit (kernels/cpu/unary_ops.cpp: NaN kept, -0 -> +0).
+template <bool Relu, class T>
+T relu_if(T v) {
+  if constexpr (Relu) return !(v <= T(0)) ? v : T(0);
+  return v;
+}
+
+// (x - c) * s + b per channel, constants in T, then ReLU when Relu: the
+// normalizing pass of the forward, and channel_affine.
+template <class T, bool Relu = false>
 struct AffineMap {
   const T* __restrict x;
   T* __restrict y;
   const T *hi, *lo, *s, *b;
   void plane(int64_t c, int64_t at, int64_t len) const {
     const T h = hi[c], l = lo[c], sc = s[c], sh = b[c];
-    for (int64_t i = at; i < at + len; ++i) y[i] = ((x[i] - h) - l) * sc + sh;
+    for (int64_t i = at; i < at + len; ++i) y[i] = relu_if<Relu>(((x[i] - h) - l) * sc + sh);
   }
   void rows(int64_t at, int64_t nrows, int64_t C) const {
     for (int64_t r = 0; r < nrows; ++r, at += C)
-      for (int64_t c = 0; c < C; ++c) y[at + c] = ((x[at + c] - hi[c]) - lo[c]) * s[c] + b[c];
+      for (int64_t c = 0; c < C; ++c) y[at + c] = relu_if<Relu>(((x[at + c] - hi[c]) - lo[c]) * s[c] + b[c]);
+  }
+};
+
+// The gradient reaching batch norm's output: dy, or with ReLU after it
+// (`y` its output) relu's threshold_backward(dy, y, 0): 0 where y <= 0, dy
+// elsewhere (a NaN y passes dy, as in PyTorch).
+template <class T, bool Relu>
+struct GradIn {
+  const T* __restrict dy;
+  const T* __restrict y;  // read only when Relu
+  T operator[](int64_t i) const {
+    if constexpr (Relu) return y[i] <= T(0) ? T(0) : dy[i];
+    return dy[i];
   }
 };
 
 // dx = a dy + k (x - mean) + d per channel (the backward's second pass).
-template <class T>
+template <class T, bool Relu>
 struct BackwardMap {
-  const T* __restrict dy;
+  GradIn<T, Relu> dy;
   const T* __restrict x;
   T* __restrict dx;
   const T *hi, *lo, *a, *k, *d;
@@ -258,7 +282,9 @@ std::vector<T> as(const std::vector<double>& v) {
 }
 
 // inputs: input[, weight][, bias]; attrs: eps, has_weight, has_bias.
-// outputs: y, mean, var (biased).
+// outputs: y, mean, var (biased); y = relu(batch norm) when Relu
+// (native_batch_norm_relu).
+template <bool Relu>
 void native_batch_norm_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const bool planar = planar_input(in[0]);
   const Tensor x = to_layout(in[0], planar);
@@ -267,7 +293,7 @@ void native_batch_norm_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) 
   const bool has_w = a.b(1), has_b = a.b(2);
   const std::vector<double> w = channel_values(has_w ? in[1] : Tensor(), C, 1.0);
   const std::vector<double> b = channel_values(has_b ? in[1 + has_w] : Tensor(), C, 0.0);
-  visit_float(x.dtype(), "native_batch_norm", [&]<class T>() {
+  visit_float(x.dtype(), Relu ? "native_batch_norm_relu" : "native_batch_norm", [&]<class T>() {
     std::vector<double> mean, var;
     channel_stats(x.data_ptr<T>(), g, mean, var);
     std::vector<T> hi(static_cast<std::size_t>(C)), lo(hi.size()), scale(hi.size());
@@ -278,7 +304,8 @@ void native_batch_norm_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) 
     }
     const std::vector<T> shift = as<T>(b);
     write_in_layout(out[0], planar, [&](Tensor& y) {
-      channel_map(g, AffineMap<T>{x.data_ptr<T>(), y.data_ptr<T>(), hi.data(), lo.data(), scale.data(), shift.data()});
+      channel_map(g, AffineMap<T, Relu>{x.data_ptr<T>(), y.data_ptr<T>(), hi.data(), lo.data(), scale.data(),
+                                        shift.data()});
     });
     std::copy(mean.begin(), mean.end(), out[1].data_ptr<T>());
     std::copy(var.begin(), var.end(), out[2].data_ptr<T>());
@@ -293,19 +320,27 @@ void native_batch_norm_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) 
 // only centers the sums: the first pass also sums x - mean, whose average is
 // what a mean rounded to x's dtype is off by (5e-4 for float32 values around
 // 1e4), and the formula then uses x's exact mean.
+// With Relu (native_batch_norm_relu_backward: inputs grad_output, input,
+// mean, var, output[, weight]) dy is masked by relu's rule on the output as
+// both passes read it: the values native_batch_norm_backward computes from
+// threshold_backward(dy, output, 0), without that pass and its tensor.
+template <bool Relu>
 void native_batch_norm_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const bool planar = planar_input(in[1]);
   const Tensor x = to_layout(in[1], planar);
   const Tensor dy = to_layout(in[0], planar);
+  const Tensor y = Relu ? to_layout(in[4], planar) : Tensor();
+  const std::size_t weight_at = Relu ? 5 : 4;
   const Geometry g = geometry_of(x, planar);
   const int64_t C = g.channels;
   const double n = static_cast<double>(g.count());
   const std::vector<double> given_mean = channel_values(in[2], C, 0.0), var = channel_values(in[3], C, 0.0);
-  const std::vector<double> w = channel_values(in.size() == 5 ? in[4] : Tensor(), C, 1.0);
-  visit_float(x.dtype(), "native_batch_norm_backward", [&]<class T>() {
+  const std::vector<double> w = channel_values(in.size() > weight_at ? in[weight_at] : Tensor(), C, 1.0);
+  visit_float(x.dtype(), Relu ? "native_batch_norm_relu_backward" : "native_batch_norm_backward", [&]<class T>() {
     std::vector<T> hi(static_cast<std::size_t>(C)), lo(hi.size());
     for (std::size_t c = 0; c < hi.size(); ++c) hi[c] = static_cast<T>(given_mean[c]);
-    const T *px = x.data_ptr<T>(), *pdy = dy.data_ptr<T>(), *h = hi.data();
+    const T *px = x.data_ptr<T>(), *h = hi.data();
+    const GradIn<T, Relu> pdy{dy.data_ptr<T>(), Relu ? y.data_ptr<T>() : nullptr};
     // Per channel: sum(dy), sum(dy (x - hi)), sum(x - hi).
     const Sums<3> s = channel_sums<3>(g, [px, pdy, h](int64_t c, int64_t i) {
       const double d = static_cast<double>(pdy[i]), xc = static_cast<double>(px[i] - h[c]);
@@ -326,7 +361,7 @@ void native_batch_norm_backward_kernel(Inputs in, const Attrs& a, std::span<Tens
       db[c] = static_cast<T>(sum_dy);
     }
     write_in_layout(out[0], planar, [&](Tensor& dx) {
-      channel_map(g, BackwardMap<T>{pdy, px, dx.data_ptr<T>(), h, lo.data(), ka.data(), kk.data(), kd.data()});
+      channel_map(g, BackwardMap<T, Relu>{pdy, px, dx.data_ptr<T>(), h, lo.data(), ka.data(), kk.data(), kd.data()});
     });
   });
 }
@@ -349,8 +384,10 @@ void channel_affine_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
 }
 
 const KernelRegistrar kBatchNormKernels{DeviceType::CPU, {
-    {native_batch_norm_op, native_batch_norm_kernel},
-    {native_batch_norm_backward_op, native_batch_norm_backward_kernel},
+    {native_batch_norm_op, native_batch_norm_kernel<false>},
+    {native_batch_norm_backward_op, native_batch_norm_backward_kernel<false>},
+    {native_batch_norm_relu_op, native_batch_norm_kernel<true>},
+    {native_batch_norm_relu_backward_op, native_batch_norm_backward_kernel<true>},
     {channel_affine_op, channel_affine_kernel},
 }};
 
