@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "nabla/nn/activation.h"
+#include "nabla/nn/batchnorm.h"
 #include "nabla/nn/conv.h"
 #include "nabla/nn/linear.h"
 #include "nabla/ops/autocast.h"
@@ -42,6 +43,9 @@ namespace {
 bool fusable_conv(const Module& a) {
   return typeid(a) == typeid(Conv2d) && static_cast<const Conv2d&>(a).data_format == "NCHW" && !is_autocast_enabled();
 }
+// Exactly a BatchNorm2d in training mode then exactly a ReLU: one
+// batch_norm_relu (BatchNorm2d::forward_relu; either data format).
+bool fusable_batch_norm(const Module& a) { return typeid(a) == typeid(BatchNorm2d) && a.is_training(); }
 }  // namespace
 
 Tensor Sequential::forward(const Tensor& x) {
@@ -60,6 +64,14 @@ Tensor Sequential::forward(const Tensor& x) {
         const auto& c = static_cast<const Conv2d&>(*modules_[i]);
         y = conv2d_relu(y, c.weight, c.bias, c.stride.list(), c.padding.list(), c.dilation.list(), c.groups);
         i = j;
+        continue;
+      }
+    }
+    if (fusable_batch_norm(*modules_[i]) && i + 1 < modules_.size()) {
+      const Module& next = *modules_[i + 1];
+      if (typeid(next) == typeid(ReLU)) {
+        y = static_cast<BatchNorm2d&>(*modules_[i]).forward_relu(y);
+        ++i;
         continue;
       }
     }
