@@ -204,8 +204,10 @@ struct AffineMap {
 // The gradient reaching batch norm's output: dy, or with ReLU after it
 // (`y` its output) relu's threshold_backward(dy, y, 0): 0 where y <= 0, dy
 // elsewhere (a NaN y passes dy, as in PyTorch). The mask is an AND of dy's
-// bits (+0 where cleared): GCC turns `y <= 0 ? 0 : dy` into a branch in the
-// statistics loop, which then does not vectorize (5-10x slower).
+// bits (+0 where cleared), made without a branch: GCC turns `y <= 0 ? 0 : dy`
+// into one in the statistics loop, which then does not vectorize (5-10x
+// slower), and a branch in the scalar remainders (all of a 2x2 plane)
+// mispredicts on ReLU's half-zero outputs.
 template <class T, bool Relu>
 struct GradIn {
   using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>>;
@@ -213,7 +215,7 @@ struct GradIn {
   const T* __restrict y;  // read only when Relu
   T operator[](int64_t i) const {
     if constexpr (Relu) {
-      const Bits keep = y[i] <= T(0) ? Bits(0) : static_cast<Bits>(~Bits(0));
+      const Bits keep = static_cast<Bits>(Bits(0) - static_cast<Bits>(!(y[i] <= T(0))));  // 0 or all ones
       return std::bit_cast<T>(static_cast<Bits>(std::bit_cast<Bits>(dy[i]) & keep));
     }
     return dy[i];
