@@ -342,6 +342,26 @@ void native_batch_norm_backward_kernel(Inputs in, const Attrs& a, std::span<Tens
   const Tensor y = Relu ? to_layout(in[4], planar) : Tensor();
   const std::size_t weight_at = Relu ? 5 : 4;
   const Geometry g = geometry_of(x, planar);
+  if constexpr (Relu) {
+    // Planes of fewer than 8 values (ResNet-18's 2x2 layer4 at 64x64 images)
+    // run only the loops' scalar remainders, where reading the mask costs
+    // more than the pass it saves (1.25-1.5x the unfused time): mask dy in
+    // one vectorized pass over the whole tensor, then the plain kernel.
+    if (g.planar && g.inner < 8) {
+      Tensor masked = make_empty(dy.sizes(), dy.dtype(), dy.device(), MemoryFormat::Contiguous);
+      visit_float(dy.dtype(), "native_batch_norm_relu_backward", [&]<class T>() {
+        const GradIn<T, true> m{dy.data_ptr<T>(), y.data_ptr<T>()};
+        T* __restrict q = masked.data_ptr<T>();
+        const int64_t total = dy.numel();
+        parallel_for(0, total, kParallelGrain, [&](int64_t i0, int64_t i1) {
+          for (int64_t i = i0; i < i1; ++i) q[i] = m[i];
+        });
+      });
+      TensorList plain{masked, x, in[2], in[3]};
+      if (in.size() > weight_at) plain.push_back(in[weight_at]);
+      return native_batch_norm_backward_kernel<false>(Inputs(plain.data(), plain.size()), a, out);
+    }
+  }
   const int64_t C = g.channels;
   const double n = static_cast<double>(g.count());
   const std::vector<double> given_mean = channel_values(in[2], C, 0.0), var = channel_values(in[3], C, 0.0);
