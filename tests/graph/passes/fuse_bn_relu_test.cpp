@@ -58,6 +58,28 @@ TEST(GraphPassFuseBnRelu, ForwardBecomesOneNode) {
   EXPECT_EQ(count_in(sess.plan_text({t.y}, t.feeds()), "native_batch_norm_relu("), 1);
 }
 
+// bfloat16 (computed in float32, as eager): the fused plan gives eager's
+// unfused values and gradients.
+TEST(GraphPassFuseBnRelu, BFloat16AsEager) {
+  manual_seed(8);
+  Graph g;
+  Tensor x = g.placeholder(kBFloat16, {2, 3, 4, 5}, "x");
+  Tensor gy = g.placeholder(kBFloat16, {2, 3, 4, 5}, "gy");
+  Tensor y = relu(batch_norm(x, Tensor(), Tensor(), Tensor(), Tensor(), true));
+  std::vector<Tensor> dx = gradients({y}, {x}, {gy});
+  Tensor xv = randn({2, 3, 4, 5}).to(kBFloat16), gv = randn({2, 3, 4, 5}).to(kBFloat16);
+  Session sess(g);
+  const std::vector<Tensor> r = sess.run({y, dx[0]}, {{x, xv}, {gy, gv}});
+  const std::string plan = sess.plan_text({y, dx[0]}, {{x, xv}, {gy, gv}});
+  EXPECT_EQ(count_in(plan, "native_batch_norm_relu("), 1) << plan;
+  EXPECT_EQ(count_in(plan, "native_batch_norm_relu_backward("), 1) << plan;
+  Tensor xe = xv.clone().requires_grad_();
+  Tensor ye = relu(batch_norm(xe, Tensor(), Tensor(), Tensor(), Tensor(), true));
+  ye.backward(gv);
+  EXPECT_TRUE(same_bits(r[0], ye.detach()));
+  EXPECT_TRUE(same_bits(r[1], xe.grad()));
+}
+
 TEST(GraphPassFuseBnRelu, LeavesASharedOrFetchedBatchNormOutputAlone) {
   manual_seed(2);
   BnGraph t;
