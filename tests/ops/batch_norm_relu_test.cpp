@@ -106,36 +106,45 @@ TEST(BatchNormRelu, MatchesBatchNormThenReluBitForBit) {
 
 // NaN, inf and -inf each in a channel of their own: batch norm makes those
 // channels NaN (the mean or variance is), relu keeps NaN, and
-// threshold_backward passes the gradient where y is NaN.
+// threshold_backward passes the gradient where y is NaN. 3x3 planes take the
+// backward kernel's small-plane path (mask, then the plain loops), 6x6 its
+// fused loops.
 TEST(BatchNormRelu, NaNAndInfinitiesAsBatchNormThenRelu) {
   for (DType dt : {kFloat64, kFloat32}) {
-    for (bool channels_last : {false, true}) {
-      Tensor x = sample({2, 4, 3, 3}, -2, 2, 3);
-      std::vector<double> v = values(x);
-      v[0 * 9 + 4] = kNaN;        // batch 0, channel 0
-      v[1 * 9 + 2] = kInf;        // batch 0, channel 1
-      v[(4 + 2) * 9 + 7] = -kInf;  // batch 1, channel 2
-      x = from_values(v, x.sizes(), dt);
-      Tensor g = sample({2, 4, 3, 3}, -1, 1, 4).to(dt);
-      if (channels_last) {
-        x = contiguous(x, MemoryFormat::ChannelsLast);
-        g = contiguous(g, MemoryFormat::ChannelsLast);
-      }
-      Tensor w = sample({4}, 0.5, 1.5, 5).to(dt), b = sample({4}, -1, 1, 6).to(dt);
-      const BnRun fused = run(true, x, w, b, g), unfused = run(false, x, w, b, g);
-      expect_same(fused, unfused, std::string(dtype_name(dt)) + (channels_last ? " channels-last" : " NCHW"));
-      // The test means something: channels 0-2 are NaN, channel 3 is finite and half cut by ReLU.
-      std::vector<double> y = values(fused.y);
-      EXPECT_TRUE(std::isnan(y[0]) && std::isnan(y[9]) && std::isnan(y[18])) << y[0];
-      int zeros = 0;
-      for (int64_t n = 0; n < 2; ++n)
-        for (int64_t i = 0; i < 9; ++i) {
-          const double yi = y[static_cast<std::size_t>((n * 4 + 3) * 9 + i)];
-          EXPECT_TRUE(std::isfinite(yi) && yi >= 0) << yi;
-          zeros += yi == 0;
+    for (int64_t side : {3, 6}) {
+      for (bool channels_last : {false, true}) {
+        const int64_t P = side * side;  // values per plane
+        Tensor x = sample({2, 4, side, side}, -2, 2, 3);
+        std::vector<double> v = values(x);
+        v[static_cast<std::size_t>(0 * P + 4)] = kNaN;          // batch 0, channel 0
+        v[static_cast<std::size_t>(1 * P + 2)] = kInf;          // batch 0, channel 1
+        v[static_cast<std::size_t>((4 + 2) * P + 7)] = -kInf;  // batch 1, channel 2
+        x = from_values(v, x.sizes(), dt);
+        Tensor g = sample({2, 4, side, side}, -1, 1, 4).to(dt);
+        if (channels_last) {
+          x = contiguous(x, MemoryFormat::ChannelsLast);
+          g = contiguous(g, MemoryFormat::ChannelsLast);
         }
-      EXPECT_GT(zeros, 2);
-      EXPECT_LT(zeros, 16);
+        Tensor w = sample({4}, 0.5, 1.5, 5).to(dt), b = sample({4}, -1, 1, 6).to(dt);
+        const BnRun fused = run(true, x, w, b, g), unfused = run(false, x, w, b, g);
+        const std::string what = std::string(dtype_name(dt)) + " " + std::to_string(side) + "x" +
+                                 std::to_string(side) + (channels_last ? " channels-last" : " NCHW");
+        expect_same(fused, unfused, what);
+        // The test means something: channels 0-2 are NaN, channel 3 is finite and half cut by ReLU.
+        std::vector<double> y = values(fused.y);
+        EXPECT_TRUE(std::isnan(y[0]) && std::isnan(y[static_cast<std::size_t>(P)]) &&
+                    std::isnan(y[static_cast<std::size_t>(2 * P)]))
+            << y[0];
+        int zeros = 0;
+        for (int64_t n = 0; n < 2; ++n)
+          for (int64_t i = 0; i < P; ++i) {
+            const double yi = y[static_cast<std::size_t>((n * 4 + 3) * P + i)];
+            EXPECT_TRUE(std::isfinite(yi) && yi >= 0) << yi;
+            zeros += yi == 0;
+          }
+        EXPECT_GT(zeros, P / 4);
+        EXPECT_LT(zeros, 2 * P - P / 4);
+      }
     }
   }
 }
@@ -149,9 +158,13 @@ TEST(BatchNormRelu, BackwardMasksLikeThresholdBackward) {
   const OpDef* plain = find_op("native_batch_norm_backward");
   ASSERT_TRUE(fused && plain);
   for (DType dt : {kFloat64, kFloat32}) {
-    for (bool channels_last : {false, true}) {
-      Tensor x = sample({3, 2, 4, 5}, -2, 2, 7).to(dt), dy = sample({3, 2, 4, 5}, -1, 1, 8).to(dt);
-      std::vector<double> yv = values(sample({3, 2, 4, 5}, -1, 1, 9));
+    // 4x5 planes take the kernel's small-plane path (mask, then the plain
+    // loops), 6x7 its fused loops; each NCHW and channels-last.
+    for (int variant = 0; variant < 4; ++variant) {
+      const bool channels_last = variant & 1;
+      const Shape s = variant & 2 ? Shape{3, 2, 6, 7} : Shape{3, 2, 4, 5};
+      Tensor x = sample(s, -2, 2, 7).to(dt), dy = sample(s, -1, 1, 8).to(dt);
+      std::vector<double> yv = values(sample(s, -1, 1, 9));
       for (std::size_t i = 0; i < yv.size(); i += 7) yv[i] = kNaN;
       for (std::size_t i = 3; i < yv.size(); i += 11) yv[i] = 0.0;
       for (std::size_t i = 5; i < yv.size(); i += 13) yv[i] = -0.0;
@@ -171,7 +184,8 @@ TEST(BatchNormRelu, BackwardMasksLikeThresholdBackward) {
       const TensorList got = call(*fused, Inputs(in.data(), in.size()), {1e-5});
       const TensorList masked_in{threshold_backward(dy, y, 0.0), x, mean, var, w};
       const TensorList want = call(*plain, Inputs(masked_in.data(), masked_in.size()), {1e-5});
-      const std::string what = std::string(dtype_name(dt)) + (channels_last ? " channels-last" : " NCHW");
+      const std::string what = std::string(dtype_name(dt)) + " " + detail::concat(s) +
+                               (channels_last ? " channels-last" : " NCHW");
       for (std::size_t k = 0; k < 3; ++k) EXPECT_TRUE(same_bits(got[k], want[k])) << what << " output " << k;
       // The generic kernel (ops: threshold_backward, then native_batch_norm_backward's formula).
       const KernelFn generic = find_kernel(*fused, DeviceType::Opaque);
