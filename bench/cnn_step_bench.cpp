@@ -11,7 +11,7 @@
 //
 // Usage: cnn_step_bench [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers]
 //                       [--profile] [--autocast] [--channels-last] [--no-winograd]
-//                       [--layout-pass]
+//                       [--layout-pass] [--model fashion|resnet18] [--size S]
 // Prints one line of key=value pairs (parsed by cnn_compare.sh, cnn_tf_compare.py and autocast_compare.sh):
 //   impl=nabla threads=.. mode=.. params=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=.. autocast=off|bf16
 //   format=nchw|channels_last winograd=on|off winograd_calls=.. (oneDNN convolution calls that ran Winograd)
@@ -37,6 +37,12 @@
 // --layers (eager) adds the time of each phase of the step (forward, backward,
 // step) and of every op of the model called on its own (forward and the
 // backward ops its gradient calls), best of S runs each.
+// --model resnet18 times zoo::resnet18 (10 classes) on [B, 3, S, S] images
+// (--size, default 64) instead: training-mode batch norm -> relu in every
+// block, run as native_batch_norm_relu eagerly and in compiled steps (issue
+// 20). Its --layers breakdown is batch norm + ReLU at ResNet-18's four
+// shapes, forward and backward, fused against batch norm then relu, in
+// interleaved rounds (S rounds).
 #include <sys/resource.h>
 #include <time.h>
 
@@ -76,6 +82,8 @@ struct Args {
   std::string mode = "eager";
   int threads = 1, warmup = 5, steps = 30, batch = 64;
   bool layers = false, profile = false, autocast = false, channels_last = false, winograd = true, layout_pass = false;
+  std::string model = "fashion";
+  int size = 64;  // resnet18's image side
 };
 
 Args parse(int argc, char** argv) {
@@ -110,13 +118,22 @@ Args parse(int argc, char** argv) {
       a.winograd = false;
     else if (!std::strcmp(argv[i], "--layout-pass"))
       a.layout_pass = true;
+    else if (!std::strcmp(argv[i], "--model") && i + 1 < argc)
+      a.model = argv[++i];
+    else if (!std::strcmp(argv[i], "--size"))
+      next(a.size);
     else {
       std::fprintf(stderr,
                    "usage: %s [--mode eager|compiled] [--threads N] [--warmup W] [--steps S] [--batch B] [--layers] "
-                   "[--profile] [--autocast] [--channels-last] [--no-winograd] [--layout-pass]\n",
+                   "[--profile] [--autocast] [--channels-last] [--no-winograd] [--layout-pass] "
+                   "[--model fashion|resnet18] [--size S]\n",
                    argv[0]);
       std::exit(2);
     }
+  }
+  if (a.model != "fashion" && a.model != "resnet18") {
+    std::fprintf(stderr, "unknown --model %s (fashion|resnet18)\n", a.model.c_str());
+    std::exit(2);
   }
   if (a.mode != "eager" && a.mode != "compiled") {
     std::fprintf(stderr, "unknown --mode %s (eager|compiled)\n", a.mode.c_str());
@@ -130,9 +147,11 @@ Args parse(int argc, char** argv) {
 }
 
 // The model of `nabla train` itself (an nn::Sequential: a Conv2d followed by
-// a ReLU runs as one conv2d_relu op, eagerly and in compiled graphs).
+// a ReLU runs as one conv2d_relu op, eagerly and in compiled graphs), or ResNet-18.
 struct Net {
-  nn::ModulePtr model = zoo::fashion_cnn();
+  explicit Net(const std::string& name)
+      : model(name == "resnet18" ? nn::ModulePtr(zoo::resnet18({.num_classes = 10})) : zoo::fashion_cnn()) {}
+  nn::ModulePtr model;
   Tensor forward(const Tensor& x) { return model->forward(x); }
   std::vector<Tensor> parameters() { return model->parameters(); }
 };
@@ -227,6 +246,76 @@ void op_breakdown(int64_t B, int reps, DType dt) {
   }
 }
 
+// Batch norm (training mode) + ReLU at ResNet-18's block shapes for
+// [B, 3, S, S] images, as the table ops the step runs: forward
+// native_batch_norm then relu against native_batch_norm_relu; backward
+// threshold_backward then native_batch_norm_backward against
+// native_batch_norm_relu_backward. Each round times every variant (the mean
+// of `calls` calls); the ranges over rounds are printed, and the ratio fused /
+// unfused of each round. The ops are looked up by name, so that this file
+// also builds against a nabla without them (to time the step before them).
+void bn_relu_breakdown(int64_t B, int64_t S, int rounds) {
+  const OpDef *bn = find_op("native_batch_norm"), *bn_bwd = find_op("native_batch_norm_backward");
+  const OpDef *fused = find_op("native_batch_norm_relu"), *fused_bwd = find_op("native_batch_norm_relu_backward");
+  if (!fused || !fused_bwd) {
+    std::printf("no native_batch_norm_relu in this build: no breakdown\n");
+    return;
+  }
+  NoGradGuard no_grad;
+  std::printf("%-34s %24s %24s %22s\n", "bn + relu, float32 (ms per call)", "unfused min/med/max",
+              "fused min/med/max", "fused/unfused min/med/max");
+  for (int64_t c = 64, side = S / 4; c <= 512; c *= 2, side /= 2) {
+    Tensor x = randn({B, c, side, side}), w = rand({c}) + 0.5, b = randn({c}), dy = randn({B, c, side, side});
+    const TensorList fwd_in{x, w, b};
+    const Attrs fwd_attrs{1e-5, true, true};
+    TensorList out = call(*fused, Inputs(fwd_in.data(), fwd_in.size()), fwd_attrs);
+    const Tensor y = out[0], mean = out[1], var = out[2];
+    const TensorList bwd_in{dy, x, mean, var, w}, fused_bwd_in{dy, x, mean, var, y, w};
+    const int calls = std::max<int>(3, static_cast<int>(4'000'000 / x.numel()));
+    auto time = [&](const std::function<void()>& fn) {
+      auto t0 = Clock::now();
+      for (int k = 0; k < calls; ++k) fn();
+      return ms_between(t0, Clock::now()) / calls;
+    };
+    struct Variant {
+      std::function<void()> fn;
+      std::vector<double> ms;
+    };
+    Variant v[4] = {
+        {[&] { relu(call(*bn, Inputs(fwd_in.data(), fwd_in.size()), fwd_attrs)[0]); }, {}},
+        {[&] { call(*fused, Inputs(fwd_in.data(), fwd_in.size()), fwd_attrs); }, {}},
+        {[&] {
+           TensorList in = bwd_in;
+           in[0] = threshold_backward(dy, y, 0.0);
+           call(*bn_bwd, Inputs(in.data(), in.size()), {1e-5});
+         },
+         {}},
+        {[&] { call(*fused_bwd, Inputs(fused_bwd_in.data(), fused_bwd_in.size()), {1e-5}); }, {}},
+    };
+    for (Variant& k : v) k.fn();  // warm-up
+    for (int r = 0; r < rounds; ++r)
+      for (int k = 0; k < 4; ++k) {
+        Variant& var_k = v[(k + r) % 4];  // the order rotates from round to round
+        var_k.ms.push_back(time(var_k.fn));
+      }
+    auto range = [](std::vector<double> t) {
+      std::sort(t.begin(), t.end());
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.3f/%.3f/%.3f", t.front(), t[t.size() / 2], t.back());
+      return std::string(buf);
+    };
+    for (int pass = 0; pass < 2; ++pass) {
+      std::vector<double> ratio;
+      for (int r = 0; r < rounds; ++r) ratio.push_back(v[2 * pass + 1].ms[r] / v[2 * pass].ms[r]);
+      char name[64];
+      std::snprintf(name, sizeof name, "%s [%lld,%lld,%lld,%lld]", pass == 0 ? "fwd" : "bwd", static_cast<long long>(B),
+                    static_cast<long long>(c), static_cast<long long>(side), static_cast<long long>(side));
+      std::printf("%-34s %24s %24s %22s\n", name, range(v[2 * pass].ms).c_str(), range(v[2 * pass + 1].ms).c_str(),
+                  range(ratio).c_str());
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -234,8 +323,9 @@ int main(int argc, char** argv) {
   set_num_threads(a.threads);
   onednn::set_winograd(a.winograd);
   manual_seed(0);
-  Net net;
-  Tensor x = randn({a.batch, 1, 28, 28});
+  Net net(a.model);
+  const bool resnet = a.model == "resnet18";
+  Tensor x = resnet ? randn({a.batch, 3, a.size, a.size}) : randn({a.batch, 1, 28, 28});
   Tensor target = randint(0, 10, {a.batch});
   if (a.channels_last) {
     nn::to(*net.model, MemoryFormat::ChannelsLast);  // the convolution weights
@@ -306,12 +396,15 @@ int main(int argc, char** argv) {
     std::printf("%-32s %10.3f\n", "zero_grad + forward + loss", t_fwd);
     std::printf("%-32s %10.3f\n", "backward", t_bwd);
     std::printf("%-32s %10.3f\n", "Adam step", t_opt);
-    op_breakdown(a.batch, a.steps, a.autocast ? kBFloat16 : kFloat32);
+    if (resnet)
+      bn_relu_breakdown(a.batch, a.size, a.steps);
+    else
+      op_breakdown(a.batch, a.steps, a.autocast ? kBFloat16 : kFloat32);
   }
   std::printf(
-      "impl=nabla threads=%d mode=%s params=%lld batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f "
+      "impl=nabla model=%s threads=%d mode=%s params=%lld batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f "
       "peak_rss_mib=%.1f final_loss=%.5f autocast=%s format=%s layout_pass=%s winograd=%s winograd_calls=%lld backoffs=%lld\n",
-      a.threads, a.mode.c_str(), static_cast<long long>(params), a.batch, a.steps, median, best, cpu_median, rss,
+      a.model.c_str(), a.threads, a.mode.c_str(), static_cast<long long>(params), a.batch, a.steps, median, best, cpu_median, rss,
       loss_value, a.autocast ? "bf16" : "off", a.channels_last ? "channels_last" : "nchw",
       a.layout_pass || (compiled && a.channels_last) ? "on" : "off", a.winograd ? "on" : "off", static_cast<long long>(onednn::conv_counts().winograd),
       static_cast<long long>(parallel_backoff_events()));

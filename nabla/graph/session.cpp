@@ -16,6 +16,7 @@
 #include "nabla/graph/passes/conv_layout.h"
 #include "nabla/graph/passes/dead_code.h"
 #include "nabla/graph/passes/fold_conv_bn.h"
+#include "nabla/graph/passes/fuse_bn_relu.h"
 #include "nabla/graph/passes/fuse_conv.h"
 #include "nabla/graph/passes/fuse_elementwise.h"
 #include "nabla/graph/passes/memory_plan.h"
@@ -245,6 +246,10 @@ Session::Plan& Session::plan_for(Specialization& spec, const std::vector<ValueRe
       fold_conv_batch_norm(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
   if (on_cpu && options_.optimize && options_.fuse && fuse_conv_relu(plan->graph, plan->fetches) > 0)
+    prune_to_fetches(plan->graph, plan->fetches);
+  // Training-mode batch norm -> relu, forward and backward (before the
+  // elementwise chains, which would take the relu and its mask).
+  if (on_cpu && options_.optimize && options_.fuse && fuse_batch_norm_relu(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);
   if (on_cpu && options_.optimize && options_.fuse && fuse_elementwise(plan->graph, plan->fetches) > 0)
     prune_to_fetches(plan->graph, plan->fetches);

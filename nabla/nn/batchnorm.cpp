@@ -41,7 +41,9 @@ void BatchNormBase::reset_parameters() {
   init::zeros_(bias);
 }
 
-Tensor BatchNormBase::forward(const Tensor& x) {
+Tensor BatchNormBase::forward(const Tensor& x) { return normalize(x, false); }
+
+Tensor BatchNormBase::normalize(const Tensor& x, bool relu) {
   check_input(x);
   double factor = momentum.value_or(0.0);
   // A frozen layer (trainable(false)) runs in inference mode, as Keras's.
@@ -59,7 +61,7 @@ Tensor BatchNormBase::forward(const Tensor& x) {
   }
   // Without tracking, running_mean is undefined and batch stats are used in eval too.
   bool use_batch_stats = training || !running_mean.defined();
-  return batch_norm(x, running_mean, running_var, weight, bias, use_batch_stats, factor, eps);
+  return (relu ? batch_norm_relu : batch_norm)(x, running_mean, running_var, weight, bias, use_batch_stats, factor, eps);
 }
 
 std::string BatchNormBase::extra_repr() const {
@@ -81,11 +83,14 @@ BatchNorm2d::BatchNorm2d(int64_t n, double eps, std::optional<double> momentum, 
     : BatchNormBase("nn::BatchNorm2d", n, eps, momentum, affine, track),
       data_format(checked_data_format(format, "nn::BatchNorm2d")) {}
 
-Tensor BatchNorm2d::forward(const Tensor& x) {
-  if (data_format != "NHWC") return BatchNormBase::forward(x);
+Tensor BatchNorm2d::forward(const Tensor& x) { return run(x, false); }
+Tensor BatchNorm2d::forward_relu(const Tensor& x) { return run(x, true); }
+
+Tensor BatchNorm2d::run(const Tensor& x, bool relu) {
+  if (data_format != "NHWC") return normalize(x, relu);
   NABLA_CHECK(x.defined() && x.dim() == 4, api_, ": data_format \"NHWC\" expects input [N, H, W, ", num_features,
               "], got ", x.defined() ? x.sizes() : Shape{});
-  return nhwc_view_of_nchw(BatchNormBase::forward(nchw_view_of_nhwc(x, api_)));
+  return nhwc_view_of_nchw(normalize(nchw_view_of_nhwc(x, api_), relu));
 }
 
 std::string BatchNorm2d::extra_repr() const {

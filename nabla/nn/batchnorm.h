@@ -33,6 +33,8 @@ class BatchNormBase : public Module {
   BatchNormBase(const char* api, int64_t num_features, double eps, std::optional<double> momentum, bool affine,
                 bool track_running_stats);
   virtual void check_input(const Tensor& x) const = 0;
+  // forward(x), or relu(forward(x)) in one op when `relu` (batch_norm_relu).
+  Tensor normalize(const Tensor& x, bool relu);
   const char* api_;
 };
 
@@ -53,11 +55,19 @@ class BatchNorm2d : public BatchNormBase {
   explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, std::optional<double> momentum = 0.1,
                        bool affine = true, bool track_running_stats = true, const std::string& data_format = "NCHW");
   Tensor forward(const Tensor& x) override;
+  // relu(forward(x)), the same values, gradients and running-statistics
+  // updates, as one op (batch_norm_relu: ReLU applied as the output is
+  // written, and in the backward pass). nn::Sequential runs a BatchNorm2d
+  // followed by a ReLU this way, and so do the ResNet blocks (zoo/resnet.h).
+  Tensor forward_relu(const Tensor& x);
   std::string extra_repr() const override;
   std::string data_format;  // "NCHW" or "NHWC"
 
  protected:
   void check_input(const Tensor& x) const override;
+
+ private:
+  Tensor run(const Tensor& x, bool relu);
 };
 
 }  // namespace nabla::nn

@@ -7,6 +7,7 @@
 
 #include "nabla/core/grad_mode.h"
 #include "nabla/nn/activation.h"
+#include "nabla/nn/batchnorm.h"
 #include "nabla/nn/conv.h"
 #include "nabla/nn/linear.h"
 #include "nabla/nn/pooling.h"
@@ -44,6 +45,9 @@ namespace {
 bool fusable_conv(const Module& a) {
   return typeid(a) == typeid(Conv2d) && static_cast<const Conv2d&>(a).data_format == "NCHW" && !is_autocast_enabled();
 }
+// Exactly a BatchNorm2d in training mode then exactly a ReLU: one
+// batch_norm_relu (BatchNorm2d::forward_relu; either data format).
+bool fusable_batch_norm(const Module& a) { return typeid(a) == typeid(BatchNorm2d) && a.is_training(); }
 bool is_a(const Module& m, const std::type_info& type) { return typeid(m) == type; }
 }  // namespace
 
@@ -85,6 +89,11 @@ Tensor Sequential::forward(const Tensor& x) {
         i = j;
         continue;
       }
+    }
+    if (fusable_batch_norm(*modules_[i]) && i + 1 < modules_.size() && is_a(*modules_[i + 1], typeid(ReLU))) {
+      y = static_cast<BatchNorm2d&>(*modules_[i]).forward_relu(y);
+      ++i;
+      continue;
     }
     y = modules_[i]->forward(y);
   }

@@ -5,7 +5,9 @@
 // fused into the convolution: same values and gradients, one pass less). A
 // ReLU directly followed by a MaxPool2d runs after the pooling while
 // gradients are recorded (same values and gradients; the ReLU's backward
-// then works on the pooled gradient, a quarter of the size for 2x2).
+// then works on the pooled gradient, a quarter of the size for 2x2). A
+// BatchNorm2d in training mode directly followed by a ReLU runs as one
+// batch_norm_relu (same values, gradients and running statistics).
 #pragma once
 #include <concepts>
 #include <memory>

@@ -35,7 +35,7 @@ constexpr std::string_view kFloat32Ops[] = {
     "cross_entropy", "cross_entropy_probs", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "kl_div", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     // softmax and normalization
-    "softmax", "log_softmax", "batch_norm", "layer_norm", "group_norm",
+    "softmax", "log_softmax", "batch_norm", "batch_norm_relu", "layer_norm", "group_norm",
     // reductions
     "sum", "mean", "var", "prod", "cumsum", "cumprod", "norm", "logsumexp",
     // pointwise functions whose range or accuracy suffers in bfloat16

@@ -5,7 +5,8 @@ namespace nabla {
 
 extern const OpDef clone_op, conv2d_op, conv2d_relu_op, conv_transpose2d_op, max_pool2d_op, max_pool2d_backward_op,
     max_pool2d_gather_op, avg_pool2d_op, avg_pool2d_backward_op, adaptive_avg_pool2d_op,
-    adaptive_avg_pool2d_backward_op, native_batch_norm_op, native_batch_norm_backward_op, channel_affine_op;
+    adaptive_avg_pool2d_backward_op, native_batch_norm_op, native_batch_norm_backward_op, native_batch_norm_relu_op,
+    native_batch_norm_relu_backward_op, channel_affine_op;
 
 namespace detail {
 namespace {
@@ -26,7 +27,8 @@ bool has_channels_last_candidate(Inputs inputs) {
 bool follows_input0(const OpDef& op) {
   return &op == &max_pool2d_op || &op == &max_pool2d_backward_op || &op == &max_pool2d_gather_op ||
          &op == &avg_pool2d_op || &op == &avg_pool2d_backward_op || &op == &adaptive_avg_pool2d_op ||
-         &op == &adaptive_avg_pool2d_backward_op || &op == &native_batch_norm_op || &op == &channel_affine_op;
+         &op == &adaptive_avg_pool2d_backward_op || &op == &native_batch_norm_op || &op == &native_batch_norm_relu_op ||
+         &op == &channel_affine_op;
 }
 
 }  // namespace
@@ -45,7 +47,8 @@ MemoryFormat output_memory_format(const OpDef& op, Inputs inputs, const Shape& o
   }
   if (follows_input0(op) && !inputs.empty() && inputs[0].dim() == 4) return suggest_memory_format(inputs[0]);
   // Batch norm's dx has the input's format (input 1; input 0 is dy).
-  if (&op == &native_batch_norm_backward_op && inputs.size() > 1 && inputs[1].dim() == 4)
+  if ((&op == &native_batch_norm_backward_op || &op == &native_batch_norm_relu_backward_op) && inputs.size() > 1 &&
+      inputs[1].dim() == 4)
     return suggest_memory_format(inputs[1]);
   return MemoryFormat::Contiguous;
 }

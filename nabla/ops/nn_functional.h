@@ -26,6 +26,14 @@ Tensor log_softmax(const Tensor& x, int64_t dim);
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
                   double momentum = 0.1, double eps = 1e-5);
+// relu(batch_norm(...)), the same values, gradients and running-statistics
+// updates; in training mode on the CPU one op (native_batch_norm_relu) that
+// applies ReLU as it writes the output, and whose gradient masks dy inside
+// batch norm's backward passes. nn::Sequential (BatchNorm2d then ReLU) and
+// the ResNet blocks call it; compiled graphs get it from a Session pass.
+Tensor batch_norm_relu(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                       const Tensor& weight = Tensor(), const Tensor& bias = Tensor(), bool training = false,
+                       double momentum = 0.1, double eps = 1e-5);
 // Normalizes over the trailing dims `normalized_shape`; weight/bias have that shape.
 Tensor layer_norm(const Tensor& input, IntList normalized_shape, const Tensor& weight = Tensor(),
                   const Tensor& bias = Tensor(), double eps = 1e-5);

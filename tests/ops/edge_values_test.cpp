@@ -294,9 +294,17 @@ const std::map<std::string, EdgeFnEntry>& edge_fns() {
   return fns;
 }
 
-// Differentiable table ops without an edge case, each with its reason (none
-// today: the *_backward ops are reached through the vjp_ cases).
-const std::map<std::string, std::string> kNoEdgeCase = {};
+// Differentiable table ops without an edge case, each with its reason (the
+// other *_backward ops are reached through the vjp_ cases).
+const std::map<std::string, std::string> kNoEdgeCase = {
+    {"batch_norm_relu", "relu(batch_norm) fused: see native_batch_norm_relu"},
+    {"native_batch_norm_relu",
+     "relu(batch_norm) fused: tests/ops/batch_norm_relu_test.cpp checks it bit for bit against batch_norm then relu "
+     "(each with PyTorch edge cases here) on NaN, inf and -inf inputs"},
+    {"native_batch_norm_relu_backward",
+     "the same, for the gradient: bit for bit against threshold_backward then native_batch_norm_backward, NaN outputs "
+     "(which pass the gradient, as in PyTorch) included"},
+};
 
 // Floating inputs in `dt` (float64: the reference's own precision).
 Tensor make_input(const EdgeTensor& t, DType dt) {

@@ -53,18 +53,24 @@ std::function<int64_t(int64_t)> channel_of(const Shape& s) {
 
 // ---- batch_norm ----------------------------------------------------------
 // inputs: x, weight, bias (either may be absent when affine is false).
-OpInfo batch_norm_train(const std::string& name, std::vector<Shape> shapes, bool affine, bool running) {
+// With `relu`, batch_norm_relu against relu of the reference: on the CPU
+// native_batch_norm_relu and its backward; on another device (the opaque one)
+// batch_norm then relu.
+OpInfo batch_norm_train(const std::string& name, std::vector<Shape> shapes, bool affine, bool running,
+                        bool relu = false) {
   OpInfo info;
   info.name = name;
   // On the CPU batch_norm runs native_batch_norm, whose gradient rule runs
   // native_batch_norm_backward (differentiated in turn by gradgradcheck).
   info.covers = {"batch_norm", "native_batch_norm", "native_batch_norm_backward"};
-  info.run = [affine, running](const Tensors& in) {
+  if (relu) info.covers = {"batch_norm_relu", "native_batch_norm_relu", "native_batch_norm_relu_backward"};
+  info.run = [affine, running, relu](const Tensors& in) {
     const Tensor& x = in[0];
     int64_t c = x.sizes()[1];
     Tensor rm = running ? zeros({c}, TensorOptions(x.dtype()).device(x.device())) : Tensor();
     Tensor rv = running ? ones({c}, TensorOptions(x.dtype()).device(x.device())) : Tensor();
-    return Tensors{batch_norm(x, rm, rv, affine ? in[1] : Tensor(), affine ? in[2] : Tensor(), true)};
+    return Tensors{(relu ? batch_norm_relu : batch_norm)(x, rm, rv, affine ? in[1] : Tensor(),
+                                                         affine ? in[2] : Tensor(), true, 0.1, kEps)};
   };
   info.samples = [shapes, affine] {
     std::vector<Tensors> r;
@@ -79,18 +85,53 @@ OpInfo batch_norm_train(const std::string& name, std::vector<Shape> shapes, bool
     }
     return r;
   };
-  info.reference = [affine](const Tensors& in) {
+  info.reference = [affine, relu](const Tensors& in) {
     const Shape& s = in[0].sizes();
     auto ch = channel_of(s);
     auto y = normalize_groups(values(in[0]), ch, per_element(affine ? in[1] : Tensor(), ch, 1.0),
                               per_element(affine ? in[2] : Tensor(), ch, 0.0));
+    if (relu)
+      for (double& v : y) v = v > 0 ? v : 0.0;
     return Tensors{from_values(y, s)};
   };
+  if (relu) {
+    // No output within 1e-3 of ReLU's kink, where finite differences straddle it.
+    auto samples = info.samples;
+    auto reference = info.reference;
+    info.samples = [samples, reference] {
+      std::vector<Tensors> r = samples();
+      for (const Tensors& t : r)
+        for (double v : values(reference(t)[0]))
+          NABLA_CHECK(v == 0 || v > 1e-3, "batch_norm_relu samples: an output is ", v, ", at ReLU's kink");
+      return r;
+    };
+  }
   return info;
 }
 
 NABLA_OP_INFO(batch_norm_train("batch_norm_train", {{4, 3}, {2, 3, 5}, {2, 3, 2, 2}}, true, true));
 NABLA_OP_INFO(batch_norm_train("batch_norm_train_no_affine_no_stats", {{5, 2}, {2, 2, 3, 2}}, false, false));
+
+NABLA_OP_INFO(batch_norm_train("batch_norm_relu_train", {{4, 3}, {2, 3, 5}, {2, 3, 2, 2}}, true, true, true));
+
+// native_batch_norm_relu and its backward, called as table ops (so that the
+// opaque device runs their generic kernels; batch_norm_relu() runs
+// batch_norm then relu there).
+OpInfo native_batch_norm_relu_info(const std::string& name, std::vector<Shape> shapes, bool affine) {
+  OpInfo info = batch_norm_train(name, std::move(shapes), affine, false, true);
+  info.covers = {"native_batch_norm_relu", "native_batch_norm_relu_backward"};
+  info.run = [affine](const Tensors& in) {
+    TensorList ins{in[0]};
+    if (affine) {
+      ins.push_back(in[1]);
+      ins.push_back(in[2]);
+    }
+    return Tensors{call(*find_op("native_batch_norm_relu"), Inputs(ins.data(), ins.size()), {kEps, affine, affine})[0]};
+  };
+  return info;
+}
+NABLA_OP_INFO(native_batch_norm_relu_info("native_batch_norm_relu", {{4, 3}, {2, 3, 5}, {2, 3, 2, 2}}, true));
+NABLA_OP_INFO(native_batch_norm_relu_info("native_batch_norm_relu_no_affine", {{5, 2}, {2, 2, 3, 2}}, false));
 
 // Eval mode: inputs x, running_mean, running_var, weight, bias.
 OpInfo batch_norm_eval() {

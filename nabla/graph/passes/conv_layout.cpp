@@ -24,9 +24,9 @@ int format_source(const Node& n) {
   std::string_view op = n.op->name;
   if (op == "max_pool2d" || op == "max_pool2d_backward" || op == "max_pool2d_gather" || op == "avg_pool2d" ||
       op == "avg_pool2d_backward" || op == "adaptive_avg_pool2d" || op == "adaptive_avg_pool2d_backward" ||
-      op == "native_batch_norm" || op == "channel_affine")
+      op == "native_batch_norm" || op == "native_batch_norm_relu" || op == "channel_affine")
     return 0;
-  if (op == "native_batch_norm_backward") return 1;
+  if (op == "native_batch_norm_backward" || op == "native_batch_norm_relu_backward") return 1;
   return -1;
 }
 

@@ -6,6 +6,9 @@
 //   native_batch_norm_backward: one pass for sum(dy) and sum(dy (x - mean)),
 //                               one writing dx;
 //   channel_affine:             one pass.
+// native_batch_norm_relu and its backward are the same kernels with ReLU
+// applied as y is written, and the gradient masked where y <= 0 as dy is
+// read (relu's threshold_backward, folded into both backward passes).
 // They walk x in its own memory: NCHW (a contiguous run of H*W values per
 // batch and channel: "planar") or channels-last NHWC and [N, C] inputs (runs
 // of C values, one per channel: "interleaved"). Other strides are copied to
@@ -19,8 +22,10 @@
 // dtype, so a float32 input far from 0 loses nothing to a rounded mean.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "nabla/core/memory_format.h"
@@ -30,7 +35,8 @@
 
 namespace nabla {
 
-extern const OpDef native_batch_norm_op, native_batch_norm_backward_op, channel_affine_op;
+extern const OpDef native_batch_norm_op, native_batch_norm_backward_op, native_batch_norm_relu_op,
+    native_batch_norm_relu_backward_op, channel_affine_op;
 
 namespace cpu {
 namespace {
@@ -171,27 +177,55 @@ void split_mean(double mean, T& hi, T& lo) {
   lo = std::isfinite(mean) ? static_cast<T>(mean - static_cast<double>(hi)) : T(0);
 }
 
-// (x - c) * s + b per channel, constants in T: the normalizing pass of the
-// forward, and channel_affine.
-template <class T>
+// relu's value, bit for bit (kernels/cpu/unary_ops.cpp: NaN kept, -0 -> +0).
+template <bool Relu, class T>
+T relu_if(T v) {
+  if constexpr (Relu) return !(v <= T(0)) ? v : T(0);
+  return v;
+}
+
+// (x - c) * s + b per channel, constants in T, then ReLU when Relu: the
+// normalizing pass of the forward, and channel_affine.
+template <class T, bool Relu = false>
 struct AffineMap {
   const T* __restrict x;
   T* __restrict y;
   const T *hi, *lo, *s, *b;
   void plane(int64_t c, int64_t at, int64_t len) const {
     const T h = hi[c], l = lo[c], sc = s[c], sh = b[c];
-    for (int64_t i = at; i < at + len; ++i) y[i] = ((x[i] - h) - l) * sc + sh;
+    for (int64_t i = at; i < at + len; ++i) y[i] = relu_if<Relu>(((x[i] - h) - l) * sc + sh);
   }
   void rows(int64_t at, int64_t nrows, int64_t C) const {
     for (int64_t r = 0; r < nrows; ++r, at += C)
-      for (int64_t c = 0; c < C; ++c) y[at + c] = ((x[at + c] - hi[c]) - lo[c]) * s[c] + b[c];
+      for (int64_t c = 0; c < C; ++c) y[at + c] = relu_if<Relu>(((x[at + c] - hi[c]) - lo[c]) * s[c] + b[c]);
+  }
+};
+
+// The gradient reaching batch norm's output: dy, or with ReLU after it
+// (`y` its output) relu's threshold_backward(dy, y, 0): 0 where y <= 0, dy
+// elsewhere (a NaN y passes dy, as in PyTorch). The mask is an AND of dy's
+// bits (+0 where cleared), made without a branch: GCC turns `y <= 0 ? 0 : dy`
+// into one in the statistics loop, which then does not vectorize (5-10x
+// slower), and a branch in the scalar remainders (all of a 2x2 plane)
+// mispredicts on ReLU's half-zero outputs.
+template <class T, bool Relu>
+struct GradIn {
+  using Bits = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>>;
+  const T* __restrict dy;
+  const T* __restrict y;  // read only when Relu
+  T operator[](int64_t i) const {
+    if constexpr (Relu) {
+      const Bits keep = static_cast<Bits>(Bits(0) - static_cast<Bits>(!(y[i] <= T(0))));  // 0 or all ones
+      return std::bit_cast<T>(static_cast<Bits>(std::bit_cast<Bits>(dy[i]) & keep));
+    }
+    return dy[i];
   }
 };
 
 // dx = a dy + k (x - mean) + d per channel (the backward's second pass).
-template <class T>
+template <class T, bool Relu>
 struct BackwardMap {
-  const T* __restrict dy;
+  GradIn<T, Relu> dy;
   const T* __restrict x;
   T* __restrict dx;
   const T *hi, *lo, *a, *k, *d;
@@ -258,7 +292,9 @@ std::vector<T> as(const std::vector<double>& v) {
 }
 
 // inputs: input[, weight][, bias]; attrs: eps, has_weight, has_bias.
-// outputs: y, mean, var (biased).
+// outputs: y, mean, var (biased); y = relu(batch norm) when Relu
+// (native_batch_norm_relu).
+template <bool Relu>
 void native_batch_norm_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const bool planar = planar_input(in[0]);
   const Tensor x = to_layout(in[0], planar);
@@ -267,7 +303,7 @@ void native_batch_norm_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) 
   const bool has_w = a.b(1), has_b = a.b(2);
   const std::vector<double> w = channel_values(has_w ? in[1] : Tensor(), C, 1.0);
   const std::vector<double> b = channel_values(has_b ? in[1 + has_w] : Tensor(), C, 0.0);
-  visit_float(x.dtype(), "native_batch_norm", [&]<class T>() {
+  visit_float(x.dtype(), Relu ? "native_batch_norm_relu" : "native_batch_norm", [&]<class T>() {
     std::vector<double> mean, var;
     channel_stats(x.data_ptr<T>(), g, mean, var);
     std::vector<T> hi(static_cast<std::size_t>(C)), lo(hi.size()), scale(hi.size());
@@ -278,7 +314,8 @@ void native_batch_norm_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) 
     }
     const std::vector<T> shift = as<T>(b);
     write_in_layout(out[0], planar, [&](Tensor& y) {
-      channel_map(g, AffineMap<T>{x.data_ptr<T>(), y.data_ptr<T>(), hi.data(), lo.data(), scale.data(), shift.data()});
+      channel_map(g, AffineMap<T, Relu>{x.data_ptr<T>(), y.data_ptr<T>(), hi.data(), lo.data(), scale.data(),
+                                        shift.data()});
     });
     std::copy(mean.begin(), mean.end(), out[1].data_ptr<T>());
     std::copy(var.begin(), var.end(), out[2].data_ptr<T>());
@@ -293,19 +330,47 @@ void native_batch_norm_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) 
 // only centers the sums: the first pass also sums x - mean, whose average is
 // what a mean rounded to x's dtype is off by (5e-4 for float32 values around
 // 1e4), and the formula then uses x's exact mean.
+// With Relu (native_batch_norm_relu_backward: inputs grad_output, input,
+// mean, var, output[, weight]) dy is masked by relu's rule on the output as
+// both passes read it: the values native_batch_norm_backward computes from
+// threshold_backward(dy, output, 0), without that pass and its tensor.
+template <bool Relu>
 void native_batch_norm_backward_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
   const bool planar = planar_input(in[1]);
   const Tensor x = to_layout(in[1], planar);
   const Tensor dy = to_layout(in[0], planar);
+  const Tensor y = Relu ? to_layout(in[4], planar) : Tensor();
+  const std::size_t weight_at = Relu ? 5 : 4;
   const Geometry g = geometry_of(x, planar);
+  if constexpr (Relu) {
+    // Small planes (ResNet-18's 4x4 and 2x2 layers at 64x64 images) run the
+    // loops' scalar remainders, where reading the mask costs more than the
+    // pass it saves (1.05x the unfused time on 4x4, 1.25-1.5x on 2x2): mask
+    // dy in one vectorized pass over the whole tensor, then the plain kernel.
+    if (g.planar && g.inner < 32) {
+      Tensor masked = make_empty(dy.sizes(), dy.dtype(), dy.device(), MemoryFormat::Contiguous);
+      visit_float(dy.dtype(), "native_batch_norm_relu_backward", [&]<class T>() {
+        const GradIn<T, true> m{dy.data_ptr<T>(), y.data_ptr<T>()};
+        T* __restrict q = masked.data_ptr<T>();
+        const int64_t total = dy.numel();
+        parallel_for(0, total, kParallelGrain, [&](int64_t i0, int64_t i1) {
+          for (int64_t i = i0; i < i1; ++i) q[i] = m[i];
+        });
+      });
+      TensorList plain{masked, x, in[2], in[3]};
+      if (in.size() > weight_at) plain.push_back(in[weight_at]);
+      return native_batch_norm_backward_kernel<false>(Inputs(plain.data(), plain.size()), a, out);
+    }
+  }
   const int64_t C = g.channels;
   const double n = static_cast<double>(g.count());
   const std::vector<double> given_mean = channel_values(in[2], C, 0.0), var = channel_values(in[3], C, 0.0);
-  const std::vector<double> w = channel_values(in.size() == 5 ? in[4] : Tensor(), C, 1.0);
-  visit_float(x.dtype(), "native_batch_norm_backward", [&]<class T>() {
+  const std::vector<double> w = channel_values(in.size() > weight_at ? in[weight_at] : Tensor(), C, 1.0);
+  visit_float(x.dtype(), Relu ? "native_batch_norm_relu_backward" : "native_batch_norm_backward", [&]<class T>() {
     std::vector<T> hi(static_cast<std::size_t>(C)), lo(hi.size());
     for (std::size_t c = 0; c < hi.size(); ++c) hi[c] = static_cast<T>(given_mean[c]);
-    const T *px = x.data_ptr<T>(), *pdy = dy.data_ptr<T>(), *h = hi.data();
+    const T *px = x.data_ptr<T>(), *h = hi.data();
+    const GradIn<T, Relu> pdy{dy.data_ptr<T>(), Relu ? y.data_ptr<T>() : nullptr};
     // Per channel: sum(dy), sum(dy (x - hi)), sum(x - hi).
     const Sums<3> s = channel_sums<3>(g, [px, pdy, h](int64_t c, int64_t i) {
       const double d = static_cast<double>(pdy[i]), xc = static_cast<double>(px[i] - h[c]);
@@ -326,7 +391,7 @@ void native_batch_norm_backward_kernel(Inputs in, const Attrs& a, std::span<Tens
       db[c] = static_cast<T>(sum_dy);
     }
     write_in_layout(out[0], planar, [&](Tensor& dx) {
-      channel_map(g, BackwardMap<T>{pdy, px, dx.data_ptr<T>(), h, lo.data(), ka.data(), kk.data(), kd.data()});
+      channel_map(g, BackwardMap<T, Relu>{pdy, px, dx.data_ptr<T>(), h, lo.data(), ka.data(), kk.data(), kd.data()});
     });
   });
 }
@@ -349,8 +414,10 @@ void channel_affine_kernel(Inputs in, const Attrs&, std::span<Tensor> out) {
 }
 
 const KernelRegistrar kBatchNormKernels{DeviceType::CPU, {
-    {native_batch_norm_op, native_batch_norm_kernel},
-    {native_batch_norm_backward_op, native_batch_norm_backward_kernel},
+    {native_batch_norm_op, native_batch_norm_kernel<false>},
+    {native_batch_norm_backward_op, native_batch_norm_backward_kernel<false>},
+    {native_batch_norm_relu_op, native_batch_norm_kernel<true>},
+    {native_batch_norm_relu_backward_op, native_batch_norm_backward_kernel<true>},
     {channel_affine_op, channel_affine_kernel},
 }};
 
