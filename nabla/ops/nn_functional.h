@@ -43,9 +43,10 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight 
 
 // ---- dropout -------------------------------------------------------------
 // Zeroes each element with probability p and scales the rest by 1/(1-p). The
-// mask comes from the seeded generator: after manual_seed(s) it equals
-// `rand(x.sizes(), kFloat64) < 1 - p` drawn at the same point. training=false
-// returns x unchanged.
+// mask comes from the seeded generator: element i is kept where the 53-bit
+// uniform that `rand(x.sizes(), kFloat64)` draws for element i at the same
+// point (before rand rounds it through float32) is below 1 - p.
+// training=false returns x unchanged.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
 
 // ---- embedding -----------------------------------------------------------
