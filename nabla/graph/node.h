@@ -51,6 +51,7 @@ inline bool changes_state(NodeKind k) {
 struct ValueRef {
   int node = -1;
   int output = 0;
+  friend bool operator==(const ValueRef&, const ValueRef&) = default;
 };
 
 struct FusedChain;  // passes/fuse_elementwise.h

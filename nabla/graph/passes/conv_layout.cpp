@@ -7,8 +7,6 @@ namespace nabla::graph {
 
 namespace {
 
-bool same_value(ValueRef a, ValueRef b) { return a.node == b.node && a.output == b.output; }
-
 bool is_op(const Node& n, std::string_view name) { return n.kind == NodeKind::Op && !n.fused && n.op->name == name; }
 
 bool is_conv_forward(const Node& n) { return is_op(n, "conv2d") || is_op(n, "conv2d_relu"); }
@@ -71,7 +69,7 @@ int channels_last_convolutions(OptGraph& g, std::vector<ValueRef>& fetches) {
   std::vector<ValueRef> converted_values;
   auto converted = [&](ValueRef r) {
     for (const ValueRef& c : converted_values)
-      if (same_value(c, r)) return true;
+      if (c == r) return true;
     return false;
   };
   for (int i = 0; i < n; ++i) {
@@ -96,7 +94,7 @@ int channels_last_convolutions(OptGraph& g, std::vector<ValueRef>& fetches) {
   std::vector<std::pair<ValueRef, ValueRef>> replacement;  // old value (old ids) -> its NHWC view (new ids)
   auto replaced = [&](ValueRef old) -> ValueRef {
     for (const auto& [from, to] : replacement)
-      if (same_value(from, old)) return to;
+      if (from == old) return to;
     return {-1, 0};
   };
   for (int i = 0; i < n; ++i) {

@@ -8,8 +8,7 @@ namespace nabla::graph {
 namespace {
 
 bool plain_op(const Node& n, std::string_view name) {
-  return n.kind == NodeKind::Op && !n.fused && n.op->name == name && n.control_inputs.empty() &&
-         n.metas.size() == 1 && (n.metas[0].dtype == kFloat32 || n.metas[0].dtype == kFloat64);
+  return is_plain_op(n, name) && (n.metas[0].dtype == kFloat32 || n.metas[0].dtype == kFloat64);
 }
 
 int64_t elements(const Shape& s) {

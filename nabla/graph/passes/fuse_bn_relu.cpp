@@ -5,14 +5,10 @@ namespace nabla::graph {
 namespace {
 
 bool plain_op(const Node& n, std::string_view name, std::size_t outputs) {
-  if (n.kind != NodeKind::Op || n.fused || n.op->name != name || !n.control_inputs.empty() ||
-      n.metas.size() != outputs)
-    return false;
+  if (!is_plain_op(n, name, outputs)) return false;
   const DType dt = n.metas[0].dtype;
   return dt == kFloat32 || dt == kFloat64 || dt == kBFloat16;
 }
-
-bool same(ValueRef a, ValueRef b) { return a.node == b.node && a.output == b.output; }
 
 const OutputMeta& meta_of(const OptGraph& g, ValueRef r) {
   return g.node(r.node).metas[static_cast<std::size_t>(r.output)];
@@ -55,7 +51,7 @@ int fuse_forward(OptGraph& g, std::vector<ValueRef>& fetches) {
     // Output 0 is relu's value now: no user value is the pre-ReLU one any more.
     for (auto& values : g.source_values)
       for (ValueRef& v : values)
-        if (same(v, y)) v = {-1, 0};
+        if (v == y) v = {-1, 0};
     g.forward({r, 0}, y);
     ++rewritten;
   }

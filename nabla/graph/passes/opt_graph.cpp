@@ -117,6 +117,11 @@ void compact(OptGraph& g, const std::vector<int>& roots) {
   g.origin = std::move(origin);
 }
 
+bool is_plain_op(const Node& n, std::string_view name, std::size_t outputs) {
+  return n.kind == NodeKind::Op && !n.fused && n.op->name == name && n.control_inputs.empty() &&
+         n.metas.size() == outputs;
+}
+
 std::vector<int> use_counts(const OptGraph& g, const std::vector<ValueRef>& fetches) {
   std::vector<int> uses(static_cast<std::size_t>(g.size()), 0);
   for (const Node& node : g.graph.nodes) {

@@ -59,6 +59,11 @@ OptGraph copy_of_optimized(const OptGraph& g);
 // dropped become {-1, 0}.
 void compact(OptGraph& g, const std::vector<int>& roots);
 
+// An op node named `name` with `outputs` outputs that no pass has fused and
+// no control input orders: what the fusion passes may rewrite (each adds
+// the dtypes it handles).
+bool is_plain_op(const Node& n, std::string_view name, std::size_t outputs = 1);
+
 // How many times each node is read: as an input, as a control input and as a
 // fetch. A node read once can be fused into its one reader.
 std::vector<int> use_counts(const OptGraph& g, const std::vector<ValueRef>& fetches);

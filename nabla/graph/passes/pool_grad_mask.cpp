@@ -7,11 +7,8 @@ namespace nabla::graph {
 namespace {
 
 bool plain_op(const Node& n, std::string_view name, std::size_t outputs) {
-  return n.kind == NodeKind::Op && !n.fused && n.op->name == name && n.control_inputs.empty() &&
-         n.metas.size() == outputs && (n.metas[0].dtype == kFloat32 || n.metas[0].dtype == kFloat64);
+  return is_plain_op(n, name, outputs) && (n.metas[0].dtype == kFloat32 || n.metas[0].dtype == kFloat64);
 }
-
-bool same(ValueRef a, ValueRef b) { return a.node == b.node && a.output == b.output; }
 
 }  // namespace
 
@@ -31,7 +28,7 @@ int mask_before_max_pool_backward(OptGraph& g, const std::vector<ValueRef>& fetc
     const Node& pool = g.node(idx.node);
     if (idx.output != 1 || !plain_op(pool, "max_pool2d", 2) || pool.inputs.size() != 1) continue;
     // The mask must read the very value pooled (not an equal one elsewhere).
-    if (!same(mask.inputs[1], pool.inputs[0])) continue;
+    if (mask.inputs[1] != pool.inputs[0]) continue;
     const DType dt = mask.metas[0].dtype;
     const OutputMeta& gm = g.node(grad.node).metas[static_cast<std::size_t>(grad.output)];
     if (scatter.metas[0].dtype != dt || pool.metas[0].dtype != dt || gm.dtype != dt ||

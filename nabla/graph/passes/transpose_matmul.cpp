@@ -6,10 +6,7 @@ namespace nabla::graph {
 
 namespace {
 
-bool plain_op(const Node& n, std::string_view name) {
-  return n.kind == NodeKind::Op && !n.fused && n.op->name == name && n.control_inputs.empty() &&
-         n.metas.size() == 1 && n.metas[0].sizes.size() == 2;
-}
+bool plain_op(const Node& n, std::string_view name) { return is_plain_op(n, name) && n.metas[0].sizes.size() == 2; }
 
 // A 2-D permute that swaps the two dims.
 bool is_transpose(const Node& n) {

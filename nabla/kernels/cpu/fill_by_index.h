@@ -22,15 +22,27 @@ T factory_value(double v) {
   else return static_cast<T>(static_cast<float>(v));
 }
 
+// The contiguous `out` split across threads: fill(b, e, store) computes the
+// elements of [b, e) and stores each with store(i, v), which writes
+// factory_value(v) to out[i]. For kernels that make a range's values
+// together (the random ops draw Philox blocks in tiles); fill is called from
+// several threads.
+template <class Fill>
+void fill_by_range(const Tensor& out, Fill&& fill) {
+  visit_dtype(out.dtype(), [&]<class T>() {
+    T* p = static_cast<T*>(out.raw_data());
+    parallel_for(0, out.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
+      fill(b, e, [p](int64_t i, double v) { p[i] = factory_value<T>(v); });
+    });
+  });
+}
+
 // out[i] = factory_value(fn(i)) for the contiguous `out`; fn is called from
 // several threads.
 template <class Fn>
 void fill_by_index(const Tensor& out, Fn&& fn) {
-  visit_dtype(out.dtype(), [&]<class T>() {
-    T* p = static_cast<T*>(out.raw_data());
-    parallel_for(0, out.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) p[i] = factory_value<T>(fn(i));
-    });
+  fill_by_range(out, [&](int64_t b, int64_t e, auto store) {
+    for (int64_t i = b; i < e; ++i) store(i, fn(i));
   });
 }
 

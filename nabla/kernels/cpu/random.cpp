@@ -22,16 +22,11 @@ uint64_t u64(int64_t attr) { return static_cast<uint64_t>(attr); }
 
 // out[i] = factory_value(value(i, w)) for the contiguous `out`, w being
 // element i's Philox words (cpu::for_each_draw: kPerCounter elements per
-// counter). Split across threads as cpu::fill_by_index; value is called from
-// several threads.
+// counter); value is called from several threads.
 template <int kPerCounter, class Fn>
 void fill_draws(const Tensor& out, uint64_t seed, uint64_t offset, Fn&& value) {
-  visit_dtype(out.dtype(), [&]<class T>() {
-    T* p = static_cast<T*>(out.raw_data());
-    parallel_for(0, out.numel(), kParallelGrain, [&](int64_t b, int64_t e) {
-      cpu::for_each_draw<kPerCounter>(seed, offset, b, e,
-                                      [&](int64_t i, const uint32_t* w) { p[i] = cpu::factory_value<T>(value(i, w)); });
-    });
+  cpu::fill_by_range(out, [&](int64_t b, int64_t e, auto store) {
+    cpu::for_each_draw<kPerCounter>(seed, offset, b, e, [&](int64_t i, const uint32_t* w) { store(i, value(i, w)); });
   });
 }
 
