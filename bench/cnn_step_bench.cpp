@@ -16,6 +16,7 @@
 //   impl=nabla threads=.. mode=.. params=.. median_ms=.. best_ms=.. peak_rss_mib=.. final_loss=.. autocast=off|bf16
 //   format=nchw|channels_last winograd=on|off winograd_calls=.. (oneDNN convolution calls that ran Winograd)
 //   backoffs=.. (times the thread pool saw a busy machine: nabla/core/parallel_stats.h)
+//   backoff_causes=.. (the same by cause: preempted/stalled/missed/off_cpu)
 // The model is zoo::fashion_cnn() (the `nabla train` default), an nn::Sequential.
 // --mode compiled runs the same step function through nabla::compile (traced
 // once into a graph on the first warm-up step; one Session run per step);
@@ -55,6 +56,7 @@
 #include <string>
 #include <vector>
 
+#include "backoff_causes.h"
 #include "nabla/core/parallel_stats.h"
 #include "nabla/nabla.h"
 #include "nabla/nn/memory_format.h"
@@ -403,10 +405,10 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "impl=nabla model=%s threads=%d mode=%s params=%lld batch=%d steps=%d median_ms=%.3f best_ms=%.3f cpu_ms=%.3f "
-      "peak_rss_mib=%.1f final_loss=%.5f autocast=%s format=%s layout_pass=%s winograd=%s winograd_calls=%lld backoffs=%lld\n",
+      "peak_rss_mib=%.1f final_loss=%.5f autocast=%s format=%s layout_pass=%s winograd=%s winograd_calls=%lld backoffs=%lld backoff_causes=%s\n",
       a.model.c_str(), a.threads, a.mode.c_str(), static_cast<long long>(params), a.batch, a.steps, median, best, cpu_median, rss,
       loss_value, a.autocast ? "bf16" : "off", a.channels_last ? "channels_last" : "nchw",
       a.layout_pass || (compiled && a.channels_last) ? "on" : "off", a.winograd ? "on" : "off", static_cast<long long>(onednn::conv_counts().winograd),
-      static_cast<long long>(parallel_backoff_events()));
+      static_cast<long long>(parallel_backoff_events()), backoff_causes().c_str());
   return 0;
 }

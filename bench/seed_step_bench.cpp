@@ -21,7 +21,8 @@
 //                        [--print-plan 1] [--profile 1] [--floor R]
 // Prints one line: impl=nabla-<mode> threads=.. median_ms=.. p90_ms=.. best_ms=.. cpu_ms=.. final_loss=..
 // backoffs=.. (times the thread pool saw a busy machine and ran regions on one
-// thread: nabla/core/parallel_stats.h; bench/loaded_bench.sh)
+// thread: nabla/core/parallel_stats.h; bench/loaded_bench.sh) backoff_causes=..
+// (the same by cause: preempted/stalled/missed/off_cpu)
 // --floor R (issue 20, acceptance 2): the step's physical floor, measured in
 // the same run: the timed steps are cut into R rounds, and before each round
 // (and after the last) the core's FMA peak and the bandwidth of an Adam-shaped
@@ -47,6 +48,7 @@
 #include <vector>
 
 #include "machine_peaks.h"
+#include "backoff_causes.h"
 #include "nabla/core/parallel_stats.h"
 #include "nabla/nabla.h"
 
@@ -430,9 +432,9 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "impl=nabla-%s threads=%d steps=%d median_ms=%.4f p90_ms=%.4f best_ms=%.4f cpu_ms=%.4f first_loss=%.4f "
-      "final_loss=%.4f backoffs=%lld%s\n",
+      "final_loss=%.4f backoffs=%lld backoff_causes=%s%s\n",
       a.mode.c_str(), a.threads, a.steps, median, times.empty() ? 0 : times[times.size() * 9 / 10], best,
       cpu_times.empty() ? 0 : cpu_times[cpu_times.size() / 2], first_loss, loss,
-      static_cast<long long>(parallel_backoff_events()), floor_fields.c_str());
+      static_cast<long long>(parallel_backoff_events()), backoff_causes().c_str(), floor_fields.c_str());
   return 0;
 }

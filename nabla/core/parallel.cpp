@@ -32,8 +32,8 @@ extern "C" void omp_set_num_threads(int) __attribute__((weak));
 //   microseconds and a futex wake-up costs tens), then sleep on a futex.
 // - Under load the pool backs off to the calling thread alone. A worker that
 //   sees a gap in its own spin loop (it was preempted), a caller left waiting
-//   on a claimed chunk for long, regions in a row that no worker came to help
-//   with, or an OpenMP call spent off the CPU (ContentionProbe) mean there
+//   on a claimed chunk for long, regions in a row that no awake worker came to
+//   help with, or an OpenMP call spent off the CPU (ContentionProbe) mean there
 //   are fewer free cores than threads: then every region runs inline for a
 //   while (10 ms, doubling up to 1 s while each probe afterwards meets
 //   contention again) and the workers sleep, so nabla stops competing with
@@ -97,12 +97,14 @@ class Backoff {
     return false;
   }
 
-  // Contention seen from `since` (when the slow wait or call began) to `now`.
-  void contention(int64_t since, int64_t now) {
+  // Contention seen from `since` (when the slow wait or call began) to `now`;
+  // `cause` is the counter in ParallelBackoffCauses that saw it.
+  void contention(int64_t since, int64_t now, int64_t ParallelBackoffCauses::*cause) {
     if (!enabled_) return;
     std::lock_guard<std::mutex> lock(mu_);
     int64_t until = until_.load();
     if (now < until) return;
+    ++(causes_.*cause);
     // Contention again right after the last back-off ended: the probe failed,
     // so wait longer before the next one; otherwise start short.
     length_ = since - until < 2 * length_ ? std::min(2 * length_, kBackoffMaxNs) : kBackoffMinNs;
@@ -116,6 +118,11 @@ class Backoff {
     return events_;
   }
 
+  ParallelBackoffCauses causes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return causes_;
+  }
+
  private:
   const bool enabled_;
   std::atomic<bool> active_{false};
@@ -123,6 +130,7 @@ class Backoff {
   std::mutex mu_;
   int64_t length_ = kBackoffMinNs;  // guarded by mu_
   int64_t events_ = 0;              // guarded by mu_
+  ParallelBackoffCauses causes_;    // guarded by mu_
 };
 
 Backoff& backoff() {
@@ -170,7 +178,8 @@ class ThreadPool {
     // The caller claims chunk 0 as it publishes (next = 1).
     uint64_t gen = generation(word_.load(std::memory_order_relaxed)) + 1;
     word_.store(pack(gen, chunks, 1), std::memory_order_seq_cst);
-    if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+    bool woke = sleepers_.load(std::memory_order_seq_cst) > 0;
+    if (woke) {
       wake_.fetch_add(1, std::memory_order_seq_cst);
       wake_.notify_all();
     }
@@ -179,14 +188,19 @@ class ThreadPool {
     do run_chunk(c), ++ran;
     while ((c = claim()) >= 0);
     wait_done(chunks, now_ns() - start);
-    // Regions after regions that no worker got to help with: the workers
-    // are not getting a core (or wake too late to matter). Waking them costs
-    // the caller a system call per region for nothing.
-    misses_ = ran == chunks ? misses_ + 1 : 0;
+    // Regions after regions that no worker got to help with although one was
+    // awake, spinning for work: the workers are not getting a core. A region
+    // that had to wake a worker does not count: a futex wake-up takes tens of
+    // microseconds, longer than many regions, even on an idle machine, and
+    // after a back-off the workers are all asleep, so counting those made
+    // every probe fail and the back-off grow to its 1 s limit on a quiet
+    // machine (bench/README.md).
+    if (ran < chunks) misses_ = 0;
+    else if (!woke) ++misses_;
     if (misses_ >= kMissesToBackOff) {
       misses_ = 0;
       int64_t now = now_ns();
-      backoff().contention(now, now);
+      backoff().contention(now, now, &ParallelBackoffCauses::missed);
     }
     if (error_) std::rethrow_exception(error_);
   }
@@ -245,7 +259,7 @@ class ThreadPool {
     int64_t end = now_ns();
     // A wait much longer than the caller's own share: the worker was not
     // running (a chunk a little bigger than the caller's is not a stall).
-    if (end - start > std::max(kStalledNs, worked / 4)) backoff().contention(start, end);
+    if (end - start > std::max(kStalledNs, worked / 4)) backoff().contention(start, end, &ParallelBackoffCauses::stalled);
   }
 
   // Waits for a claimable chunk (true) or for stop() (false): spins for
@@ -259,7 +273,7 @@ class ThreadPool {
         cpu_relax();
       }
       int64_t now = now_ns();
-      if (now - last > kPreemptedNs) backoff().contention(last, now);
+      if (now - last > kPreemptedNs) backoff().contention(last, now, &ParallelBackoffCauses::preempted);
       if (now >= deadline) break;
       last = now;
     }
@@ -287,7 +301,7 @@ class ThreadPool {
   }
 
   const int64_t spin_ns_;
-  int misses_ = 0;  // regions in a row the caller ran alone (only the caller touches it)
+  int misses_ = 0;  // regions in a row the caller ran alone with workers awake (only the caller touches it)
   std::vector<std::thread> workers_;
   std::atomic<uint64_t> word_{0};  // pack(generation, chunks, next)
   std::atomic<Task> task_{nullptr};
@@ -334,6 +348,7 @@ void set_num_threads(int n) {
 }
 
 int64_t parallel_backoff_events() { return backoff().events(); }
+ParallelBackoffCauses parallel_backoff_causes() { return backoff().causes(); }
 bool parallel_backing_off() { return backoff().active(); }
 
 namespace {
@@ -351,7 +366,7 @@ ContentionProbe::~ContentionProbe() {
   // Off the CPU for most of the call: the team's barrier waited on members
   // that had no core (a passive wait also sleeps, but not for most of a
   // balanced region).
-  if (off_cpu > std::max(kStalledNs, wall / 2)) backoff().contention(wall_ns_, now);
+  if (off_cpu > std::max(kStalledNs, wall / 2)) backoff().contention(wall_ns_, now, &ParallelBackoffCauses::off_cpu);
 }
 
 void parallel_for_pool(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {

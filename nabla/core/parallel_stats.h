@@ -10,6 +10,14 @@ namespace nabla {
 // it waited for work, or the caller left waiting on a descheduled worker) and
 // backed off to running parallel regions on the calling thread alone.
 int64_t parallel_backoff_events();
+// The same events by what the pool saw first.
+struct ParallelBackoffCauses {
+  int64_t preempted = 0;  // a worker's spin loop was preempted
+  int64_t stalled = 0;    // the caller waited long on a chunk a worker had claimed
+  int64_t missed = 0;     // regions in a row that no awake worker came to help with
+  int64_t off_cpu = 0;    // a ContentionProbe call spent mostly off the CPU
+};
+ParallelBackoffCauses parallel_backoff_causes();
 // Whether the pool is backing off now. Kernels that hand work to another
 // runtime's threads (oneDNN's OpenMP team) ask this to run single-threaded
 // meanwhile: a team whose members are descheduled waits at every barrier.

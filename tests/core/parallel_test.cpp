@@ -131,6 +131,24 @@ TEST(ThreadPool, StalledWorkerFinishesAndMakesThePoolBackOff) {
   for (int v : visits) ASSERT_EQ(v, rounds);  // every index once per round
 }
 
+TEST(ThreadPool, RegionsThatWakeASleepingWorkerAreNotMisses) {
+  // Short regions after a pause longer than the workers spin: each wakes a
+  // sleeping worker, which arrives after the caller has run every chunk. That
+  // is the cost of a futex wake-up, not a busy machine: the pool must not
+  // count these as missed regions and back off (it did, and on a quiet
+  // machine each probe after a back-off then failed the same way).
+  ThreadsGuard guard;
+  set_num_threads(2);
+  int64_t before = parallel_backoff_causes().missed;
+  std::atomic<int64_t> sum{0};
+  for (int region = 0; region < 40; ++region) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // > NABLA_SPIN_US: the worker sleeps
+    parallel_for(0, 8, 1, [&](int64_t b, int64_t e) { sum += e - b; });
+  }
+  EXPECT_EQ(sum.load(), 40 * 8);
+  EXPECT_EQ(parallel_backoff_causes().missed, before);
+}
+
 TEST(ThreadPool, ContentionProbeSeesACallSpentOffTheCpu) {
   // oneDNN's OpenMP calls are timed with a ContentionProbe: a call during
   // which the calling thread was mostly not running (here: asleep) is
@@ -143,6 +161,7 @@ TEST(ThreadPool, ContentionProbeSeesACallSpentOffTheCpu) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   EXPECT_GT(parallel_backoff_events(), before);
+  EXPECT_GT(parallel_backoff_causes().off_cpu, 0);
 }
 
 }  // namespace
