@@ -31,8 +31,9 @@ extern "C" void omp_set_num_threads(int) __attribute__((weak));
 //   (100 us by default; kernels of a step follow each other within
 //   microseconds and a futex wake-up costs tens), then sleep on a futex.
 // - Under load the pool backs off to the calling thread alone. A worker that
-//   sees a gap in its own spin loop (it was preempted), a caller left waiting
-//   on a claimed chunk for long, regions in a row that no awake worker came to
+//   sees a gap in its own spin loop (it was preempted), a claimed chunk that
+//   finishes long after the caller ran out of chunks (longer than the
+//   caller's own share took), regions in a row that no awake worker came to
 //   help with, or an OpenMP call spent off the CPU (ContentionProbe) mean there
 //   are fewer free cores than threads: then every region runs inline for a
 //   while (10 ms, doubling up to 1 s while each probe afterwards meets
@@ -237,6 +238,7 @@ class ThreadPool {
         failed_.store(true, std::memory_order_relaxed);
       }
     }
+    last_done_.store(now_ns(), std::memory_order_relaxed);  // published by done_
     done_.fetch_add(1, std::memory_order_seq_cst);
     if (caller_sleeping_.load(std::memory_order_seq_cst)) done_.notify_one();
   }
@@ -256,10 +258,17 @@ class ThreadPool {
     caller_sleeping_.store(true, std::memory_order_seq_cst);
     for (int d; (d = done_.load(std::memory_order_seq_cst)) != chunks;) done_.wait(d, std::memory_order_seq_cst);
     caller_sleeping_.store(false, std::memory_order_relaxed);
-    int64_t end = now_ns();
-    // A wait much longer than the caller's own share: the worker was not
-    // running (a chunk a little bigger than the caller's is not a stall).
-    if (end - start > std::max(kStalledNs, worked / 4)) backoff().contention(start, end, &ParallelBackoffCauses::stalled);
+    // When the last chunk finished, not when this thread woke up: a futex
+    // wake-up of the caller took up to 3.5 ms on this project's VM, which
+    // was counted as the worker's.
+    const int64_t end = std::max(start, last_done_.load(std::memory_order_relaxed));
+    // Waiting longer than the caller's own share took: the worker was not
+    // running (descheduled for a scheduler slice, milliseconds). A worker
+    // merely slower on its chunk is not a stall: one vCPU of that VM often
+    // ran a conv2d batch slice 30-60% slower than the other, both claimed at
+    // once, and counting a quarter of the caller's time as a stall made a
+    // quiet CNN step back off to one thread (14 ms against 7).
+    if (end - start > std::max(kStalledNs, worked)) backoff().contention(start, end, &ParallelBackoffCauses::stalled);
   }
 
   // Waits for a claimable chunk (true) or for stop() (false): spins for
@@ -306,6 +315,7 @@ class ThreadPool {
   std::atomic<uint64_t> word_{0};  // pack(generation, chunks, next)
   std::atomic<Task> task_{nullptr};
   std::atomic<const void*> context_{nullptr};
+  std::atomic<int64_t> last_done_{0};  // when a chunk last finished (now_ns)
   std::atomic<int> done_{0};  // chunks of the current task that have run
   std::atomic<bool> failed_{false}, caller_sleeping_{false}, stopping_{false};
   std::atomic<uint32_t> wake_{0};  // futex the idle workers sleep on

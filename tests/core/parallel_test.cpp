@@ -131,6 +131,53 @@ TEST(ThreadPool, StalledWorkerFinishesAndMakesThePoolBackOff) {
   for (int v : visits) ASSERT_EQ(v, rounds);  // every index once per round
 }
 
+TEST(ThreadPool, AWorkerSlowerOnItsChunkIsNotAStall) {
+  // Two chunks claimed at once, the worker's taking 1.5x the caller's: the
+  // caller waits half its own share for it. That is a slower core (or a
+  // colder cache), not a worker without one: no back-off. (It used to be
+  // one: a wait over a quarter of the caller's share counted as a stall,
+  // and the caller's own wake-up from its futex counted as waiting.)
+  using Clock = std::chrono::steady_clock;
+  ThreadsGuard guard;
+  set_num_threads(2);
+  const auto caller = std::this_thread::get_id();
+  auto spin_for = [](std::chrono::microseconds d) {
+    for (auto end = Clock::now() + d; Clock::now() < end;) {
+    }
+  };
+  int checked = 0;
+  for (int round = 0; round < 20 && checked < 3; ++round) {
+    while (parallel_backing_off()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // Wake the worker: regions until it runs a chunk of one, a shorter one
+    // than the caller's (so that the caller never waits, and sleeps, for
+    // it), so that it is spinning for work when the region below starts.
+    std::atomic<bool> woke{false};
+    for (int w = 0; w < 20 && !woke; ++w)
+      parallel_for(0, 2, 1, [&](int64_t, int64_t) {
+        const bool is_caller = std::this_thread::get_id() == caller;
+        if (!is_caller) woke = true;
+        spin_for(std::chrono::microseconds(is_caller ? 1000 : 50));
+      });
+    const int64_t before = parallel_backoff_causes().stalled;
+    Clock::time_point caller_done, worker_done;
+    bool worker_ran = false;
+    parallel_for(0, 2, 1, [&](int64_t, int64_t) {
+      const bool is_caller = std::this_thread::get_id() == caller;
+      spin_for(std::chrono::microseconds(is_caller ? 2000 : 3000));
+      (is_caller ? caller_done : worker_done) = Clock::now();
+      if (!is_caller) worker_ran = true;
+    });
+    if (!worker_ran) continue;  // the caller ran both chunks
+    // Only where the worker started with the caller and kept its core (a
+    // busy machine may have delayed either): the wait is then about 1 ms.
+    const auto waited = worker_done - caller_done;
+    if (waited < std::chrono::microseconds(600) || waited > std::chrono::microseconds(1500)) continue;
+    ++checked;
+    EXPECT_EQ(parallel_backoff_causes().stalled, before)
+        << "waited " << std::chrono::duration<double, std::micro>(waited).count() << " us";
+  }
+}
+
 TEST(ThreadPool, RegionsThatWakeASleepingWorkerAreNotMisses) {
   // Short regions after a pause longer than the workers spin: each wakes a
   // sleeping worker, which arrives after the caller has run every chunk. That
