@@ -17,39 +17,21 @@ set -euo pipefail
 a=$1 b=$2
 shift 2
 threads="1 2" modes="eager compiled" rounds=5 steps=30 warmup=5
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --threads) threads=$2; shift 2 ;;
-    --modes) modes=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --steps) steps=$2; shift 2 ;;
-    --warmup) warmup=$2; shift 2 ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-field() { sed -n "s/.*\<$2=\([^ ]*\).*/\1/p" <<<"$1"; }
+source "$(dirname "$0")/ab_common.sh"
+ab_parse_args "$@"
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
-for ((r = 0; r < rounds; r++)); do
-  for t in $threads; do
-    for m in $modes; do
-      builds=(A B)
-      ((r % 2)) && builds=(B A)
-      for which in "${builds[@]}"; do
-        bin=$a
-        [[ $which == B ]] && bin=$b
-        flags=("" "--autocast")
-        (((r + t) % 2)) && flags=("--autocast" "")
-        for f in "${flags[@]}"; do
-          line=$(OMP_NUM_THREADS=$t NABLA_NUM_THREADS=$t "$bin" --mode "$m" --threads "$t" --steps "$steps" \
-            --warmup "$warmup" $f | tail -1)
-          echo "$r $t $m $which $(field "$line" autocast) $(field "$line" cpu_ms)" >>"$results"
-        done
-      done
-    done
+# Both builds, float32 and autocast, the order of the two flipping too.
+run_both_precisions() {
+  local r=$1 t=$2 m=$3 which=$4 bin=$5 f line flags=("" "--autocast")
+  (((r + t) % 2)) && flags=("--autocast" "")
+  for f in "${flags[@]}"; do
+    line=$(OMP_NUM_THREADS=$t NABLA_NUM_THREADS=$t "$bin" --mode "$m" --threads "$t" --steps "$steps" \
+      --warmup "$warmup" $f | tail -1)
+    echo "$r $t $m $which $(field "$line" autocast) $(field "$line" cpu_ms)" >>"$results"
   done
-  echo "round $((r + 1))/$rounds done" >&2
-done
+}
+ab_each_run run_both_precisions
 echo
 echo "CNN step (batch 64), float32 vs bf16 autocast, A = $a, B = $b; $rounds interleaved rounds of"
 echo "$warmup + $steps steps; CPU ms/step, medians over rounds; ratio = autocast / float32 (range over rounds)"

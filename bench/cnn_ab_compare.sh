@@ -15,35 +15,18 @@ set -euo pipefail
 a=$1 b=$2
 shift 2
 threads="1 2" modes="eager compiled" rounds=5 steps=20 warmup=3
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --threads) threads=$2; shift 2 ;;
-    --modes) modes=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --steps) steps=$2; shift 2 ;;
-    --warmup) warmup=$2; shift 2 ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
-  esac
-done
-field() { sed -n "s/.*\<$2=\([^ ]*\).*/\1/p" <<<"$1"; }
+source "$(dirname "$0")/ab_common.sh"
+ab_parse_args "$@"
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
-for ((r = 0; r < rounds; r++)); do
-  for t in $threads; do
-    for m in $modes; do
-      order=(A B)
-      ((r % 2)) && order=(B A)
-      for which in "${order[@]}"; do
-        bin=$a
-        [[ $which == B ]] && bin=$b
-        line=$(OMP_NUM_THREADS=$t NABLA_NUM_THREADS=$t "$bin" --mode "$m" --threads "$t" --steps "$steps" \
-          --warmup "$warmup" | tail -1)
-        echo "$t $m $which $(field "$line" median_ms) $(field "$line" cpu_ms)" >>"$results"
-        echo "round $((r + 1))/$rounds $which: $line" >&2
-      done
-    done
-  done
-done
+run_one() {
+  local r=$1 t=$2 m=$3 which=$4 bin=$5 line
+  line=$(OMP_NUM_THREADS=$t NABLA_NUM_THREADS=$t "$bin" --mode "$m" --threads "$t" --steps "$steps" \
+    --warmup "$warmup" | tail -1)
+  echo "$t $m $which $(field "$line" median_ms) $(field "$line" cpu_ms)" >>"$results"
+  echo "round $((r + 1))/$rounds $which: $line" >&2
+}
+ab_each_run run_one
 echo
 echo "CNN step (batch 64), A = $a, B = $b; $rounds interleaved rounds of $warmup + $steps steps;"
 echo "medians over rounds of each run's median"
