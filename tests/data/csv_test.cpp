@@ -11,14 +11,13 @@
 #include "nabla/nabla.h"
 #include "tests/support/error_message.h"
 #include "tests/support/tensor_values.h"
+#include "tests/support/temp_files.h"
 
 namespace nabla::data {
 namespace {
 
 std::string write_csv(const std::string& name, const std::string& text) {
-  auto dir = std::filesystem::temp_directory_path() / ("nabla_csv_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::string path = (dir / name).string();
+  std::string path = testing::temp_path_in("nabla_csv_test", name);
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

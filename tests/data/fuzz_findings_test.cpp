@@ -10,6 +10,7 @@
 
 #include "nabla/nabla.h"
 #include "tests/support/error_message.h"
+#include "tests/support/temp_files.h"
 
 namespace nabla {
 namespace {
@@ -18,9 +19,7 @@ using testing::error_of;
 using testing::expect_error;
 
 std::string write_temp(const std::string& name, const std::string& bytes) {
-  auto dir = std::filesystem::temp_directory_path() / ("nabla_fuzz_findings_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / name).string();
+  const std::string path = testing::temp_path_in("nabla_fuzz_findings", name);
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }

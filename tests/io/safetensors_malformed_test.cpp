@@ -10,14 +10,12 @@
 
 #include "nabla/nabla.h"
 
+#include "support/temp_files.h"
+
 namespace nabla::io {
 namespace {
 
-std::string temp_path(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("nabla_st_bad_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
+std::string temp_path(const std::string& name) { return testing::temp_path_in("nabla_st_bad", name); }
 
 std::string put(const std::string& name, const std::string& bytes) {
   const std::string path = temp_path(name);

@@ -13,7 +13,7 @@
 
 namespace nabla::testing {
 
-namespace detail {
+namespace temp_files_detail {
 
 // The folders this process made, removed at its exit. Only by the process
 // that made them: a forked child that exits normally runs static destructors
@@ -45,11 +45,11 @@ inline std::filesystem::path made_temp_folder(const std::string& folder) {
   return dir;
 }
 
-}  // namespace detail
+}  // namespace temp_files_detail
 
 // <temp>/<folder>_<pid>, created (removed when the process exits).
 inline std::string temp_folder(const std::string& folder) {
-  auto dir = detail::made_temp_folder(folder);
+  auto dir = temp_files_detail::made_temp_folder(folder);
   std::filesystem::create_directories(dir);
   return dir.string();
 }
@@ -61,7 +61,7 @@ inline std::string temp_path_in(const std::string& folder, const std::string& na
 
 // <temp>/<folder>_<pid>, emptied: removed with what it holds, then created again.
 inline std::string fresh_temp_folder(const std::string& folder) {
-  auto dir = detail::made_temp_folder(folder);
+  auto dir = temp_files_detail::made_temp_folder(folder);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();

@@ -17,10 +17,10 @@ using nabla::testing::temp_path_in;
 
 namespace {
 
-constexpr const char* kChildEnv = "NABLA_TEMP_FILES_CHILD";
+constexpr const char* kTempFilesChildEnv = "NABLA_TEMP_FILES_CHILD";
 
 // The exit status of a child process (-1 when it did not exit normally).
-int wait_for(pid_t pid) {
+int exit_status_of(pid_t pid) {
   int status = -1;
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -31,7 +31,7 @@ int wait_for(pid_t pid) {
 // Runs only as the child of the test below: makes a scratch folder, writes
 // its path to the file the parent names, and exits normally.
 TEST(TempFilesChild, MakesAFolderAndExits) {
-  const char* note = std::getenv(kChildEnv);
+  const char* note = std::getenv(kTempFilesChildEnv);
   if (!note) GTEST_SKIP() << "runs as a child of TempFiles.AProcessRemovesItsFoldersWhenItExits";
   const std::string path = temp_path_in("nabla_temp_files_child", "data.bin");
   std::ofstream(path) << "scratch";
@@ -42,7 +42,7 @@ TEST(TempFiles, AProcessRemovesItsFoldersWhenItExits) {
   const std::string note = temp_path_in("nabla_temp_files_test", "child_folder.txt");
   // This test binary again, in a fresh process, running the child test only.
   std::string self = fs::read_symlink("/proc/self/exe").string(), filter = "--gtest_filter=TempFilesChild.*";
-  std::string env = std::string(kChildEnv) + "=" + note;
+  std::string env = std::string(kTempFilesChildEnv) + "=" + note;
   std::vector<char*> argv = {self.data(), filter.data(), nullptr}, envp = {env.data(), nullptr};
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
@@ -50,7 +50,7 @@ TEST(TempFiles, AProcessRemovesItsFoldersWhenItExits) {
     ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
   }
-  ASSERT_EQ(wait_for(pid), 0);
+  ASSERT_EQ(exit_status_of(pid), 0);
   std::string child_folder;
   std::ifstream(note) >> child_folder;
   ASSERT_NE(child_folder.find("nabla_temp_files_child_"), std::string::npos) << "the child wrote: " << child_folder;
@@ -65,6 +65,6 @@ TEST(TempFiles, AForkedChildLeavesItsParentsFoldersAlone) {
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) std::exit(0);
-  ASSERT_EQ(wait_for(pid), 0);
+  ASSERT_EQ(exit_status_of(pid), 0);
   EXPECT_TRUE(fs::exists(path));
 }
