@@ -6,6 +6,7 @@
 #include <ctime>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -26,7 +27,12 @@ extern "C" void omp_set_num_threads(int) __attribute__((weak));
 //   so results never depend on the load); the caller and the workers take
 //   them from one atomic counter. A worker that has not started yet (asleep,
 //   or descheduled by a busy neighbour) leaves its share to the caller, which
-//   only ever waits for chunks a worker is actually running.
+//   only ever waits for chunks a worker is actually running. A loop that
+//   asks for ChunkAffinity::kSameThread (an optimizer's update: its state is
+//   the same memory every step) gives each thread a home share instead, one
+//   contiguous range of the chunks, claimed first and in order; then the
+//   thread claims what is left of the others'. Region after region a thread
+//   updates the same part of the state, which stays in its core's cache.
 // - Spinning is bounded: workers poll for the next region for NABLA_SPIN_US
 //   (100 us by default; kernels of a step follow each other within
 //   microseconds and a futex wake-up costs tens), then sleep on a futex.
@@ -163,31 +169,46 @@ class ThreadPool {
   void resize(int n) {
     stop();
     stopping_.store(false);
-    for (int i = 1; i < n; ++i) workers_.emplace_back([this] { loop(); });
+    ranges_ = std::make_unique<Range[]>(n);
+    // The regions so far, as seen here: a worker thread that starts after
+    // the next region was published still joins it.
+    const uint64_t seen = generation(word_.load(std::memory_order_acquire));
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i, seen] { loop(i, seen); });
   }
 
   // Runs fn(chunk) for every chunk in [0, chunks) on the pool and returns when
   // all have run; the first exception is rethrown here (chunks not started
   // after it are skipped).
   using Task = void (*)(const void* context, int chunk);
-  void run(int chunks, Task task, const void* context) {
+  void run(int chunks, Task task, const void* context, ChunkAffinity affinity) {
     task_.store(task, std::memory_order_relaxed);
     context_.store(context, std::memory_order_relaxed);
     done_.store(0, std::memory_order_relaxed);
     failed_.store(false, std::memory_order_relaxed);
     error_ = nullptr;
-    // The caller claims chunk 0 as it publishes (next = 1).
-    uint64_t gen = generation(word_.load(std::memory_order_relaxed)) + 1;
-    word_.store(pack(gen, chunks, 1), std::memory_order_seq_cst);
+    const uint64_t gen = generation(word_.load(std::memory_order_relaxed)) + 1;
+    const bool homes = affinity == ChunkAffinity::kSameThread;
+    if (homes) {
+      // Thread t's home: the t-th of size() equal parts of the chunks.
+      const int threads = size();
+      for (int t = 0; t < threads; ++t)
+        ranges_[t].word.store(pack_range(gen, chunks * t / threads, chunks * (t + 1) / threads),
+                              std::memory_order_relaxed);
+    }
+    // The shared counter (empty for homes): the caller claims chunk 0 as it
+    // publishes, so a worker never takes it first and a region of one chunk
+    // per thread (a matmul's or a convolution's slices) keeps the caller on
+    // slice 0, and that slice's data in its cache, from one op to the next.
+    word_.store(pack(gen, homes, chunks, homes ? chunks : 1), std::memory_order_seq_cst);
     bool woke = sleepers_.load(std::memory_order_seq_cst) > 0;
     if (woke) {
       wake_.fetch_add(1, std::memory_order_seq_cst);
       wake_.notify_all();
     }
     int64_t start = now_ns();
-    int c = 0, ran = 0;
-    do run_chunk(c), ++ran;
-    while ((c = claim()) >= 0);
+    int ran = 0;
+    if (!homes) run_chunk(0), ++ran;
+    for (int c; (c = claim(gen, 0)) >= 0; ++ran) run_chunk(c);
     wait_done(chunks, now_ns() - start);
     // Regions after regions that no worker got to help with although one was
     // awake, spinning for work: the workers are not getting a core. A region
@@ -207,21 +228,47 @@ class ThreadPool {
   }
 
  private:
-  // word_ = generation (32 bits) | chunks (16) | next unclaimed chunk (16):
-  // one word, so a claim (a CAS on it) can only succeed for the task that is
-  // published now, never for an older one.
-  static uint64_t pack(uint64_t gen, int chunks, int next) {
-    return gen << 32 | static_cast<uint64_t>(chunks) << 16 | static_cast<uint64_t>(next);
+  // word_ = generation (32 bits) | homes (1) | chunks (15) | next chunk of
+  // the shared counter (16): one word, so a claim (a CAS on it) can only
+  // succeed for the region that is published now, never for an older one.
+  // A region with homes (ChunkAffinity::kSameThread) leaves the shared
+  // counter empty (next = chunks) and claims from ranges_.
+  static uint64_t pack(uint64_t gen, bool homes, int chunks, int next) {
+    return gen << 32 | uint64_t{homes} << 31 | static_cast<uint64_t>(chunks) << 16 | static_cast<uint64_t>(next);
   }
   static uint64_t generation(uint64_t w) { return w >> 32; }
-  static int chunks_of(uint64_t w) { return static_cast<int>(w >> 16 & 0xffff); }
-  static int next_of(uint64_t w) { return static_cast<int>(w & 0xffff); }
-  static bool claimable(uint64_t w) { return next_of(w) < chunks_of(w); }
+  static bool homes_of(uint64_t w) { return (w >> 31 & 1) != 0; }
+  // Whether a word (of word_ or of a Range) has an unclaimed chunk.
+  static bool claimable(uint64_t w) { return (w & 0xffff) < (w >> 16 & 0x7fff); }
 
-  int claim() {
-    uint64_t w = word_.load(std::memory_order_acquire);
-    while (claimable(w))
-      if (word_.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire)) return next_of(w);
+  // A thread's home range of a region with homes, packed like word_ (the
+  // homes bit clear; "chunks" is the range's end). A cache line each: the
+  // owner's claims do not slow the others'.
+  struct alignas(64) Range {
+    std::atomic<uint64_t> word{0};
+  };
+  static uint64_t pack_range(uint64_t gen, int begin, int end) { return pack(gen, false, end, begin); }
+
+  // The next chunk of `word` (word_ or a range) for region `gen`, or -1.
+  static int claim_from(std::atomic<uint64_t>& word, uint64_t gen) {
+    uint64_t w = word.load(std::memory_order_acquire);
+    while (generation(w) == gen && claimable(w))
+      if (word.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel, std::memory_order_acquire))
+        return static_cast<int>(w & 0xffff);
+    return -1;
+  }
+
+  // The next chunk of region `gen` for thread `self` (0 = the caller): from
+  // the shared counter, or, in a region with homes, from its own range
+  // first, then from the others' (the next thread's first); -1 when all are
+  // claimed (or the region is over).
+  int claim(uint64_t gen, int self) {
+    const uint64_t w = word_.load(std::memory_order_acquire);
+    if (generation(w) != gen) return -1;
+    if (!homes_of(w)) return claim_from(word_, gen);
+    const int threads = size();
+    for (int i = 0; i < threads; ++i)
+      if (int c = claim_from(ranges_[(self + i) % threads].word, gen); c >= 0) return c;
     return -1;
   }
 
@@ -271,14 +318,15 @@ class ThreadPool {
     if (end - start > std::max(kStalledNs, worked)) backoff().contention(start, end, &ParallelBackoffCauses::stalled);
   }
 
-  // Waits for a claimable chunk (true) or for stop() (false): spins for
-  // spin_ns_, watching its own clock for preemption, then sleeps.
-  bool wait_for_work() {
-    int64_t last = now_ns(), deadline = last + spin_ns_;
+  // Waits for a region newer than generation `seen` (true) or for stop()
+  // (false): spins until spin_ns_ after `idle_since`, watching its own clock
+  // for preemption, then sleeps.
+  bool wait_for_work(uint64_t seen, int64_t idle_since) {
+    int64_t last = now_ns(), deadline = idle_since + spin_ns_;
     while (true) {
       for (int i = 0; i < 64; ++i) {
         if (stopping_.load(std::memory_order_relaxed)) return false;
-        if (claimable(word_.load(std::memory_order_acquire))) return true;
+        if (generation(word_.load(std::memory_order_acquire)) != seen) return true;
         cpu_relax();
       }
       int64_t now = now_ns();
@@ -288,7 +336,7 @@ class ThreadPool {
     }
     uint32_t e = wake_.load(std::memory_order_seq_cst);
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
-    while (!stopping_.load(std::memory_order_seq_cst) && !claimable(word_.load(std::memory_order_seq_cst))) {
+    while (!stopping_.load(std::memory_order_seq_cst) && generation(word_.load(std::memory_order_seq_cst)) == seen) {
       wake_.wait(e, std::memory_order_seq_cst);
       e = wake_.load(std::memory_order_seq_cst);
     }
@@ -296,9 +344,23 @@ class ThreadPool {
     return !stopping_.load();
   }
 
-  void loop() {
-    while (wait_for_work())
-      for (int c; (c = claim()) >= 0;) run_chunk(c);
+  // Worker `self` (1 and up; the caller is 0), started when the newest
+  // region was generation `seen`.
+  void loop(int self, uint64_t seen) {
+    int64_t idle_since = now_ns();
+    while (wait_for_work(seen, idle_since)) {
+      const uint64_t w = word_.load(std::memory_order_acquire);
+      seen = generation(w);
+      // A region whose chunks the caller took before this worker came does
+      // not restart the spin: spinning longer after such regions cost the
+      // CNN step 4% at 2 threads (bench/README.md, stop 35), and restarting
+      // it only after running chunks cost the raw-autograd step 3%; this is
+      // what the pool did before ranges, when a worker woke for claimable
+      // chunks only.
+      if (!homes_of(w) && !claimable(w)) continue;
+      for (int c; (c = claim(seen, self)) >= 0;) run_chunk(c);
+      idle_since = now_ns();
+    }
   }
 
   void stop() {
@@ -312,7 +374,7 @@ class ThreadPool {
   const int64_t spin_ns_;
   int misses_ = 0;  // regions in a row the caller ran alone with workers awake (only the caller touches it)
   std::vector<std::thread> workers_;
-  std::atomic<uint64_t> word_{0};  // pack(generation, chunks, next)
+  std::atomic<uint64_t> word_{0};  // pack(generation, homes, chunks, next)
   std::atomic<Task> task_{nullptr};
   std::atomic<const void*> context_{nullptr};
   std::atomic<int64_t> last_done_{0};  // when a chunk last finished (now_ns)
@@ -322,6 +384,7 @@ class ThreadPool {
   std::atomic<int> sleepers_{0};
   std::mutex error_mu_;
   std::exception_ptr error_;  // guarded by error_mu_ while chunks run
+  std::unique_ptr<Range[]> ranges_;  // one per thread, the caller's first
 };
 
 std::atomic<int> g_num_threads{0};
@@ -379,7 +442,8 @@ ContentionProbe::~ContentionProbe() {
   if (off_cpu > std::max(kStalledNs, wall / 2)) backoff().contention(wall_ns_, now, &ParallelBackoffCauses::off_cpu);
 }
 
-void parallel_for_pool(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_for_pool(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& fn,
+                       ChunkAffinity affinity) {
   int64_t n = end - begin;
   if (n <= 0) return;
   int threads = get_num_threads();
@@ -389,7 +453,7 @@ void parallel_for_pool(int64_t begin, int64_t end, int64_t grain, const std::fun
   }
   // The chunks depend on the thread count alone, never on who runs them, so
   // results are the same quiet or loaded.
-  int64_t chunks = std::min<int64_t>({int64_t{kChunksPerThread} * threads, (n + grain - 1) / std::max<int64_t>(grain, 1), 0xffff});
+  int64_t chunks = std::min<int64_t>({int64_t{kChunksPerThread} * threads, (n + grain - 1) / std::max<int64_t>(grain, 1), 0x7fff});
   chunks = std::max<int64_t>(chunks, 1);
   int64_t step = (n + chunks - 1) / chunks;
   struct Range {
@@ -409,7 +473,7 @@ void parallel_for_pool(int64_t begin, int64_t end, int64_t grain, const std::fun
     for (int c = 0; c < chunks; ++c) chunk(&range, c);
     return;
   }
-  pool().run(static_cast<int>(chunks), chunk, &range);
+  pool().run(static_cast<int>(chunks), chunk, &range, affinity);
 }
 
 }  // namespace nabla

@@ -23,13 +23,16 @@ struct ThreadsGuard {
 };
 
 // Every index of [0, n) visited exactly once, by chunks that tile the range.
-void expect_each_index_once(int64_t n, int64_t grain) {
+void expect_each_index_once(int64_t n, int64_t grain, ChunkAffinity affinity = ChunkAffinity::kAnyThread) {
   std::vector<int> visits(n, 0);
   std::atomic<int> calls{0};
-  parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
-    ++calls;
-    for (int64_t i = b; i < e; ++i) ++visits[i];
-  });
+  parallel_for(
+      0, n, grain,
+      [&](int64_t b, int64_t e) {
+        ++calls;
+        for (int64_t i = b; i < e; ++i) ++visits[i];
+      },
+      affinity);
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(visits[i], 1) << "index " << i << " of " << n;
   if (get_num_threads() > 1 && n >= 2 * grain) EXPECT_GT(calls.load(), 1);
 }
@@ -40,8 +43,81 @@ TEST(ThreadPool, ExactWithMoreChunksAndThreadsThanCores) {
   // that split into more chunks than threads (and one that does not divide).
   for (int threads : {3, 2}) {
     set_num_threads(threads);  // also: resizing a pool that has run
-    for (int64_t n : {int64_t{1}, int64_t{1000}, int64_t{100003}}) expect_each_index_once(n, 1000);
+    for (ChunkAffinity affinity : {ChunkAffinity::kAnyThread, ChunkAffinity::kSameThread})
+      for (int64_t n : {int64_t{1}, int64_t{1000}, int64_t{2500}, int64_t{100003}})  // 2500: 3 chunks, 3 threads
+        expect_each_index_once(n, 1000, affinity);
   }
+}
+
+// ChunkAffinity::kSameThread: 8 chunks on 2 threads, the caller's share is
+// chunks 0-3 and the worker's 4-7. Each thread's first chunk waits (up to a
+// second) until the other has started one, so both claim while every chunk
+// is free: the worker must take chunk 4, its own, not the caller's next
+// (chunk 1, which a shared counter would give it).
+TEST(ThreadPool, SameThreadChunksStartAtEachThreadsOwnShare) {
+  using Clock = std::chrono::steady_clock;
+  ThreadsGuard guard;
+  set_num_threads(2);
+  const auto caller = std::this_thread::get_id();
+  int checked = 0;
+  for (int round = 0; round < 5 && checked == 0; ++round) {
+    while (parallel_backing_off()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::atomic<bool> started[2] = {false, false};  // [0]: the caller, [1]: the worker
+    std::atomic<int> first[2] = {-1, -1};
+    const auto deadline = Clock::now() + std::chrono::seconds(1);
+    parallel_for(
+        0, 8, 1,
+        [&](int64_t b, int64_t) {
+          const int self = std::this_thread::get_id() == caller ? 0 : 1;
+          int none = -1;
+          if (first[self].compare_exchange_strong(none, static_cast<int>(b))) {
+            started[self] = true;
+            while (!started[1 - self] && Clock::now() < deadline) std::this_thread::yield();
+          }
+        },
+        ChunkAffinity::kSameThread);
+    if (first[1] < 0) continue;  // the worker never came (a busy machine): the caller ran every chunk
+    ++checked;
+    EXPECT_EQ(first[0], 0);
+    EXPECT_EQ(first[1], 4);
+  }
+  if (checked == 0) GTEST_SKIP() << "the worker joined none of 5 regions (a busy machine)";
+}
+
+// A thread stuck in its first chunk (descheduled, say): the others take the
+// rest of its share, so the region waits only for the chunk it is running.
+TEST(ThreadPool, SameThreadChunksOfAStuckThreadAreTakenByTheOthers) {
+  using Clock = std::chrono::steady_clock;
+  ThreadsGuard guard;
+  set_num_threads(2);
+  const auto caller = std::this_thread::get_id();
+  int checked = 0;
+  for (int round = 0; round < 5 && checked == 0; ++round) {
+    while (parallel_backing_off()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::atomic<int> ran_on_caller[8];
+    for (auto& r : ran_on_caller) r = -1;
+    std::atomic<int> rest_of_its_share{0};  // chunks 5-7 done
+    std::atomic<bool> worker_started{false};
+    const auto deadline = Clock::now() + std::chrono::seconds(1);
+    parallel_for(
+        0, 8, 1,
+        [&](int64_t b, int64_t) {
+          const bool on_caller = std::this_thread::get_id() == caller;
+          ran_on_caller[b] = on_caller;
+          if (!on_caller) worker_started = true;
+          if (on_caller && b == 0)  // so that the worker finds its share untouched
+            while (!worker_started && Clock::now() < deadline) std::this_thread::yield();
+          if (!on_caller && b == 4)
+            while (rest_of_its_share < 3 && Clock::now() < deadline) std::this_thread::yield();
+          if (b >= 5) ++rest_of_its_share;
+        },
+        ChunkAffinity::kSameThread);
+    for (int c = 0; c < 8; ++c) ASSERT_GE(ran_on_caller[c], 0) << "chunk " << c << " did not run";
+    if (ran_on_caller[4]) continue;  // the worker came too late to take its first chunk
+    ++checked;
+    for (int c = 5; c < 8; ++c) EXPECT_EQ(ran_on_caller[c], 1) << "chunk " << c;
+  }
+  if (checked == 0) GTEST_SKIP() << "the worker joined none of 5 regions (a busy machine)";
 }
 
 TEST(ThreadPool, NestedRegionsRunInline) {

@@ -140,14 +140,19 @@ void adam_update(const AdamConstants& c, T* p, const T* grad, T* m, T* v, int64_
                        static_cast<T>(c.eps),
                        static_cast<T>(c.step_size)};
   const bool by_constant = division_by_constant_applies(h.bias_correction2_sqrt);
-  parallel_for(0, n, kParallelGrain, [&](int64_t b, int64_t e) {
-    if (c.maximize)
-      by_constant ? adam_range<T, true, true>(c, h, p, grad, m, v, b, e)
-                  : adam_range<T, true, false>(c, h, p, grad, m, v, b, e);
-    else
-      by_constant ? adam_range<T, false, true>(c, h, p, grad, m, v, b, e)
-                  : adam_range<T, false, false>(c, h, p, grad, m, v, b, e);
-  });
+  // Each thread updates the same part of the parameter and its moments at
+  // every step: that part stays in its core's cache (parallel.h).
+  parallel_for(
+      0, n, kParallelGrain,
+      [&](int64_t b, int64_t e) {
+        if (c.maximize)
+          by_constant ? adam_range<T, true, true>(c, h, p, grad, m, v, b, e)
+                      : adam_range<T, true, false>(c, h, p, grad, m, v, b, e);
+        else
+          by_constant ? adam_range<T, false, true>(c, h, p, grad, m, v, b, e)
+                      : adam_range<T, false, false>(c, h, p, grad, m, v, b, e);
+      },
+      ChunkAffinity::kSameThread);
 }
 
 template <class T>
