@@ -15,7 +15,9 @@
 # Prints per (lib, condition, bench, threads): the median over the runs of the
 # median step time, the median of the p90s, p90/median, the pool's back-off
 # count (parallel_stats.h) and the 2-thread/1-thread ratio of medians. For the
-# program: median and p90 over the runs of the wall time.
+# program: median and p90 over the runs of the wall time. The "pair" rows are
+# the control: two 1-thread runs at once (2 runs a rep, this build only), so
+# the host's own effect on p90/median when both cores are busy.
 # Step times vary with whatever else the machine runs: read the ratios, and
 # repeat on a shared machine.
 set -euo pipefail
@@ -72,6 +74,21 @@ for rep in $(seq "$reps"); do
     done
     stop_neighbour
   done
+  # The control ("pair"): two 1-thread runs of this build at once, one per
+  # core, sharing nothing but the machine. Their p90/median is what the host
+  # alone does to a step when both cores work; a 2-thread step cannot be
+  # steadier than that.
+  for mode in eager autograd; do
+    other=$(mktemp)
+    "$bench" --mode "$mode" --threads 1 --steps "$steps" --warmup 20 >"$other" 2>/dev/null &
+    pid=$!
+    line=$("$bench" --mode "$mode" --threads 1 --steps "$steps" --warmup 20 2>/dev/null)
+    wait "$pid"
+    for l in "$line" "$(cat "$other")"; do
+      echo "new pair $mode 1 $(field "$l" median_ms) $(field "$l" p90_ms) $(field "$l" backoffs)" >>"$results"
+    done
+    rm -f "$other"
+  done
   echo "rep $rep/$reps done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
 
@@ -86,6 +103,11 @@ awk '
     n = 0; for (k in keys) list[++n] = k; sort_(list, n)
     for (i = 1; i <= n; i++) {
       k = list[i]; split(k, f, " ")
+      if (med[k, 2] == "") {  # the pair control: 1-thread runs only
+        m[1] = median(med[k, 1]); q[1] = median(p9[k, 1])
+        printf "%-8s %-7s %-9s %7s | %9.4f %9.4f %6.2f %5s | %9s %9s %6s %8s | %7s\n", f[1], f[2], f[3], "ms/step", m[1], q[1], q[1] / m[1], bo[k, 1], "-", "-", "-", "-", "-"
+        continue
+      }
       for (t = 1; t <= 2; t++) {
         m[t] = median(med[k, t])
         q[t] = (f[3] == "program") ? p90(med[k, t]) : median(p9[k, t])
