@@ -53,6 +53,36 @@ TEST(Tensor, ContiguousCopiesOfTransposedMatricesKeepEveryElement) {
   }
 }
 
+TEST(Tensor, FillsAndBroadcastScalarsReachEveryElementInAnyLayout) {
+  // fill_ copies a 0-dim tensor (a broadcast scalar) into the destination:
+  // the elementwise loops have a vectorized case for that (loops.h), taken
+  // for a column-major destination (a transposed gradient) too; a strided
+  // one (every other column) keeps the general loop. Sizes past the
+  // parallel grain, every dtype width, NaN.
+  NoGradGuard no_grad;
+  for (DType dt : {kFloat32, kFloat64, kInt64, kBFloat16, kBool}) {
+    Tensor base = zeros({300, 400}, dt);
+    Tensor col_major = base.t();  // [400, 300], strides {1, 400}
+    col_major.fill_(1);
+    EXPECT_EQ(base.to(kFloat64).sum().item<double>(), 300.0 * 400.0) << dt;
+    Tensor every_other = base.slice(1, 0, 400, 2);  // columns 0, 2, ...
+    every_other.fill_(0);
+    Tensor want = ones({300, 400}, kFloat64);
+    want.slice(1, 0, 400, 2).fill_(0);
+    EXPECT_EQ(std::memcmp(base.to(kFloat64).contiguous().raw_data(), want.raw_data(), 300 * 400 * sizeof(double)), 0)
+        << dt;
+  }
+  Tensor nan = zeros({200, 300}).t();
+  nan.fill_(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_EQ(isnan(nan).sum().item<int64_t>(), 200 * 300);
+  // A broadcast scalar as the input of a copy and of a unary op.
+  Tensor expanded = full({1, 1}, 3.0).expand({256, 300});
+  EXPECT_EQ(expanded.contiguous().sum().item<float>(), 3.0f * 256 * 300);
+  Tensor e = exp(expanded);
+  EXPECT_EQ(e.sizes(), (Shape{256, 300}));
+  EXPECT_EQ(eq(e, full({}, std::exp(3.0f))).sum().item<int64_t>(), 256 * 300);
+}
+
 TEST(Tensor, ConvertingCastsOfTransposedMatricesMatchTheElementwiseCast) {
   // A transposed matrix cast to another dtype goes through the blocked copy
   // in tiles (kernels/cpu/cast.cpp: a Linear weight's transpose under bf16

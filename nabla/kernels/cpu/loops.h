@@ -132,6 +132,13 @@ void map1(const Tensor& out, const Tensor& a, F f) {
       const In* x = reinterpret_cast<const In*>(p[1]);
       if (s[0] == 1 && s[1] == 1) {
         for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+      } else if (s[0] == 1 && s[1] == 0) {
+        // A broadcast scalar: fill_ and zero_ (a copy from a 0-dim tensor),
+        // expand().contiguous(). Without this case the stride arithmetic
+        // kept the loop scalar: zeroing the seed MLP's 100x1000 gradient
+        // was 12% of the raw-autograd step.
+        const Out v = f(*x);
+        for (int64_t i = 0; i < n; ++i) o[i] = v;
       } else {
         for (int64_t i = 0; i < n; ++i) o[i * s[0]] = f(x[i * s[1]]);
       }
