@@ -54,14 +54,24 @@ TEST(ThreadPool, ExactWithMoreChunksAndThreadsThanCores) {
 // second) until the other has started one, so both claim while every chunk
 // is free: the worker must take chunk 4, its own, not the caller's next
 // (chunk 1, which a shared counter would give it).
-TEST(ThreadPool, SameThreadChunksStartAtEachThreadsOwnShare) {
-  using Clock = std::chrono::steady_clock;
+// Runs `region` (2 threads, the pool not backing off) until it returns true,
+// that is until a round had the worker take part and was checked, 5 times at
+// most; skips the test when none did (the worker never came: a busy machine).
+template <class Region>
+void until_the_worker_joins(Region region) {
   ThreadsGuard guard;
   set_num_threads(2);
-  const auto caller = std::this_thread::get_id();
-  int checked = 0;
-  for (int round = 0; round < 5 && checked == 0; ++round) {
+  for (int round = 0; round < 5; ++round) {
     while (parallel_backing_off()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (region()) return;
+  }
+  GTEST_SKIP() << "the worker joined none of 5 regions (a busy machine)";
+}
+
+TEST(ThreadPool, SameThreadChunksStartAtEachThreadsOwnShare) {
+  using Clock = std::chrono::steady_clock;
+  const auto caller = std::this_thread::get_id();
+  until_the_worker_joins([&] {
     std::atomic<bool> started[2] = {false, false};  // [0]: the caller, [1]: the worker
     std::atomic<int> first[2] = {-1, -1};
     const auto deadline = Clock::now() + std::chrono::seconds(1);
@@ -76,24 +86,19 @@ TEST(ThreadPool, SameThreadChunksStartAtEachThreadsOwnShare) {
           }
         },
         ChunkAffinity::kSameThread);
-    if (first[1] < 0) continue;  // the worker never came (a busy machine): the caller ran every chunk
-    ++checked;
+    if (first[1] < 0) return false;  // the worker never came: the caller ran every chunk
     EXPECT_EQ(first[0], 0);
     EXPECT_EQ(first[1], 4);
-  }
-  if (checked == 0) GTEST_SKIP() << "the worker joined none of 5 regions (a busy machine)";
+    return true;
+  });
 }
 
 // A thread stuck in its first chunk (descheduled, say): the others take the
 // rest of its share, so the region waits only for the chunk it is running.
 TEST(ThreadPool, SameThreadChunksOfAStuckThreadAreTakenByTheOthers) {
   using Clock = std::chrono::steady_clock;
-  ThreadsGuard guard;
-  set_num_threads(2);
   const auto caller = std::this_thread::get_id();
-  int checked = 0;
-  for (int round = 0; round < 5 && checked == 0; ++round) {
-    while (parallel_backing_off()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  until_the_worker_joins([&] {
     std::atomic<int> ran_on_caller[8];
     for (auto& r : ran_on_caller) r = -1;
     std::atomic<int> rest_of_its_share{0};  // chunks 5-7 done
@@ -112,12 +117,11 @@ TEST(ThreadPool, SameThreadChunksOfAStuckThreadAreTakenByTheOthers) {
           if (b >= 5) ++rest_of_its_share;
         },
         ChunkAffinity::kSameThread);
-    for (int c = 0; c < 8; ++c) ASSERT_GE(ran_on_caller[c], 0) << "chunk " << c << " did not run";
-    if (ran_on_caller[4]) continue;  // the worker came too late to take its first chunk
-    ++checked;
+    for (int c = 0; c < 8; ++c) EXPECT_GE(ran_on_caller[c], 0) << "chunk " << c << " did not run";
+    if (ran_on_caller[4]) return false;  // the worker came too late to take its first chunk
     for (int c = 5; c < 8; ++c) EXPECT_EQ(ran_on_caller[c], 1) << "chunk " << c;
-  }
-  if (checked == 0) GTEST_SKIP() << "the worker joined none of 5 regions (a busy machine)";
+    return true;
+  });
 }
 
 TEST(ThreadPool, NestedRegionsRunInline) {
