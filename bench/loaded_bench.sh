@@ -17,7 +17,10 @@
 # count (parallel_stats.h) and the 2-thread/1-thread ratio of medians. For the
 # program: median and p90 over the runs of the wall time. The "pair" rows are
 # the control: two 1-thread runs at once (2 runs a rep, this build only), so
-# the host's own effect on p90/median when both cores are busy.
+# the host's own effect on p90/median when both cores are busy. Last, the
+# round trip of a cache line between the two CPUs in each rep
+# (bench/vcpu_round_trip), which the 2-thread steps follow on a VM whose
+# vCPUs move.
 # Step times vary with whatever else the machine runs: read the ratios, and
 # repeat on a shared machine.
 set -euo pipefail
@@ -27,6 +30,8 @@ steps=${STEPS:-300}
 program_steps=${PROGRAM_STEPS:-500}
 bench=$build/bench/seed_step_bench
 program=$build/examples/seed_autograd
+round_trip=$build/bench/vcpu_round_trip  # optional
+round_trips=()
 for f in "$bench" "$program"; do
   [[ -x $f ]] || { echo "missing $f (cmake --build $build --target seed_step_bench seed_autograd)" >&2; exit 2; }
 done
@@ -89,6 +94,12 @@ for rep in $(seq "$reps"); do
     done
     rm -f "$other"
   done
+  # The VM's vCPU placement during this rep (vcpu_round_trip.cpp): ~80 ns
+  # near, ~330 ns far apart on this project's VM, where 2-thread steps slow.
+  if [[ -x $round_trip ]]; then
+    rt=$("$round_trip" --trips 50000 2>/dev/null | sed -n 's/.*median=\([0-9]*\).*/\1/p')
+    round_trips+=("${rt:-?}")
+  fi
   echo "rep $rep/$reps done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 done
 
@@ -117,4 +128,5 @@ awk '
       printf "%-8s %-7s %-9s %7s | %9.4f %9.4f %6.2f %5s | %9.4f %9.4f %6.2f %8s | %7.2f\n", f[1], f[2], f[3], unit, m[1], q[1], q[1] / m[1], b[1], m[2], q[2], q[2] / m[2], b[2], m[2] / m[1]
     }
   }' "$results"
+[[ ${#round_trips[@]} -gt 0 ]] && echo "cache-line round trip between the CPUs, per rep (ns): ${round_trips[*]}"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
