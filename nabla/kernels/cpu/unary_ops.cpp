@@ -54,6 +54,8 @@ NABLA_FN(LeakyReluFn, x > T(0) ? x : x * T(a.f(0)));
 NABLA_FN(EluFn, x > T(0) ? x : T(a.f(0)) * std::expm1(x));
 NABLA_FN(SoftplusFn, x * T(a.f(0)) > T(a.f(1)) ? x : std::log1p(std::exp(x * T(a.f(0)))) / T(a.f(0)));
 NABLA_FN(PowScalarFn, std::pow(x, T(a.f(0))));
+NABLA_FN(CubeFn, x * x * x);
+NABLA_FN(InverseSquareFn, T(1) / (x * x));
 // -x; for a signed integer wrapped in its unsigned type, so that -INT64_MIN
 // is INT64_MIN (as PyTorch gives it) without undefined behaviour.
 template <class T> T negate(T x) {
@@ -80,11 +82,21 @@ struct ClampFn {
   }
 };
 
-// x^0.5 and x^-0.5 are sqrt and rsqrt, as in PyTorch: they differ from
-// std::pow at the edges (sqrt(-inf) is NaN where pow gives +inf; sqrt(-0) is -0).
+// The exponents PyTorch computes without pow, for the same bits:
+// x^0.5 and x^-0.5 are sqrt and rsqrt (they differ from std::pow at the
+// edges: sqrt(-inf) is NaN where pow gives +inf; sqrt(-0) is -0); x^2, x^3,
+// x^-1 and x^-2 are x*x, x*x*x, 1/x and 1/(x*x). std::pow rounds x^3 and
+// x^-2 once where PyTorch rounds twice: 26% of random float32 values came
+// out 1 ulp apart. They are also ~100x faster than the scalar powf calls
+// (x^3 of 1M float32 values at 1 thread: 8.97 -> 0.087 ms).
 void pow_scalar_kernel(Inputs in, const Attrs& a, std::span<Tensor> out) {
-  if (a.f(0) == 0.5) return unary_float<SqrtFn>(in, a, out);
-  if (a.f(0) == -0.5) return unary_float<RsqrtFn>(in, a, out);
+  const double e = a.f(0);
+  if (e == 0.5) return unary_float<SqrtFn>(in, a, out);
+  if (e == -0.5) return unary_float<RsqrtFn>(in, a, out);
+  if (e == 2) return unary_float<SquareFn>(in, a, out);
+  if (e == 3) return unary_float<CubeFn>(in, a, out);
+  if (e == -1) return unary_float<ReciprocalFn>(in, a, out);
+  if (e == -2) return unary_float<InverseSquareFn>(in, a, out);
   unary_float<PowScalarFn>(in, a, out);
 }
 
