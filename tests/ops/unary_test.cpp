@@ -1,4 +1,6 @@
 // OpInfo entries for the unary elementwise ops; references use <cmath>.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <limits>
