@@ -34,9 +34,10 @@ bool pin_to(int cpu) {
 int main(int argc, char** argv) {
   long trips = 100000;
   int cpu_a = 0, cpu_b = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--trips")) trips = std::max(1000L, std::atol(argv[i + 1]));
-    else if (!std::strcmp(argv[i], "--cpus") && std::sscanf(argv[i + 1], "%d,%d", &cpu_a, &cpu_b) == 2) continue;
+  for (int i = 1; i < argc; i += 2) {
+    const bool has_value = i + 1 < argc;  // every option takes one
+    if (has_value && !std::strcmp(argv[i], "--trips")) trips = std::max(1000L, std::atol(argv[i + 1]));
+    else if (has_value && !std::strcmp(argv[i], "--cpus") && std::sscanf(argv[i + 1], "%d,%d", &cpu_a, &cpu_b) == 2) continue;
     else {
       std::fprintf(stderr, "usage: %s [--trips N] [--cpus A,B]\n", argv[0]);
       return 2;
